@@ -1,0 +1,230 @@
+"""Backgammon positions at C level, and their validation from Python.
+
+A position is a ``uint8`` array of shape ``(2, 25)`` in GNU Backgammon's
+layout: row 1 is the side on roll, row 0 its opponent; column ``i`` in 0..23
+is that side's own point ``i + 1``; column 24 is its bar.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from libc.string cimport memcpy
+
+from bgengine._types cimport checker_t, key_t
+from bgengine.board cimport board_t, BAR, N_SLOTS, N_CHECKERS, MOVER, OPPONENT
+
+cnp.import_array()
+
+# Error codes of board_check, mapped to messages by _check_rc.
+cdef enum:
+    BOARD_OK = 0
+    TOO_MANY_0 = 1
+    TOO_MANY_1 = 2
+    SHARED_POINT = 3
+
+
+cdef key_t _splitmix64(key_t* state) noexcept nogil:
+    # Fixed generator so that keys are the same on every platform and run.
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef key_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void _init_zobrist() noexcept nogil:
+    cdef key_t state = 0x6267656E67696E65ULL   # "bgengine"
+    cdef int s, i, n
+    for s in range(2):
+        for i in range(N_SLOTS):
+            zobrist[s][i][0] = 0
+            for n in range(1, 16):
+                zobrist[s][i][n] = _splitmix64(&state)
+
+_init_zobrist()
+
+
+cdef key_t board_key(const board_t* b) noexcept nogil:
+    cdef key_t k = 0
+    cdef int s, i
+    for s in range(2):
+        for i in range(N_SLOTS):
+            k ^= zobrist[s][i][b.c[s][i]]
+    return k
+
+
+cdef void board_swap(board_t* out, const board_t* b) noexcept nogil:
+    """Exchange the rows: the opponent is now on roll.  ``out`` may alias ``b``."""
+    cdef checker_t tmp[25]
+    memcpy(tmp, b.c[0], N_SLOTS)
+    memcpy(out.c[0], b.c[1], N_SLOTS)
+    memcpy(out.c[1], tmp, N_SLOTS)
+
+
+cdef int board_pips(const board_t* b, int side) noexcept nogil:
+    """Pip count of ``side``: each checker on slot i needs i + 1 pips, the bar 25."""
+    cdef int i, pips = 0
+    for i in range(N_SLOTS):
+        pips += b.c[side][i] * (i + 1)
+    return pips
+
+
+cdef int board_checkers(const board_t* b, int side) noexcept nogil:
+    """Checkers of ``side`` still on the board or the bar."""
+    cdef int i, n = 0
+    for i in range(N_SLOTS):
+        n += b.c[side][i]
+    return n
+
+
+cdef bint board_is_race(const board_t* b) noexcept nogil:
+    """True when no further contact is possible: every checker of side 1 is
+    past (below) every checker of side 0, nobody is on the bar."""
+    cdef int i, back1 = -1, back0 = -1
+    if b.c[0][BAR] or b.c[1][BAR]:
+        return False
+    for i in range(24):
+        if b.c[1][i]:
+            back1 = i
+        if b.c[0][i]:
+            back0 = i
+    if back1 < 0 or back0 < 0:
+        return True
+    # side 1's slot i is side 0's slot 23 - i
+    return back1 + back0 < 23
+
+
+cdef int board_win_value(const board_t* b, int winner) noexcept nogil:
+    """Points won by ``winner``, who has borne off all 15: 1 single, 2 gammon
+    (the loser has borne off none), 3 backgammon (a gammon with a loser's
+    checker on the bar or in the winner's home board)."""
+    cdef int loser = 1 - winner
+    cdef int i
+    if board_checkers(b, loser) < N_CHECKERS:
+        return 1
+    # winner's points 1..6 are the loser's points 24..19, slots 23..18
+    for i in range(18, N_SLOTS):
+        if b.c[loser][i]:
+            return 3
+    return 2
+
+
+cdef int board_result(const board_t* b) noexcept nogil:
+    """0 while the game goes on; +v if side 1 has borne off all its checkers
+    and wins v points; -v if side 0 has."""
+    if board_checkers(b, MOVER) == 0:
+        return board_win_value(b, MOVER)
+    if board_checkers(b, OPPONENT) == 0:
+        return -board_win_value(b, OPPONENT)
+    return 0
+
+
+cdef int board_check(const board_t* b) noexcept nogil:
+    """BOARD_OK, or the first rule the position breaks."""
+    cdef int i
+    if board_checkers(b, 0) > N_CHECKERS:
+        return TOO_MANY_0
+    if board_checkers(b, 1) > N_CHECKERS:
+        return TOO_MANY_1
+    for i in range(24):
+        if b.c[1][i] and b.c[0][23 - i]:
+            return SHARED_POINT
+    return BOARD_OK
+
+
+_SIDE_NAME = {0: "side 0 (not on roll)", 1: "side 1 (on roll)"}
+
+
+def _board_error(cnp.ndarray arr, str where=""):
+    """The message for the first problem of a (2, 25) int64 array, or None."""
+    cdef int s, i
+    for s in range(2):
+        for i in range(N_SLOTS):
+            if arr[s, i] < 0:
+                return f"{where}negative checker count {arr[s, i]} for {_SIDE_NAME[s]} at slot {i}"
+        total = int(arr[s].sum())
+        if total > N_CHECKERS:
+            return f"{where}{_SIDE_NAME[s]} has {total} checkers; at most 15 allowed"
+    for i in range(24):
+        if arr[1, i] and arr[0, 23 - i]:
+            return (f"{where}point {i + 1} of the side on roll holds checkers of both sides "
+                    f"({arr[1, i]} and {arr[0, 23 - i]})")
+    return None
+
+
+def _as_int_array(board, str name):
+    try:
+        arr = np.asarray(board)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} is not an array of checker counts: {exc}") from None
+    if arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer)
+                                     or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{name} must hold integer checker counts, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold whole checker counts")
+    return arr
+
+
+def validate_board(board) -> np.ndarray:
+    """Check a position and return it as a C-contiguous ``uint8`` array (2, 25).
+
+    Raises ``ValueError`` naming what is wrong: the shape, a negative count,
+    more than 15 checkers on a side, or a point held by both sides.
+    """
+    arr = _as_int_array(board, "board")
+    if arr.shape != (2, N_SLOTS):
+        raise ValueError(f"board must have shape (2, 25), got {arr.shape}")
+    wide = arr.astype(np.int64)
+    msg = _board_error(wide)
+    if msg is not None:
+        raise ValueError(msg)
+    return np.ascontiguousarray(wide, dtype=np.uint8)
+
+
+def validate_boards(boards) -> np.ndarray:
+    """Check a batch of positions, shape (N, 2, 25); return it as contiguous ``uint8``.
+
+    The error names the index of the first bad position.
+    """
+    arr = _as_int_array(boards, "boards")
+    if arr.ndim != 3 or arr.shape[1:] != (2, N_SLOTS):
+        raise ValueError(f"boards must have shape (N, 2, 25), got {arr.shape}")
+    wide = arr.astype(np.int64)
+    bad = (wide < 0).any(axis=(1, 2))
+    bad |= (wide.sum(axis=2) > N_CHECKERS).any(axis=1)
+    bad |= ((wide[:, 1, :24] > 0) & (wide[:, 0, 23::-1] > 0)).any(axis=1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(_board_error(wide[k], f"boards[{k}]: "))
+    return np.ascontiguousarray(wide, dtype=np.uint8)
+
+
+def swap_sides(board) -> np.ndarray:
+    """The same position with the other side on roll (rows exchanged)."""
+    return validate_board(board)[::-1].copy()
+
+
+def pip_counts(board) -> tuple[int, int]:
+    """``(pips of the side on roll, pips of its opponent)``."""
+    cdef cnp.ndarray arr = validate_board(board)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
+    return board_pips(b, MOVER), board_pips(b, OPPONENT)
+
+
+def game_result(board) -> int:
+    """0 while the game goes on; +1/+2/+3 if the side on roll (row 1) has borne
+    off all its checkers and wins a single/gammon/backgammon; -1/-2/-3 if row 0 has."""
+    cdef cnp.ndarray arr = validate_board(board)
+    return board_result(<const board_t*> cnp.PyArray_DATA(arr))
+
+
+def is_race(board) -> bool:
+    """True when the two sides can no longer hit each other."""
+    cdef cnp.ndarray arr = validate_board(board)
+    return bool(board_is_race(<const board_t*> cnp.PyArray_DATA(arr)))
+
+
+def position_key(board) -> int:
+    """The 64-bit Zobrist key the move generator uses to deduplicate afterstates."""
+    cdef cnp.ndarray arr = validate_board(board)
+    return board_key(<const board_t*> cnp.PyArray_DATA(arr))

@@ -1,0 +1,45 @@
+"""Shared inputs for the benchmarks (run explicitly: ``pytest bench``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from bgengine.ids import board_from_position_id
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+WILDBG = ROOT / "tests" / "data" / "wildbg"
+
+#: The 21 distinct rolls, doubles included, higher die first.
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int32)
+
+
+@pytest.fixture(scope="session")
+def wildbg_boards() -> np.ndarray:
+    """The 2000 wildbg positions (1000 contact, 1000 race), shape (2000, 2, 25)."""
+    ids = []
+    for name in ("contact_1000_positions.txt", "race_1000_positions.txt"):
+        ids += (WILDBG / name).read_text().split()
+    return np.stack([board_from_position_id(pid) for pid in ids])
+
+
+@pytest.fixture(scope="session")
+def rolls() -> np.ndarray:
+    return ROLLS
+
+
+@pytest.fixture(scope="session")
+def rules_oracle() -> ModuleType:
+    """The pure-Python rules implementation kept in tests/ as the reference."""
+    path = ROOT / "tests" / "rules_oracle.py"
+    spec = importlib.util.spec_from_file_location("rules_oracle", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["rules_oracle"] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,58 @@
+"""The command line and the demonstration game (the README's main job)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from bgengine.cli import main
+from bgengine.demo import play_demo_game
+
+
+def test_demo_game_is_reproducible_and_finishes():
+    out1, out2 = io.StringIO(), io.StringIO()
+    r1 = play_demo_game("pointmaker", "random", seed=7, out=out1)
+    r2 = play_demo_game("pointmaker", "random", seed=7, out=out2)
+    assert r1 == r2 and out1.getvalue() == out2.getvalue()
+    assert r1.points in (1, 2, 3) and r1.winner in ("X", "O") and r1.n_moves > 10
+    assert "wins a" in out1.getvalue()
+
+
+def test_pointmaker_beats_random_most_of_the_time():
+    wins = sum(play_demo_game("pointmaker", "random", seed=s).winner == "X" for s in range(40))
+    assert wins >= 28
+
+
+def test_demo_unknown_player():
+    with pytest.raises(ValueError, match="unknown demo player"):
+        play_demo_game("gnubg", "random")
+
+
+def test_cli_demo(capsys):
+    assert main(["demo", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "  1. " in out and "Position ID:" in out and "wins a" in out
+
+
+def test_cli_show_and_moves(capsys):
+    assert main(["show"]) == 0
+    assert "4HPwATDgc/ABMA" in capsys.readouterr().out
+    assert main(["moves", "4HPwATDgc/ABMA", "31"]) == 0
+    out = capsys.readouterr().out
+    assert "8/5 6/5" in out and len(out.strip().splitlines()) == 16
+
+
+def test_cli_bad_input(capsys):
+    assert main(["moves", "not-an-id", "31"]) == 2
+    assert "error" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["moves", "4HPwATDgc/ABMA", "71"])
+
+
+def test_console_script_help():
+    proc = subprocess.run([sys.executable, "-m", "bgengine.cli", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "demo" in proc.stdout

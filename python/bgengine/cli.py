@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import logging
 import sys
 from typing import Sequence
@@ -48,6 +50,44 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_match(args: argparse.Namespace) -> int:
+    from bgengine.match import run_match
+    from bgengine.players import make_player
+
+    a, b = make_player(args.a), make_player(args.b)
+    result = run_match(a, b, args.games, seed=args.seed, threads=args.threads)
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        print(result)
+    return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from bgengine.train import TrainConfig, train
+
+    config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
+                                   ("encoder", args.encoder)) if v is not None}
+    if args.hidden is not None:
+        overrides["hidden"] = args.hidden
+    if overrides:
+        config = TrainConfig.from_dict({**dataclasses.asdict(config), **overrides})
+    logging.getLogger("bgengine").setLevel(logging.INFO)
+    net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+    print(f"{args.run}: {net!r}, latest network in {args.run}/network.npz, "
+          f"best against {config.eval_opponent} in {args.run}/best.npz")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from bgengine.plot import plot_run
+
+    out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
+    print(plot_run(args.runs, out))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -78,6 +118,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("position_id", help="14-character Position ID; the side on roll moves")
     p.add_argument("dice", type=_parse_dice, help="the roll, e.g. 31 or 6-6")
     p.set_defaults(func=_cmd_moves)
+
+    from bgengine.players import SPEC_HELP
+
+    p = sub.add_parser("match", help="play two players against each other and report ppg",
+                       description="Play cubeless money games between players A and B, each dice "
+                                   "sequence twice with the seats swapped, and report A's points "
+                                   "per game with a 95%% confidence interval, win, gammon and "
+                                   f"backgammon rates.  Players: {SPEC_HELP}.")
+    p.add_argument("a", help="player A, e.g. net, pubeval, net:runs/r1/best.npz")
+    p.add_argument("b", help="player B")
+    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
+    p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_cmd_match)
+
+    p = sub.add_parser("train", help="train a network by self-play (resumable)",
+                       description="Train a network by self-play in directory RUN.  Settings come "
+                                   "from a TOML file (see TrainConfig in bgengine.train; keys may sit "
+                                   "under [train]); a few can be overridden here.  Checkpoints are "
+                                   "written every checkpoint_every games; run the same command again "
+                                   "to resume exactly where it stopped.  Ctrl-C stops cleanly.")
+    p.add_argument("run", help="run directory (created if missing)")
+    p.add_argument("--config", help="TOML file with the training settings")
+    p.add_argument("--games", type=int, help="total self-play games of the run")
+    p.add_argument("--encoder", help="tesauro198, tesauro198+extra or expert")
+    p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
+    p.add_argument("--seed", type=int, help="seed for weights and dice")
+    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("plot", help="draw learning curves of training runs to PNG",
+                       description="Plot ppg against the evaluation opponent over self-play games "
+                                   "for one or more run directories (needs matplotlib).")
+    p.add_argument("runs", nargs="+", help="run directories")
+    p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
+    p.set_defaults(func=_cmd_plot)
     return parser
 
 

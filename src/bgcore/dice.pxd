@@ -29,7 +29,8 @@ cdef inline void rng_seed(rng_t* r, uint64_t seed, uint64_t stream) noexcept nog
 
 cdef inline int rng_below(rng_t* r, uint32_t n) noexcept nogil:
     """Uniform integer in [0, n), without modulo bias (rejection sampling)."""
-    cdef uint32_t limit = <uint32_t>(0x100000000ULL - (0x100000000ULL % n))
+    # 64-bit limit: for n a power of two it is 2**32, which a uint32 cannot hold
+    cdef uint64_t limit = 0x100000000ULL - (0x100000000ULL % n)
     cdef uint32_t x = rng_next32(r)
     while x >= limit:
         x = rng_next32(r)

@@ -1,0 +1,69 @@
+"""Players by name: turn a spec like ``pubeval`` or ``net:runs/a/best.npz`` into a player.
+
+Specs
+-----
+``random``, ``pubeval``, ``simple1``, ``simple2``, ``simple3``
+    The benchmark players (see :mod:`bgengine.agents`).
+``net``
+    The default network shipped with bgengine.
+``net:PATH``
+    A network file written by bgengine (``.npz``).
+
+Any spec may end in ``@EPS`` (e.g. ``net@0.1``): a random legal play with
+probability EPS per move.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from bgengine.agents import PLAYER_KINDS, Player
+from bgengine.network import Network
+
+__all__ = ["Player", "make_player", "default_network_path", "load_default_network", "SPEC_HELP"]
+
+SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
+             "net:PATH (a network file); add @EPS for a random play with probability EPS")
+
+DEFAULT_NETWORK = "default.npz"
+
+
+def default_network_path() -> Path:
+    """Path of the network shipped with bgengine."""
+    return Path(str(resources.files("bgengine").joinpath("data", DEFAULT_NETWORK)))
+
+
+def load_default_network() -> Network:
+    path = default_network_path()
+    if not path.exists():
+        raise ValueError(f"no default network is installed (expected {path})")
+    return Network.load(path)
+
+
+def make_player(spec: str) -> Player:
+    """The player named by ``spec`` (see the module docstring).
+
+    Raises ``ValueError`` for an unknown name, a missing or corrupt network
+    file, or a bad ``@EPS``.
+    """
+    text = spec.strip()
+    epsilon = 0.0
+    if "@" in text:
+        text, _, eps = text.rpartition("@")
+        try:
+            epsilon = float(eps)
+        except ValueError:
+            raise ValueError(f"player {spec!r}: {eps!r} after '@' is not a number") from None
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"player {spec!r}: epsilon must be in [0, 1]")
+    if text == "net":
+        return Player("net", load_default_network(), epsilon, name=spec)
+    if text.startswith("net:"):
+        path = Path(text[4:])
+        if not path.exists():
+            raise ValueError(f"player {spec!r}: no such file {path}")
+        return Player("net", Network.load(path), epsilon, name=spec)
+    if text in PLAYER_KINDS and text != "net":
+        return Player(text, None, epsilon, name=spec)
+    raise ValueError(f"unknown player {spec!r}; expected {SPEC_HELP}")

@@ -1,0 +1,426 @@
+"""Training runs: schedules, checkpoints with exact resume, evaluation, logs.
+
+A run lives in one directory::
+
+    RUN/config.toml      the TrainConfig (written at the start; a resume must match it)
+    RUN/checkpoint.npz   weights, older snapshots and the schedule state (atomic writes)
+    RUN/network.npz      the latest network, loadable with Network.load / net:RUN/network.npz
+    RUN/best.npz         the network that scored best against pubeval so far
+    RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
+
+The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every``
+games per call; game ``g`` of the run always uses dice stream ``g`` of the
+seed, so a run killed at any point and resumed from its last checkpoint ends
+with the same weights, bit for bit, as one that never stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import os
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from bgengine.agents import Player, play_match
+from bgengine.match import default_threads, summarize
+from bgengine.network import Network
+from bgengine.td import train_games
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["TrainConfig", "train", "alpha_at", "read_log"]
+
+log = logging.getLogger(__name__)
+
+STEP_LIST = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001)
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (loadable from TOML).
+
+    The defaults are the sources' where they give one: checkpoints every 1000
+    games, evaluation against pubeval every 10000 games with 1000 games, the
+    step list and its plateau test (every 1000 games, 200 games against the
+    net 25000 games older; step down when the last 25 results sum below 0).
+    """
+
+    encoder: str = "tesauro198"
+    hidden: list[int] = field(default_factory=lambda: [80])
+    outputs: int = 5
+    method: str = "td"                  # "td" or "backprop"
+    lam: float = 0.7                    # TD(lambda) trace decay; 0 = TD(0)
+    alpha: float = 0.1                  # start (constant, linear) step size
+    schedule: str = "constant"          # "constant", "linear" or "steps"
+    alpha_steps: list[float] = field(default_factory=lambda: list(STEP_LIST))
+    games: int = 100_000
+    epsilon: float = 0.0                # exploration: chance of a random play per move
+    seed: int = 1
+    init_range: float = 0.1             # initial weights uniform in [-r, r]
+    checkpoint_every: int = 1000
+    eval_every: int = 10_000
+    eval_games: int = 1000
+    eval_opponent: str = "pubeval"
+    eval_seed: int = 20260101
+    plateau_every: int = 1000
+    plateau_games: int = 200
+    plateau_gap: int = 25_000
+    plateau_window: int = 25
+    threads: int = 0                    # evaluation threads; 0 = all cores
+
+    def __post_init__(self) -> None:
+        self.hidden = [int(h) for h in self.hidden]
+        self.alpha_steps = [float(a) for a in self.alpha_steps]
+        self.validate()
+
+    def validate(self) -> None:
+        from bgengine.encoders import ENCODERS
+
+        problems = []
+        if self.encoder not in ENCODERS:
+            problems.append(f"encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            problems.append(f"hidden must list positive widths, got {self.hidden}")
+        if self.outputs not in (1, 4, 5):
+            problems.append(f"outputs must be 1, 4 or 5, got {self.outputs}")
+        if self.method not in ("td", "backprop"):
+            problems.append(f"method must be 'td' or 'backprop', got {self.method!r}")
+        if not 0 <= self.lam <= 1:
+            problems.append(f"lam must be in [0, 1], got {self.lam}")
+        if self.schedule not in ("constant", "linear", "steps"):
+            problems.append(f"schedule must be constant, linear or steps, got {self.schedule!r}")
+        if not self.alpha > 0:
+            problems.append(f"alpha must be > 0, got {self.alpha}")
+        if self.schedule == "steps" and (not self.alpha_steps or min(self.alpha_steps) <= 0):
+            problems.append("alpha_steps must be a non-empty list of positive step sizes")
+        for name in ("games", "checkpoint_every", "eval_every", "eval_games", "plateau_every",
+                     "plateau_games", "plateau_gap", "plateau_window"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.epsilon <= 1:
+            problems.append(f"epsilon must be in [0, 1], got {self.epsilon}")
+        multiples = ("eval_every", "plateau_every", "plateau_gap") if self.schedule == "steps" \
+            else ("eval_every",)
+        for name in multiples:
+            if getattr(self, name) % self.checkpoint_every:
+                problems.append(f"{name} ({getattr(self, name)}) must be a multiple of "
+                                f"checkpoint_every ({self.checkpoint_every})")
+        if problems:
+            raise ValueError("bad training config: " + "; ".join(problems))
+
+    # ------------------------------------------------------------ TOML
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+        data = dict(data.get("train", data))
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown training option(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted(known))}")
+        return cls(**data)
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike) -> "TrainConfig":
+        try:
+            with open(path, "rb") as f:
+                return cls.from_dict(tomllib.load(f))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{path}: not valid TOML ({exc})") from None
+
+    def to_toml(self) -> str:
+        lines = ["[train]"]
+        for f in fields(self):
+            lines.append(f"{f.name} = {_toml_value(getattr(self, f.name))}")
+        return "\n".join(lines) + "\n"
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+# ---------------------------------------------------------------- schedules
+
+def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float:
+    """Step size for the chunk starting after ``games_done`` games.
+
+    constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games);
+    steps: ``alpha_steps[step_index]`` (the index moves on at plateaus).
+    """
+    if config.schedule == "constant":
+        return config.alpha
+    if config.schedule == "linear":
+        return config.alpha * max(config.games - games_done, 0) / config.games
+    return config.alpha_steps[min(step_index, len(config.alpha_steps) - 1)]
+
+
+# ---------------------------------------------------------------- state
+
+@dataclass
+class _State:
+    games: int = 0
+    step_index: int = 0
+    plateau_results: list[float] = field(default_factory=list)
+    best_ppg: float = -math.inf
+    elapsed: float = 0.0
+    snapshots: dict[int, np.ndarray] = field(default_factory=dict)   # games -> params
+
+
+def _atomic_write(path: Path, write) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _save_checkpoint(run: Path, net: Network, state: _State) -> None:
+    meta = {"games": state.games, "step_index": state.step_index,
+            "plateau_results": state.plateau_results,
+            "best_ppg": None if math.isinf(state.best_ppg) else state.best_ppg,
+            "elapsed": state.elapsed, "snapshot_games": sorted(state.snapshots)}
+    arrays = {"params": net.params, "state": np.array(json.dumps(meta))}
+    for g, p in state.snapshots.items():
+        arrays[f"snapshot_{g}"] = p
+    _atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
+
+
+def _load_checkpoint(run: Path, net: Network) -> _State:
+    path = run / "checkpoint.npz"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["state"]))
+            params = z["params"]
+            snaps = {int(g): z[f"snapshot_{g}"] for g in meta["snapshot_games"]}
+    except (OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"{path}: unreadable checkpoint ({exc}); move it away to start over") from None
+    if params.shape != net.params.shape:
+        raise ValueError(f"{path}: {params.size} weights, but the config's network has "
+                         f"{net.params.size}")
+    net.params[:] = params
+    best = meta["best_ppg"]
+    return _State(games=meta["games"], step_index=meta["step_index"],
+                  plateau_results=list(meta["plateau_results"]),
+                  best_ppg=-math.inf if best is None else best, elapsed=meta["elapsed"],
+                  snapshots=snaps)
+
+
+def read_log(run: str | os.PathLike) -> Iterator[dict]:
+    """The records of ``RUN/log.jsonl`` (a truncated last line is skipped)."""
+    path = Path(run) / "log.jsonl"
+    if not path.exists():
+        return
+    with open(path) as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+def _truncate_log(run: Path, games: int) -> None:
+    """Drop records after the checkpoint (they will be written again)."""
+    path = run / "log.jsonl"
+    if not path.exists():
+        return
+    keep = [r for r in read_log(run) if r.get("games", 0) <= games]
+    text = "".join(json.dumps(r) + "\n" for r in keep)
+    _atomic_write(path, lambda f: f.write(text.encode()))
+
+
+# ---------------------------------------------------------------- progress
+
+class _Progress:
+    """One status line on a terminal (rewritten in place), log lines otherwise."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled
+        self.tty = enabled and sys.stderr.isatty()
+        self.last_len = 0
+
+    def update(self, games: int, rate: float, alpha: float, ppg: str) -> None:
+        if not self.enabled:
+            return
+        eta = (self.total - games) / rate if rate > 0 else 0
+        text = (f"games {games}/{self.total} ({100 * games / self.total:.0f}%)  {rate:,.0f} games/s  "
+                f"alpha {alpha:.4g}  vs pubeval {ppg}  eta {_fmt_time(eta)}")
+        if self.tty:
+            sys.stderr.write("\r" + text.ljust(self.last_len))
+            sys.stderr.flush()
+            self.last_len = len(text)
+        else:
+            log.info(text)
+
+    def close(self) -> None:
+        if self.tty and self.last_len:
+            sys.stderr.write("\n")
+
+
+def _fmt_time(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
+
+
+# ---------------------------------------------------------------- training
+
+def _new_network(config: TrainConfig, history: dict) -> Network:
+    return Network(config.hidden, config.outputs, config.encoder, seed=config.seed,
+                   init_range=config.init_range, metadata={"training": history})
+
+
+def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
+          progress: bool = True, stop_after: int | None = None) -> Network:
+    """Train (or resume) the run in directory ``run``; return the final network.
+
+    ``stop_after`` stops once that many games of the run are done (for tests
+    and for splitting a run over sessions); Ctrl-C stops after the current
+    chunk, with everything saved.
+    """
+    run = Path(run)
+    run.mkdir(parents=True, exist_ok=True)
+    cfg_path = run / "config.toml"
+    if cfg_path.exists() and resume:
+        saved = TrainConfig.from_toml(cfg_path)
+        if saved != config:
+            diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+            raise ValueError(f"{run} holds a run with a different config ({', '.join(diff)} differ); "
+                             f"use another directory or the same config")
+    cfg_path.write_text(config.to_toml())
+    net = _new_network(config, {"config": dataclasses.asdict(config)})
+    state = _State()
+    if resume and (run / "checkpoint.npz").exists():
+        state = _load_checkpoint(run, net)
+        _truncate_log(run, state.games)
+        log.info("resuming %s at game %d", run, state.games)
+    elif (run / "log.jsonl").exists():
+        (run / "log.jsonl").unlink()
+    opponent = Player(config.eval_opponent) if config.eval_opponent != "net" else None
+    threads = config.threads or default_threads()
+    end = min(config.games, stop_after) if stop_after is not None else config.games
+    bar = _Progress(config.games, progress)
+    last_ppg = "n/a"
+    interrupted = []
+
+    def on_sigint(signum, frame):  # finish the chunk, save, stop
+        interrupted.append(signum)
+
+    old_handler = None
+    try:
+        old_handler = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread
+        pass
+    logf = open(run / "log.jsonl", "a")
+    try:
+        while state.games < end and not interrupted:
+            n = min(config.checkpoint_every, end - state.games)
+            alpha = alpha_at(config, state.games, state.step_index)
+            t0 = time.perf_counter()
+            stats = train_games(net, n, alpha, config.lam, seed=config.seed,
+                                first_game=state.games, method=config.method,
+                                epsilon=config.epsilon)
+            dt = time.perf_counter() - t0
+            state.games += n
+            state.elapsed += dt
+            _write(logf, {"kind": "train", "games": state.games, "alpha": alpha,
+                          "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
+                          "mean_error": float(stats["error"].mean()),
+                          "first_player_ppg": float(stats["result"].mean()),
+                          "elapsed": state.elapsed})
+            if config.schedule == "steps" and state.games % config.plateau_every == 0:
+                _plateau_step(config, net, state, logf, threads)
+            if state.games % config.eval_every == 0 or state.games == config.games:
+                res = _evaluate(config, net, opponent, threads)
+                last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
+                _write(logf, {"kind": "eval", "games": state.games, "elapsed": state.elapsed,
+                              **res.as_dict()})
+                if res.ppg > state.best_ppg:
+                    state.best_ppg = res.ppg
+                    _stamp(net, config, state, res.ppg).save(run / "best.npz")
+            _stamp(net, config, state, None).save(run / "network.npz")
+            _save_checkpoint(run, net, state)
+            bar.update(state.games, n / dt, alpha, last_ppg)
+    finally:
+        logf.close()
+        bar.close()
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+    if interrupted:
+        log.warning("interrupted: %s saved at game %d; run again to resume", run, state.games)
+    return net
+
+
+def _write(f, record: dict) -> None:
+    f.write(json.dumps(record) + "\n")
+    f.flush()
+
+
+def _stamp(net: Network, config: TrainConfig, state: _State, ppg: float | None) -> Network:
+    net.metadata["training"] = {"config": dataclasses.asdict(config), "games": state.games,
+                                "elapsed_s": round(state.elapsed, 1)}
+    if ppg is not None:
+        net.metadata["training"]["ppg_vs_" + config.eval_opponent] = ppg
+    return net
+
+
+def _evaluate(config: TrainConfig, net: Network, opponent: Player | None, threads: int):
+    me = Player("net", net, name="net")
+    opp = opponent or Player("net", net.copy())
+    pairs = (config.eval_games + 1) // 2
+    points, moves = play_match(me, opp, pairs, seed=config.eval_seed, n_threads=threads)
+    return summarize("net", config.eval_opponent, points, moves)
+
+
+def _plateau_step(config: TrainConfig, net: Network, state: _State, logf, threads: int) -> None:
+    """The sources' plateau test: play the net ``plateau_gap`` games older;
+    step alpha down when the last ``plateau_window`` results sum below 0."""
+    state.snapshots[state.games] = net.params.copy()
+    older = state.games - config.plateau_gap
+    for g in [g for g in state.snapshots if g < older]:
+        del state.snapshots[g]
+    if older not in state.snapshots:
+        return
+    old = net.copy()
+    old.params[:] = state.snapshots[older]
+    pairs = (config.plateau_games + 1) // 2
+    points, _ = play_match(Player("net", net), Player("net", old), pairs,
+                           seed=config.eval_seed + state.games, n_threads=threads)
+    result = float(points.mean())
+    state.plateau_results.append(result)
+    recent = state.plateau_results[-config.plateau_window:]
+    stepped = (len(recent) == config.plateau_window and sum(recent) < 0
+               and state.step_index < len(config.alpha_steps) - 1)
+    if stepped:
+        state.step_index += 1
+        state.plateau_results.clear()
+    _write(logf, {"kind": "plateau", "games": state.games, "vs_older_ppg": result,
+                  "window_sum": sum(recent), "stepped_down": stepped,
+                  "alpha_next": alpha_at(config, state.games, state.step_index)})

@@ -1,0 +1,46 @@
+# C-level API of the players: each picks one of the legal afterstates of a
+# roll without the GIL, so whole games and matches run in compiled code.
+
+from bgengine._types cimport real_t
+from bgengine.board cimport board_t
+from bgengine.dice cimport rng_t
+from bgengine.movegen cimport movelist_t
+from bgengine.network cimport net_t, netbuf_t, Network
+
+cdef enum:
+    P_RANDOM = 0
+    P_PUBEVAL = 1
+    P_SIMPLE1 = 2       # most points made
+    P_SIMPLE2 = 3       # ... and consecutive points
+    P_SIMPLE3 = 4       # ... and in a race, bear off as fast as possible
+    P_NET = 5           # a network at 0-ply: the afterstate of highest equity
+
+ctypedef struct player_t:
+    int kind
+    const net_t* net    # P_NET only; borrowed from the Player's Network
+    int encoder         # P_NET only
+    double epsilon      # chance of a uniformly random legal play instead
+
+# The chosen index into ml.boards[0..n-1].  For P_NET, ``out`` (if not NULL)
+# receives the chosen afterstate's outputs from the mover's side.
+cdef int choose_move(const player_t* p, const board_t* before, const movelist_t* ml, int n,
+                     netbuf_t* buf, rng_t* rng, real_t* out) noexcept nogil
+
+# Index of the afterstate of highest 0-ply equity for the mover; its outputs
+# (mover's side) in ``out``.  Game-ending afterstates score their exact value.
+cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
+                       netbuf_t* buf, real_t* out) noexcept nogil
+
+cdef double pubeval_score(const board_t* after, bint race) noexcept nogil
+
+# One game from the starting position: ``first`` moves first (opening roll),
+# dice from ``dice``, the players' own randomness from ``prng``.  Returns the
+# points won by ``first`` (negative if lost); the number of moves in n_moves.
+cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dice, rng_t* prng,
+                       movelist_t* ml, netbuf_t* buf, int* n_moves) except? -100 nogil
+
+
+cdef class Player:
+    cdef player_t p
+    cdef readonly str name
+    cdef readonly object network

@@ -1,0 +1,354 @@
+"""Benchmark players and the compiled match loop.
+
+Players (``Player(kind)``):
+
+``random``
+    A uniformly random legal play.
+``pubeval``
+    Tesauro's public evaluator: the afterstate with the highest linear score.
+    Race rule: the race weights are used when the position *before* the move
+    has no contact (as in Tesauro's driver), otherwise the contact weights.
+``simple1``, ``simple2``, ``simple3``
+    The sources' heuristics.  Simple_001 maximises the number of points
+    made (2+ checkers); Simple_002 adds one for each pair of adjacent made
+    points (rewarding blocks and primes); Simple_003 plays like Simple_002
+    but, when the position is a race, bears off as fast as possible (most
+    checkers off, then fewest pips).  Ties are broken at random.
+``net``
+    A :class:`~bgengine.network.Network` at 0-ply: the afterstate whose
+    equity for the mover is highest.
+
+``play_match`` plays game pairs: the same dice sequence twice, the players
+swapping seats, on as many threads as asked; pair ``i`` depends only on
+``(seed, i)``, so results do not depend on the number of threads.
+"""
+
+import json
+from importlib import resources
+
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+
+from bgengine._types cimport int32_t, real_t, uint64_t
+from bgengine.board cimport (board_t, board_swap, board_checkers, board_is_race,
+                             board_win_value, board_pips, MOVER, OPPONENT, BAR)
+from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
+from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
+from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
+                               outputs_equity, outputs_target, MAX_OUTPUTS)
+from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+
+from bgengine.board import validate_board
+from bgengine.encoders import encoder_id
+
+cnp.import_array()
+
+#: Player kinds by name.
+PLAYER_KINDS = {"random": P_RANDOM, "pubeval": P_PUBEVAL, "simple1": P_SIMPLE1,
+                "simple2": P_SIMPLE2, "simple3": P_SIMPLE3, "net": P_NET}
+
+# Dice and the players' own randomness come from separate PCG32 streams, so
+# a random choice never shifts the dice.  Stream numbers: pair index for the
+# dice, PLAYER_STREAM + 2 * pair + game for choices.
+cdef uint64_t PLAYER_STREAM = 1ULL << 40
+
+cdef double pubeval_race[122]
+cdef double pubeval_contact[122]
+
+
+def _load_pubeval():
+    data = json.loads(resources.files("bgengine").joinpath("data/pubeval_weights.json").read_text())
+    for name, target in (("race", 0), ("contact", 1)):
+        w = data[name]
+        if len(w) != 122:
+            raise ValueError(f"pubeval {name} weights: expected 122 values, got {len(w)}")
+    cdef int i
+    for i in range(122):
+        pubeval_race[i] = data["race"][i]
+        pubeval_contact[i] = data["contact"][i]
+
+_load_pubeval()
+
+
+# ---------------------------------------------------------------- pubeval
+
+cdef double pubeval_score(const board_t* a, bint race) noexcept nogil:
+    """Tesauro's score of afterstate ``a`` (mover in row 1, not swapped)."""
+    cdef const double* w = &pubeval_contact[0]
+    if race:
+        w = &pubeval_race[0]
+    cdef int j, p, n, u
+    cdef double s = 0
+    cdef int off = 15 - board_checkers(a, MOVER)
+    if off == 15:
+        return 99999999.0
+    for j in range(1, 25):
+        p = 25 - j                       # input block j describes the mover's point 25 - j
+        n = a.c[MOVER][p - 1] - a.c[OPPONENT][24 - p]
+        if n == 0:
+            continue
+        u = 5 * (j - 1)
+        if n == -1:
+            s += w[u]
+        elif n == 1:
+            s += w[u + 1]
+        elif n >= 2:
+            s += w[u + 2]
+            if n == 3:
+                s += w[u + 3]
+            elif n >= 4:
+                s += w[u + 4] * (n - 3) * 0.5
+    s += w[120] * a.c[OPPONENT][BAR] * 0.5
+    s += w[121] * off / 15.0
+    return s
+
+
+def pubeval(board, race=None) -> float:
+    """pubeval's score of an afterstate (mover in row 1, not swapped).
+
+    ``race`` picks the weights; by default, whether ``board`` itself has no
+    contact (the players use the position before the move instead).
+    """
+    cdef cnp.ndarray arr = validate_board(board)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
+    if race is None:
+        race = board_is_race(b)
+    return pubeval_score(b, bool(race))
+
+
+# ---------------------------------------------------------------- heuristics
+
+cdef int _made_points(const board_t* a) noexcept nogil:
+    cdef int i, n = 0
+    for i in range(24):
+        n += a.c[MOVER][i] >= 2
+    return n
+
+
+cdef int _adjacent_made(const board_t* a) noexcept nogil:
+    cdef int i, n = 0
+    for i in range(23):
+        n += a.c[MOVER][i] >= 2 and a.c[MOVER][i + 1] >= 2
+    return n
+
+
+cdef double _simple_score(int kind, const board_t* a, bint race) noexcept nogil:
+    if kind == P_SIMPLE3 and race:
+        return 1000.0 * (15 - board_checkers(a, MOVER)) - board_pips(a, MOVER)
+    if kind == P_SIMPLE1:
+        return _made_points(a)
+    return _made_points(a) + _adjacent_made(a)
+
+
+# ---------------------------------------------------------------- choosing
+
+cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
+                       netbuf_t* buf, real_t* out) noexcept nogil:
+    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
+    cdef double e, best_e = -1e300
+    cdef board_t s
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef real_t mine[MAX_OUTPUTS]
+    for i in range(n):
+        if board_checkers(&ml.boards[i], MOVER) == 0:
+            v = board_win_value(&ml.boards[i], MOVER)
+            outputs_target(K, v, mine)
+        else:
+            board_swap(&s, &ml.boards[i])
+            nnz = encode_sparse(encoder, &s, idx, val)
+            net_forward_sparse(net, idx, val, nnz, buf)
+            outputs_flip(K, buf.act[net.n_layers], mine)
+        e = outputs_equity(K, mine)
+        if e > best_e:
+            best_e = e
+            best = i
+            if out != NULL:
+                memcpy(out, mine, K * sizeof(real_t))
+    return best
+
+
+cdef int choose_move(const player_t* p, const board_t* before, const movelist_t* ml, int n,
+                     netbuf_t* buf, rng_t* rng, real_t* out) noexcept nogil:
+    cdef int i, best = 0, ties = 0
+    cdef double s, best_s = -1e300
+    cdef bint race
+    if n == 1:
+        if p.kind == P_NET and out != NULL:
+            return net_best_move(p.net, p.encoder, ml, n, buf, out)
+        return 0
+    if p.kind == P_RANDOM or (p.epsilon > 0 and rng_below(rng, 1000000) < p.epsilon * 1000000):
+        return rng_below(rng, n)
+    if p.kind == P_NET:
+        return net_best_move(p.net, p.encoder, ml, n, buf, out)
+    race = board_is_race(before)
+    for i in range(n):
+        if p.kind == P_PUBEVAL:
+            s = pubeval_score(&ml.boards[i], race)
+        else:
+            s = _simple_score(p.kind, &ml.boards[i], race)
+        if s > best_s:
+            best_s = s
+            best = i
+            ties = 1
+        elif s == best_s and p.kind != P_PUBEVAL:
+            # reservoir sampling: each of the tied plays equally likely
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                best = i
+    return best
+
+
+# ---------------------------------------------------------------- games
+
+cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dice, rng_t* prng,
+                       movelist_t* ml, netbuf_t* buf, int* n_moves) except? -100 nogil:
+    cdef board_t b
+    cdef const player_t* players[2]
+    cdef int turn = 0, d1, d2, n, k, v, i
+    players[0] = first
+    players[1] = second
+    for i in range(25):
+        b.c[0][i] = 0
+        b.c[1][i] = 0
+    for i in range(2):
+        b.c[i][23] = 2
+        b.c[i][12] = 5
+        b.c[i][7] = 3
+        b.c[i][5] = 5
+    rng_opening_roll(dice, &d1, &d2)
+    n_moves[0] = 0
+    while True:
+        n = generate_moves(ml, &b, d1, d2)
+        k = choose_move(players[turn], &b, ml, n, buf, prng, NULL)
+        n_moves[0] += 1
+        if board_checkers(&ml.boards[k], MOVER) == 0:
+            v = board_win_value(&ml.boards[k], MOVER)
+            return v if turn == 0 else -v
+        board_swap(&b, &ml.boards[k])
+        turn ^= 1
+        rng_roll(dice, &d1, &d2)
+
+
+cdef class Player:
+    """A player the compiled match loop can run.
+
+    Parameters
+    ----------
+    kind : str
+        One of ``PLAYER_KINDS``.
+    network : Network, optional
+        Required for ``kind="net"``.
+    epsilon : float
+        Chance, per move, of playing a uniformly random legal play (noise, for
+        weaker difficulty levels or exploration).
+    name : str, optional
+        Display name (defaults to the kind).
+    """
+
+    def __init__(self, str kind, Network network=None, double epsilon=0.0, name=None):
+        if kind not in PLAYER_KINDS:
+            raise ValueError(f"unknown player kind {kind!r}; known: {', '.join(PLAYER_KINDS)}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+        self.p.kind = PLAYER_KINDS[kind]
+        self.p.epsilon = epsilon
+        self.p.net = NULL
+        self.p.encoder = 0
+        self.network = network
+        if kind == "net":
+            if network is None:
+                raise ValueError("a 'net' player needs a network")
+            self.p.net = &network.net
+            self.p.encoder = encoder_id(network.encoder)
+        elif network is not None:
+            raise ValueError(f"a {kind!r} player takes no network")
+        self.name = name or kind
+
+    @property
+    def kind(self) -> str:
+        return next(k for k, v in PLAYER_KINDS.items() if v == self.p.kind)
+
+    def __repr__(self) -> str:
+        return f"Player({self.name!r})"
+
+    def choose(self, board, int d1, int d2, seed=0) -> int:
+        """Index of the chosen play among ``legal_afterstates(board, d1, d2)``."""
+        from bgengine.movegen import MoveGenerator  # noqa: F401  (validates dice)
+        cdef cnp.ndarray arr = validate_board(board)
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+        cdef movelist_t ml
+        cdef rng_t rng
+        cdef netbuf_t* buf = <netbuf_t*> malloc(sizeof(netbuf_t))
+        if buf == NULL:
+            raise MemoryError()
+        rng_seed(&rng, seed, PLAYER_STREAM)
+        cdef int n, k
+        movelist_init(&ml)
+        try:
+            n = generate_moves(&ml, <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
+            k = choose_move(&self.p, <const board_t*> cnp.PyArray_DATA(arr), &ml, n, buf, &rng, NULL)
+        finally:
+            movelist_free(&ml)
+            free(buf)
+        return k
+
+
+def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, int n_threads=1,
+               Py_ssize_t first_pair=0):
+    """Play ``n_pairs`` game pairs between ``a`` and ``b``.
+
+    In pair ``i`` (dice stream ``first_pair + i`` of ``seed``) game 0 has
+    ``a`` moving first and game 1 has ``b`` moving first with the very same
+    dice, so luck largely cancels within a pair.
+
+    Returns
+    -------
+    points : int8 (n_pairs, 2), points won by ``a`` in each game (negative if lost).
+    moves : int32 (n_pairs, 2), plays made in each game (both sides).
+    """
+    if n_pairs < 0:
+        raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    points = np.zeros((n_pairs, 2), dtype=np.int8)
+    moves = np.zeros((n_pairs, 2), dtype=np.int32)
+    cdef cnp.int8_t[:, ::1] pv = points
+    cdef int32_t[:, ::1] mv = moves
+    cdef movelist_t* lists = <movelist_t*> malloc(n_threads * sizeof(movelist_t))
+    cdef netbuf_t* bufs = <netbuf_t*> malloc(n_threads * sizeof(netbuf_t))
+    cdef Py_ssize_t i
+    cdef int t, g, n_ready = 0, nm, tid
+    cdef rng_t dice, prng
+    cdef int err = 0
+    if lists == NULL or bufs == NULL:
+        free(lists)
+        free(bufs)
+        raise MemoryError()
+    try:
+        for t in range(n_threads):
+            movelist_init(&lists[t])
+            n_ready += 1
+        with nogil:
+            for i in prange(n_pairs, schedule="dynamic", num_threads=n_threads):
+                tid = threadid()
+                for g in range(2):
+                    rng_seed(&dice, seed, <uint64_t>(first_pair + i))
+                    rng_seed(&prng, seed, PLAYER_STREAM + 2 * <uint64_t>(first_pair + i) + g)
+                    if g == 0:
+                        pv[i, 0] = play_one_game(&a.p, &b.p, &dice, &prng, &lists[tid],
+                                                 &bufs[tid], &nm)
+                    else:
+                        pv[i, 1] = -play_one_game(&b.p, &a.p, &dice, &prng, &lists[tid],
+                                                  &bufs[tid], &nm)
+                    mv[i, g] = nm
+    finally:
+        for t in range(n_ready):
+            movelist_free(&lists[t])
+        free(lists)
+        free(bufs)
+    return points, moves

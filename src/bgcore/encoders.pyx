@@ -1,0 +1,382 @@
+"""Feature encoders: a position (side on roll in row 1) -> float32 network inputs.
+
+Three encoders, by name:
+
+``tesauro198``
+    TD-Gammon 0.0.  For each side (the side on roll first, then its
+    opponent), for each of its points 1..24 in its own numbering, four units
+    for ``n`` checkers there: ``n >= 1``, ``n >= 2``, ``n >= 3``,
+    ``(n - 3) / 2`` if ``n > 3``; then its bar ``n / 2`` and its borne-off
+    checkers ``n / 15``.  Two turn units close it: always ``(1, 0)``, since
+    positions are encoded from the side on roll (kept for the classic size).
+``tesauro198+extra``
+    The sources' "Extra" (212 inputs): tesauro198, then a race unit and a
+    contact unit, then for each side six thermometer units for its longest
+    run of made points (``>= 1`` .. ``>= 6``).
+``expert``
+    Our encoder aimed at strength (222 inputs): the 196 point/bar/off units
+    of tesauro198, then for each side 12 hand-made features (pips, back
+    checkers, home points, prime, anchors, shots against its blots, escapes
+    of its rearmost checker, blots, entering, outfield, stacking), then a
+    race unit and the pip difference.  Feature ``k`` of side ``s`` is input
+    ``196 + 12 * (1 - s) + k``; see ``EXPERT_FEATURES``.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from libc.string cimport memset
+
+from bgengine._types cimport int32_t, real_t
+from bgengine.board cimport board_t, board_pips, board_checkers, board_is_race, BAR
+from bgengine.encoders cimport ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS
+
+from bgengine.board import validate_boards
+
+cnp.import_array()
+
+#: Encoder names, in the order of their C ids.
+ENCODERS = ("tesauro198", "tesauro198+extra", "expert")
+_SIZES = (198, 212, 222)
+
+#: Names of the 12 per-side features of the expert encoder.
+EXPERT_FEATURES = (
+    "pips/100", "back checkers/5", "home points/6", "longest prime/6",
+    "anchors/2", "shots against its blots/36", "escapes of rearmost/36",
+    "blots/5", "closed points in the other home/6", "entering difficulty",
+    "outfield checkers/15", "home stacking/10",
+)
+cdef enum:
+    N_POINT_UNITS = 196     # 2 sides x (24 x 4 + bar + off)
+    N_EXPERT_SIDE = 12
+
+
+cdef int encoder_size(int encoder) noexcept nogil:
+    if encoder == ENC_TESAURO198:
+        return 198
+    if encoder == ENC_TESAURO212:
+        return 212
+    if encoder == ENC_EXPERT:
+        return 222
+    return -1
+
+
+# ---------------------------------------------------------------- features
+
+cdef int longest_prime(const board_t* b, int side) noexcept nogil:
+    """Longest run of consecutive points (1..24) holding 2+ checkers of ``side``."""
+    cdef int i, run = 0, best = 0
+    for i in range(24):
+        if b.c[side][i] >= 2:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    return best
+
+
+cdef inline void _blocked_for(const board_t* b, int side, bint* blocked) noexcept nogil:
+    """blocked[t] for t in 1..24 (``side``'s numbering): the other side holds it."""
+    cdef int t
+    blocked[0] = False
+    for t in range(1, 25):
+        # side's point t is the other side's point 25 - t, slot 24 - t
+        blocked[t] = b.c[1 - side][24 - t] >= 2
+
+
+cdef inline bint _single_reaches(int p, int d1, int d2, const bint* blocked,
+                                 const bint* target) noexcept nogil:
+    """Can one checker on point ``p`` land on a point with ``target[t]``
+    using the roll d1-d2 (intermediate landings must be open)?"""
+    cdef int k, t
+    if d1 != d2:
+        t = p - d1
+        if t >= 1 and not blocked[t] and target[t]:
+            return True
+        t = p - d2
+        if t >= 1 and not blocked[t] and target[t]:
+            return True
+        t = p - d1 - d2
+        if t >= 1 and not blocked[t] and target[t] and (
+                not blocked[p - d1] or not blocked[p - d2]):
+            return True
+        return False
+    for k in range(1, 5):
+        t = p - k * d1
+        if t < 1 or blocked[t]:
+            return False
+        if target[t]:
+            return True
+    return False
+
+
+cdef int shots_36(const board_t* b, int roller) noexcept nogil:
+    """Of the 36 rolls of ``roller``, how many hit at least one blot of the
+    other side.  Direct and combination shots, checkers on the roller's bar
+    entering first; a close approximation of the full rules (it ignores, say,
+    a hit that needs a second checker's move to unblock a landing point)."""
+    cdef int other = 1 - roller
+    cdef bint blocked[25]
+    cdef bint blot[25]
+    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s
+    cdef bint hit, any_blot = False
+    _blocked_for(b, roller, blocked)
+    blot[0] = False
+    for t in range(1, 25):
+        blot[t] = b.c[other][24 - t] == 1
+        any_blot = any_blot or blot[t]
+    if not any_blot:
+        return 0
+    n_bar = b.c[roller][BAR]
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1 if d1 == d2 else 2
+            hit = False
+            if n_bar == 0:
+                for p in range(24, 0, -1):
+                    if b.c[roller][p - 1] and _single_reaches(p, d1, d2, blocked, blot):
+                        hit = True
+                        break
+            elif d1 != d2:
+                if (not blocked[25 - d1] and blot[25 - d1]) or (not blocked[25 - d2] and blot[25 - d2]):
+                    hit = True
+                elif n_bar == 1:
+                    # enter with one die, then any checker (the entered one too) with the other
+                    if not blocked[25 - d1]:
+                        t = 25 - d1 - d2
+                        hit = t >= 1 and not blocked[t] and blot[t]
+                        for p in range(24, d2, -1):
+                            if hit:
+                                break
+                            if (b.c[roller][p - 1] and not blocked[p - d2] and blot[p - d2]):
+                                hit = True
+                    if not hit and not blocked[25 - d2]:
+                        t = 25 - d1 - d2
+                        hit = t >= 1 and not blocked[t] and blot[t]
+                        for p in range(24, d1, -1):
+                            if hit:
+                                break
+                            if b.c[roller][p - 1] and not blocked[p - d1] and blot[p - d1]:
+                                hit = True
+            elif not blocked[25 - d1]:
+                # a double with checkers on the bar: they enter on e, and the
+                # dice left move the entered checkers or any other
+                e = 25 - d1
+                if blot[e]:
+                    hit = True
+                else:
+                    for p in range(24, 0, -1):
+                        if p == e or b.c[roller][p - 1]:
+                            t = p
+                            for s in range(4 - n_bar):
+                                t -= d1
+                                if t < 1 or blocked[t]:
+                                    break
+                                if blot[t]:
+                                    hit = True
+                                    break
+                        if hit:
+                            break
+            if hit:
+                count += w
+    return count
+
+
+cdef int escapes_36(const board_t* b, int side) noexcept nogil:
+    """Of 36 rolls, how many let ``side``'s rearmost checker get past every
+    point the other side holds in the 12 pips in front of it (36 when none)."""
+    cdef bint blocked[25]
+    cdef bint beyond[25]
+    cdef int p, t, d1, d2, lowest = 0, count = 0
+    p = 0
+    if b.c[side][BAR]:
+        p = 25
+    else:
+        for t in range(24, 0, -1):
+            if b.c[side][t - 1]:
+                p = t
+                break
+    if p == 0:
+        return 36
+    _blocked_for(b, side, blocked)
+    for t in range(p - 1, (p - 13 if p > 13 else 0), -1):
+        if blocked[t]:
+            lowest = t
+    if lowest == 0:
+        return 36
+    for t in range(25):
+        beyond[t] = 1 <= t < lowest
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            if _single_reaches(p, d1, d2, blocked, beyond):
+                count += 1
+    return count
+
+
+# ---------------------------------------------------------------- encoders
+
+cdef inline int _point_units(const board_t* b, int side, int base,
+                             int32_t* idx, real_t* val, int k) noexcept nogil:
+    """The 98 tesauro units of one side starting at ``base``."""
+    cdef int i, n, u
+    for i in range(24):
+        n = b.c[side][i]
+        if n:
+            u = base + 4 * i
+            idx[k] = u; val[k] = 1.0; k += 1
+            if n >= 2:
+                idx[k] = u + 1; val[k] = 1.0; k += 1
+                if n >= 3:
+                    idx[k] = u + 2; val[k] = 1.0; k += 1
+                    if n > 3:
+                        idx[k] = u + 3; val[k] = (n - 3) * 0.5; k += 1
+    n = b.c[side][BAR]
+    if n:
+        idx[k] = base + 96; val[k] = n * 0.5; k += 1
+    n = 15 - board_checkers(b, side)
+    if n:
+        idx[k] = base + 97; val[k] = n / 15.0; k += 1
+    return k
+
+
+cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexcept nogil:
+    if x != 0:
+        idx[k] = unit
+        val[k] = x
+        k += 1
+    return k
+
+
+cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t* val,
+                      int k) noexcept nogil:
+    cdef int other = 1 - side
+    cdef int i, n, back = 0, home = 0, anchors = 0, blots = 0, closed = 0
+    cdef int outfield = 0, stack = 0
+    for i in range(24):
+        n = b.c[side][i]
+        if i >= 18:
+            back += n
+            anchors += n >= 2
+        elif i >= 6:
+            outfield += n
+        else:
+            home += n >= 2
+            if n > 3:
+                stack += n - 3
+        blots += n == 1
+        if i < 6 and b.c[other][i] >= 2:
+            closed += 1
+    back += b.c[side][BAR]
+    k = _put(idx, val, k, base + 0, board_pips(b, side) / 100.0)
+    k = _put(idx, val, k, base + 1, back / 5.0)
+    k = _put(idx, val, k, base + 2, home / 6.0)
+    k = _put(idx, val, k, base + 3, longest_prime(b, side) / 6.0)
+    k = _put(idx, val, k, base + 4, anchors / 2.0)
+    k = _put(idx, val, k, base + 5, shots_36(b, other) / 36.0)
+    k = _put(idx, val, k, base + 6, escapes_36(b, side) / 36.0)
+    k = _put(idx, val, k, base + 7, blots / 5.0)
+    k = _put(idx, val, k, base + 8, closed / 6.0)
+    if b.c[side][BAR]:
+        # chance of NOT entering a checker, (closed / 6)^2
+        k = _put(idx, val, k, base + 9, (closed * closed) / 36.0)
+    k = _put(idx, val, k, base + 10, outfield / 15.0)
+    k = _put(idx, val, k, base + 11, stack / 10.0)
+    return k
+
+
+cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
+    """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
+    cdef int k = 0, i, n, run
+    cdef bint race
+    k = _point_units(b, 1, 0, idx, val, k)
+    k = _point_units(b, 0, 98, idx, val, k)
+    if encoder == ENC_EXPERT:
+        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k)
+        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
+        race = board_is_race(b)
+        k = _put(idx, val, k, 220, 1.0 if race else 0.0)
+        k = _put(idx, val, k, 221, (board_pips(b, 1) - board_pips(b, 0)) / 100.0)
+        return k
+    idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
+    if encoder == ENC_TESAURO212:
+        race = board_is_race(b)
+        idx[k] = 198 if race else 199; val[k] = 1.0; k += 1
+        for i in range(2):
+            run = longest_prime(b, 1 - i)
+            for n in range(run if run < 6 else 6):
+                idx[k] = 200 + 6 * i + n; val[k] = 1.0; k += 1
+    return k
+
+
+cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil:
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int k, nnz = encode_sparse(encoder, b, idx, val)
+    memset(out, 0, encoder_size(encoder) * sizeof(real_t))
+    for k in range(nnz):
+        out[idx[k]] = val[k]
+
+
+# ---------------------------------------------------------------- Python
+
+def encoder_id(name: str) -> int:
+    """The C id of encoder ``name`` (``ValueError`` listing the known names)."""
+    try:
+        return ENCODERS.index(name)
+    except ValueError:
+        raise ValueError(f"unknown encoder {name!r}; known: {', '.join(ENCODERS)}") from None
+
+
+def n_inputs(name: str) -> int:
+    """Number of inputs of encoder ``name``."""
+    return _SIZES[encoder_id(name)]
+
+
+def encode(boards, name: str = "tesauro198", out=None) -> np.ndarray:
+    """Encode positions.
+
+    Parameters
+    ----------
+    boards : array-like (N, 2, 25) or (2, 25)
+        Positions, side on roll in row 1 (validated).
+    name : str
+        One of ``ENCODERS``.
+    out : float32 array (N, n_inputs), optional
+        Preallocated, C-contiguous buffer to fill.
+
+    Returns
+    -------
+    float32 array (N, n_inputs), or (n_inputs,) for a single position.
+    """
+    cdef int enc = encoder_id(name)
+    arr = np.asarray(boards)
+    single = arr.ndim == 2
+    cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)
+    cdef Py_ssize_t n = barr.shape[0], i
+    cdef int size = _SIZES[enc]
+    if out is None:
+        out = np.empty((n, size), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (n, size)
+          or not out.flags.c_contiguous or not out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous float32 array of shape ({n}, {size})")
+    cdef real_t[:, ::1] ov = out
+    cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
+    with nogil:
+        for i in range(n):
+            encode_dense(enc, &bp[i], &ov[i, 0])
+    return out[0] if single else out
+
+
+def expert_features(board) -> dict:
+    """The raw (unscaled) hand-made features of one position, for tests and
+    inspection: shots and escapes out of 36 for each side, longest primes."""
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    return {
+        "shots_by_on_roll": shots_36(b, 1),
+        "shots_by_opponent": shots_36(b, 0),
+        "escapes_on_roll": escapes_36(b, 1),
+        "escapes_opponent": escapes_36(b, 0),
+        "prime_on_roll": longest_prime(b, 1),
+        "prime_opponent": longest_prime(b, 0),
+    }

@@ -14,20 +14,20 @@ from bgengine.demo import play_demo_game
 
 def test_demo_game_is_reproducible_and_finishes():
     out1, out2 = io.StringIO(), io.StringIO()
-    r1 = play_demo_game("pointmaker", "random", seed=7, out=out1)
-    r2 = play_demo_game("pointmaker", "random", seed=7, out=out2)
+    r1 = play_demo_game("simple3", "random", seed=7, out=out1)
+    r2 = play_demo_game("simple3", "random", seed=7, out=out2)
     assert r1 == r2 and out1.getvalue() == out2.getvalue()
     assert r1.points in (1, 2, 3) and r1.winner in ("X", "O") and r1.n_moves > 10
     assert "wins a" in out1.getvalue()
 
 
-def test_pointmaker_beats_random_most_of_the_time():
-    wins = sum(play_demo_game("pointmaker", "random", seed=s).winner == "X" for s in range(40))
-    assert wins >= 28
+def test_pubeval_beats_random_most_of_the_time():
+    wins = sum(play_demo_game("pubeval", "random", seed=s).winner == "X" for s in range(40))
+    assert wins >= 32
 
 
 def test_demo_unknown_player():
-    with pytest.raises(ValueError, match="unknown demo player"):
+    with pytest.raises(ValueError, match="unknown player"):
         play_demo_game("gnubg", "random")
 
 

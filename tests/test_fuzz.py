@@ -285,8 +285,10 @@ def test_empty_batches():
     assert a.shape == (0, 2, 25) and s.shape == (0, 4, 2) and off.tolist() == [0]
 
 
-@pytest.mark.parametrize("n_threads,exc", [(0, ValueError), (-1, ValueError),
-                                           ("2", TypeError), (None, TypeError)])
+@pytest.mark.parametrize("n_threads,exc", [(0, ValueError), (-1, ValueError), (2.5, ValueError),
+                                           (True, ValueError), (2 ** 31, ValueError),
+                                           (10 ** 6, ValueError), ("2", ValueError),
+                                           (None, ValueError)])
 def test_bad_thread_count(n_threads, exc):
     with pytest.raises(exc):
         count_afterstates(START[None], [[3, 1]], n_threads)
@@ -323,9 +325,6 @@ def test_fifteen_on_the_bar():
 
 # ------------------------------------------------------------------ known weak spots
 
-@pytest.mark.xfail(strict=True, reason="values wrap when cast to int64: 2**64-1 is reported "
-                                       "as 'negative checker count -1', 1e20 as a negative "
-                                       "count with a RuntimeWarning from numpy")
 @pytest.mark.parametrize("board", [np.full((2, 25), 2 ** 64 - 1, dtype=np.uint64),
                                    np.where(np.arange(50).reshape(2, 25) == 30, 1e20, 0.0)],
                          ids=["uint64-max", "float-1e20"])
@@ -368,11 +367,7 @@ RACE_SCRIPT = textwrap.dedent("""
 """)
 
 
-# Not strict: the race is timing-dependent (it shows every run on the 2-core
-# development machine); remove the marker once MoveGenerator is fixed.
-@pytest.mark.xfail(strict=False, reason="MoveGenerator releases the GIL while filling its "
-                                       "own buffers: one instance shared by threads returns "
-                                       "wrong moves (and may corrupt the heap)")
+# The race showed every run on the 2-core development machine before the fix.
 def test_shared_move_generator_across_threads():
     """One MoveGenerator used from several Python threads must give right answers
     (a lock) or refuse (RuntimeError), never wrong moves.  Run in a subprocess

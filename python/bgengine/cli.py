@@ -17,7 +17,10 @@ __all__ = ["main", "build_parser"]
 def _cmd_demo(args: argparse.Namespace) -> int:
     from bgengine.demo import play_demo_game
 
-    play_demo_game(args.x, args.o, seed=args.seed, out=sys.stdout)
+    from bgengine.demo import default_demo_players
+
+    x, o = default_demo_players()
+    play_demo_game(args.x or x, args.o or o, seed=args.seed, out=sys.stdout)
     return 0
 
 
@@ -97,13 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("demo", help="play and print one game between two simple players",
-                       description="Play one cubeless game between two simple players and print "
-                                   "every move in gnubg notation, the final board and the result.")
-    p.add_argument("--x", default="pointmaker", choices=["pointmaker", "random"],
-                   help="player for X (default: pointmaker, a greedy point-making heuristic)")
-    p.add_argument("--o", default="random", choices=["pointmaker", "random"],
-                   help="player for O (default: random)")
+    from bgengine.players import SPEC_HELP
+
+    p = sub.add_parser("demo", help="play and print one game between two players",
+                       description="Play one cubeless game and print every move in gnubg "
+                                   "notation, the final board and the result.  "
+                                   f"Players: {SPEC_HELP}.")
+    p.add_argument("--x", default=None, help="player for X (default: net, the shipped network)")
+    p.add_argument("--o", default=None, help="player for O (default: pubeval)")
     p.add_argument("--seed", type=int, default=1, help="dice seed (default 1); same seed, same game")
     p.set_defaults(func=_cmd_demo)
 
@@ -118,8 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("position_id", help="14-character Position ID; the side on roll moves")
     p.add_argument("dice", type=_parse_dice, help="the roll, e.g. 31 or 6-6")
     p.set_defaults(func=_cmd_moves)
-
-    from bgengine.players import SPEC_HELP
 
     p = sub.add_parser("match", help="play two players against each other and report ppg",
                        description="Play cubeless money games between players A and B, each dice "

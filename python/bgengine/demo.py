@@ -1,47 +1,29 @@
-"""A demonstration game between two simple players, printed move by move.
+"""A game between two players, printed move by move (``bgengine demo``).
 
-This is the main job until a trained network ships: it exercises the rules
-core end to end (dice, move generation, notation, scoring).  Players here
-choose in Python, once per move, which is fine for a demonstration and not
-how training or evaluation loops run.
+Players are any :func:`bgengine.players.make_player` spec (``net``,
+``pubeval``, ``simple3``, ``random``, ``net:PATH``).  The game is driven from
+Python one move at a time so that every move can be printed; matches and
+training run whole games in compiled code instead.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, TextIO
-
-import numpy as np
+from typing import TextIO
 
 from bgengine.dice import Dice
-from bgengine.position import Move, Position
+from bgengine.players import default_network_path, make_player
+from bgengine.position import Position
 
-__all__ = ["GameRecord", "play_demo_game", "random_choice", "point_maker_choice", "DEMO_PLAYERS"]
+__all__ = ["GameRecord", "play_demo_game", "default_demo_players"]
 
 log = logging.getLogger(__name__)
 
-Chooser = Callable[[Position, list[Move], Dice], Move]
 
-
-def random_choice(position: Position, moves: list[Move], dice: Dice) -> Move:
-    """Any legal play, uniformly (the dice stream doubles as the chooser's randomness)."""
-    return moves[int(dice.next_uint32() % len(moves))]
-
-
-def point_maker_choice(position: Position, moves: list[Move], dice: Dice) -> Move:
-    """Greedy: make the most points (2+ checkers), then leave the fewest blots,
-    then hit.  Ties go to gnubg's move order."""
-
-    def score(m: Move) -> tuple[int, int, int]:
-        mine = m.board_after[1, :24]
-        theirs = m.board_after[0]
-        return int((mine >= 2).sum()), -int((mine == 1).sum()), int(theirs[24])
-
-    return max(moves, key=score)
-
-
-DEMO_PLAYERS: dict[str, Chooser] = {"random": random_choice, "pointmaker": point_maker_choice}
+def default_demo_players() -> tuple[str, str]:
+    """The shipped network against pubeval, or simple3 against random without one."""
+    return ("net", "pubeval") if default_network_path().exists() else ("simple3", "random")
 
 
 @dataclass
@@ -53,19 +35,16 @@ class GameRecord:
     n_moves: int
 
 
-def play_demo_game(x: str = "pointmaker", o: str = "random", seed: int = 1,
+def play_demo_game(x: str = "simple3", o: str = "random", seed: int = 1,
                    out: TextIO | None = None) -> GameRecord:
     """Play one cubeless game, X (player ``x``) against O (player ``o``).
 
     Each turn is printed to ``out`` (if given) as ``X 31: 8/5 6/5``; the final
     board and result follow.
     """
-    for name in (x, o):
-        if name not in DEMO_PLAYERS:
-            raise ValueError(f"unknown demo player {name!r}; choose from {sorted(DEMO_PLAYERS)}")
+    players = {"X": make_player(x), "O": make_player(o)}
     dice = Dice(seed)
     names = {"X": x, "O": o}
-    choosers = {"X": DEMO_PLAYERS[x], "O": DEMO_PLAYERS[o]}
     d1, d2 = dice.opening_roll()
     # the side with the higher opening die moves first
     side = "X" if dice.next_uint32() % 2 == 0 else "O"
@@ -79,7 +58,7 @@ def play_demo_game(x: str = "pointmaker", o: str = "random", seed: int = 1,
     say(f"X = {x}, O = {o}, seed {seed}")
     while True:
         moves = position.legal_moves(d1, d2)
-        move = choosers[side](position, moves, dice)
+        move = moves[players[side].choose(position.board, d1, d2, seed=seed * 100003 + n_moves)]
         n_moves += 1
         say(f"{n_moves:3d}. {side} {d1}{d2}: {move}")
         position = move.position

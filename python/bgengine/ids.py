@@ -217,7 +217,9 @@ class MatchState:
         set_ = object.__setattr__
         set_(self, "match_length", whole("match_length", self.match_length, 0, MAX_MATCH_LENGTH))
         s0, s1 = pair("score", self.score)
-        top = self.match_length if self.match_length else 0x7FFF
+        # a finished game may leave the winner past the length (see match_state_from_id)
+        ended = self.game_state in (GAME_OVER, GAME_RESIGNED, GAME_DROP)
+        top = self.match_length if self.match_length and not ended else 0x7FFF
         set_(self, "score", (whole("score[0]", s0, 0, top), whole("score[1]", s1, 0, top)))
         cube = self.cube
         if (isinstance(cube, bool) or not isinstance(cube, (int, np.integer)) or cube < 1
@@ -326,7 +328,10 @@ def match_state_from_id(mid: str) -> MatchState:
         raise ValueError(f"Match ID {mid!r}: match length {length} is longer than "
                          f"{MAX_MATCH_LENGTH}")
     s0, s1 = bits(36, 15), bits(51, 15)
-    if length and (s0 > length or s1 > length):
+    # once a game has ended, the winner's score may pass the length (2-0 in a
+    # 1-point match after a gammon): gnubg writes such IDs; in play it cannot
+    over = gs in (GAME_OVER, GAME_RESIGNED, GAME_DROP)
+    if length and (s0 > length or s1 > length) and not over:
         raise ValueError(f"Match ID {mid!r}: score {s0}-{s1} is past the match length {length}")
     crawford = bits(7, 1)
     if crawford and not length:

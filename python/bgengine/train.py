@@ -360,8 +360,8 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
             if state.games % config.eval_every == 0 or state.games == config.games:
                 res = _evaluate(config, net, opponent, threads)
                 last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
-                _write(logf, {"kind": "eval", "games": state.games, "elapsed": state.elapsed,
-                              **res.as_dict()})
+                _write(logf, {**res.as_dict(), "kind": "eval", "games": state.games,
+                              "eval_games": res.games, "elapsed": state.elapsed})
                 if res.ppg > state.best_ppg:
                     state.best_ppg = res.ppg
                     _stamp(net, config, state, res.ppg).save(run / "best.npz")

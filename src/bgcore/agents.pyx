@@ -43,6 +43,7 @@ from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
+from bgengine.movegen import check_threads
 
 cnp.import_array()
 
@@ -298,7 +299,7 @@ cdef class Player:
         return k
 
 
-def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, int n_threads=1,
+def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, n_threads=1,
                Py_ssize_t first_pair=0):
     """Play ``n_pairs`` game pairs between ``a`` and ``b``.
 
@@ -313,14 +314,13 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, int n_th
     """
     if n_pairs < 0:
         raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
-    if n_threads < 1:
-        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    cdef int nt = check_threads(n_threads)
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     cdef cnp.int8_t[:, ::1] pv = points
     cdef int32_t[:, ::1] mv = moves
-    cdef movelist_t* lists = <movelist_t*> malloc(n_threads * sizeof(movelist_t))
-    cdef netbuf_t* bufs = <netbuf_t*> malloc(n_threads * sizeof(netbuf_t))
+    cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
+    cdef netbuf_t* bufs = <netbuf_t*> malloc(nt * sizeof(netbuf_t))
     cdef Py_ssize_t i
     cdef int t, g, n_ready = 0, nm, tid
     cdef rng_t dice, prng
@@ -330,11 +330,11 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, int n_th
         free(bufs)
         raise MemoryError()
     try:
-        for t in range(n_threads):
+        for t in range(nt):
             movelist_init(&lists[t])
             n_ready += 1
         with nogil:
-            for i in prange(n_pairs, schedule="dynamic", num_threads=n_threads):
+            for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
                 tid = threadid()
                 for g in range(2):
                     rng_seed(&dice, seed, <uint64_t>(first_pair + i))

@@ -162,6 +162,13 @@ def _as_int_array(board, str name):
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ValueError(f"{name} must hold whole checker counts")
+    # range-check before converting, so huge values cannot wrap round
+    if arr.size:
+        hi, lo = arr.max(), arr.min()
+        if hi > 1_000_000:
+            raise ValueError(f"{name} has a slot holding {hi} checkers; at most 15 allowed")
+        if lo < -1_000_000:
+            raise ValueError(f"{name} has a negative checker count {lo}")
     return arr
 
 

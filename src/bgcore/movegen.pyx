@@ -275,6 +275,18 @@ def _check_die(d, str name):
     return int(d)
 
 
+MAX_THREADS = 256
+
+
+def check_threads(n_threads) -> int:
+    """``n_threads`` as an int in 1..MAX_THREADS, or ``ValueError``."""
+    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)):
+        raise ValueError(f"n_threads must be an integer, got {n_threads!r}")
+    if not 1 <= n_threads <= MAX_THREADS:
+        raise ValueError(f"n_threads must be in 1..{MAX_THREADS}, got {n_threads}")
+    return int(n_threads)
+
+
 def _check_dice_array(dice):
     arr = np.asarray(dice)
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -316,9 +328,17 @@ cdef class MoveGenerator:
     >>> afterstates, steps = gen.legal_afterstates(board, 3, 1)
     """
     cdef movelist_t ml
+    cdef bint busy      # set (with the GIL held) while a call fills ml
 
     def __cinit__(self):
         movelist_init(&self.ml)
+
+    cdef int _claim(self) except -1:
+        if self.busy:
+            raise RuntimeError("this MoveGenerator is in use by another thread; "
+                               "give each thread its own")
+        self.busy = True
+        return 0
 
     def __dealloc__(self):
         movelist_free(&self.ml)
@@ -347,17 +367,25 @@ cdef class MoveGenerator:
         cdef cnp.ndarray arr = validate_board(board)
         cdef int a = _check_die(d1, "d1"), c = _check_die(d2, "d2")
         cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
-        with nogil:
-            generate_moves(&self.ml, b, a, c)
-        return _export(&self.ml)
+        self._claim()
+        try:
+            with nogil:
+                generate_moves(&self.ml, b, a, c)
+            return _export(&self.ml)
+        finally:
+            self.busy = False
 
     def count(self, board, d1, d2) -> int:
         """Number of unique afterstates (1 when there is no legal play)."""
         cdef cnp.ndarray arr = validate_board(board)
         cdef int a = _check_die(d1, "d1"), c = _check_die(d2, "d2")
         cdef int n
-        with nogil:
-            n = generate_moves(&self.ml, <const board_t*> cnp.PyArray_DATA(arr), a, c)
+        self._claim()
+        try:
+            with nogil:
+                n = generate_moves(&self.ml, <const board_t*> cnp.PyArray_DATA(arr), a, c)
+        finally:
+            self.busy = False
         return n
 
 
@@ -366,7 +394,7 @@ def legal_afterstates(board, d1, d2) -> tuple[np.ndarray, np.ndarray]:
     return MoveGenerator().legal_afterstates(board, d1, d2)
 
 
-def count_afterstates(boards, dice, int n_threads=1) -> np.ndarray:
+def count_afterstates(boards, dice, n_threads=1) -> np.ndarray:
     """Unique afterstate counts for every position and every roll.
 
     Parameters
@@ -382,23 +410,22 @@ def count_afterstates(boards, dice, int n_threads=1) -> np.ndarray:
     """
     cdef cnp.ndarray barr = validate_boards(boards)
     cdef cnp.ndarray darr = _check_dice_array(dice)
-    if n_threads < 1:
-        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    cdef int nt = check_threads(n_threads)
     cdef Py_ssize_t n = barr.shape[0], m = darr.shape[0], p, r
     out = np.zeros((n, m), dtype=np.int32)
     cdef int32_t[:, ::1] ov = out
     cdef const int32_t[:, ::1] dv = darr
     cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef movelist_t* lists = <movelist_t*> malloc(n_threads * sizeof(movelist_t))
+    cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
     if lists == NULL:
         raise MemoryError()
     cdef int t, n_ready = 0
     try:
-        for t in range(n_threads):
+        for t in range(nt):
             movelist_init(&lists[t])
             n_ready += 1
         with nogil:
-            for p in prange(n, schedule="dynamic", num_threads=n_threads):
+            for p in prange(n, schedule="dynamic", num_threads=nt):
                 for r in range(m):
                     ov[p, r] = generate_moves(&lists[threadid()], &bp[p], dv[r, 0], dv[r, 1])
     finally:

@@ -1,0 +1,42 @@
+# C-level API of lookahead (n-ply expectimax) and rollouts over a network.
+#
+# A searcher_t is per thread: it owns one move list per ply level, a network
+# workspace and an evaluation cache, so no allocation happens per position.
+
+from bgengine._types cimport real_t, key_t, uint64_t
+from bgengine.board cimport board_t
+from bgengine.dice cimport rng_t
+from bgengine.movegen cimport movelist_t
+from bgengine.network cimport net_t, netbuf_t
+
+cdef enum:
+    MAX_PLIES = 3
+    MAX_CANDIDATES = 32
+
+ctypedef struct cache_entry_t:
+    key_t key               # Zobrist key of the position (side on roll) ^ ply salt; 0 = empty
+    real_t out[5]
+
+ctypedef struct searcher_t:
+    const net_t* net
+    int encoder
+    int K
+    netbuf_t* buf
+    movelist_t ml[MAX_PLIES + 2]
+    cache_entry_t* cache    # open table, replace-always; NULL = no cache
+    uint64_t cache_mask
+    uint64_t hits
+    uint64_t lookups
+    int candidates          # move filter: at most this many moves searched deeper
+    double margin           # ... and only those within this equity of the 0-ply best
+
+cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,
+                       int candidates, double margin) except -1 nogil
+cdef void searcher_free(searcher_t* S) noexcept nogil
+
+# Outputs of position ``s`` (side on roll, before its roll) from its side, at ``plies``.
+cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out) noexcept nogil
+# Best play among ml.boards[0..n-1] (afterstates of ``level``'s list) at ``plies``;
+# the chosen afterstate's outputs, mover's side, in ``out``.
+cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
+                          real_t* out) noexcept nogil

@@ -1,0 +1,439 @@
+"""Lookahead and rollouts over a network, in compiled code.
+
+n-ply evaluation (expectimax over the 21 rolls)
+    ``eval_position(s, 0)`` is the network's output for ``s`` (side on roll).
+    ``eval_position(s, n)`` averages over the 21 rolls (doubles 1/36, others
+    2/36) the outputs, from ``s``'s side, of the reply the side on roll picks
+    at 0-ply, itself evaluated at ``n - 1`` plies.  A play chosen "at n
+    plies" is the afterstate whose position (opponent on roll) is best at
+    ``n`` plies; only the best few plays at 0-ply are searched deeper (the
+    move filter: at most ``candidates``, within ``margin`` equity of the best),
+    as GNU Backgammon does.  Evaluations are cached by Zobrist key and ply.
+
+Rollouts
+    Each trial plays the position out to the end (or ``truncate`` plays,
+    then the network's estimate) with both sides choosing at 0-ply.  The
+    first two rolls are stratified: trial ``t`` starts with roll ``t % 36``
+    then ``(t // 36) % 36`` of the 36 ordered outcomes, so 1296 trials cover
+    every pair once; later rolls come from PCG32 stream ``t``.  Luck-based
+    variance reduction subtracts, at every play, the gap between the value of
+    the best play for the roll thrown and the mean over all 36 rolls.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+from libc.math cimport sqrt
+
+from bgengine._types cimport int32_t, real_t, key_t, uint64_t
+from bgengine.board cimport (board_t, board_key, board_swap, board_checkers, board_win_value,
+                             MOVER, OPPONENT)
+from bgengine.dice cimport rng_t, rng_seed, rng_roll
+from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
+from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
+                               outputs_equity, outputs_target, MAX_OUTPUTS)
+from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.agents cimport net_best_move
+
+from bgengine.board import validate_board
+from bgengine.encoders import encoder_id
+from bgengine.movegen import check_threads
+
+cnp.import_array()
+
+cdef key_t PLY_SALT[MAX_PLIES + 1]
+PLY_SALT[:] = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93]
+cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level plays
+
+
+cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,
+                       int candidates, double margin) except -1 nogil:
+    cdef int i
+    memset(S, 0, sizeof(searcher_t))
+    S.net = net
+    S.encoder = encoder
+    S.K = net.sizes[net.n_layers]
+    S.candidates = candidates if candidates < MAX_CANDIDATES else MAX_CANDIDATES
+    S.margin = margin
+    S.buf = <netbuf_t*> malloc(sizeof(netbuf_t))
+    if S.buf == NULL:
+        with gil:
+            raise MemoryError()
+    for i in range(MAX_PLIES + 2):
+        movelist_init(&S.ml[i])
+    if cache_bits > 0:
+        S.cache = <cache_entry_t*> calloc(<size_t>1 << cache_bits, sizeof(cache_entry_t))
+        if S.cache == NULL:
+            with gil:
+                raise MemoryError()
+        S.cache_mask = (<uint64_t>1 << cache_bits) - 1
+    return 0
+
+
+cdef void searcher_free(searcher_t* S) noexcept nogil:
+    cdef int i
+    for i in range(MAX_PLIES + 2):
+        movelist_free(&S.ml[i])
+    free(S.buf)
+    free(S.cache)
+    S.buf = NULL
+    S.cache = NULL
+
+
+cdef inline void _static(searcher_t* S, const board_t* s, real_t* out) noexcept nogil:
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int nnz = encode_sparse(S.encoder, s, idx, val)
+    net_forward_sparse(S.net, idx, val, nnz, S.buf)
+    memcpy(out, S.buf.act[S.net.n_layers], S.K * sizeof(real_t))
+
+
+cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out) noexcept nogil:
+    cdef key_t key = 0
+    cdef cache_entry_t* e = NULL
+    cdef real_t acc[MAX_OUTPUTS]
+    cdef real_t m[MAX_OUTPUTS]
+    cdef real_t t[MAX_OUTPUTS]
+    cdef board_t s2
+    cdef int K = S.K, d1, d2, n, c, k, w
+    if board_checkers(s, OPPONENT) == 0:      # the side that just moved has won
+        outputs_target(K, -board_win_value(s, OPPONENT), out)
+        return
+    if S.cache != NULL:
+        key = board_key(s) ^ PLY_SALT[plies]
+        e = &S.cache[key & S.cache_mask]
+        S.lookups += 1
+        if e.key == key:
+            S.hits += 1
+            memcpy(out, e.out, K * sizeof(real_t))
+            return
+    if plies == 0:
+        _static(S, s, out)
+    else:
+        memset(acc, 0, K * sizeof(real_t))
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                w = 1 if d1 == d2 else 2
+                n = generate_moves(&S.ml[plies], s, d1, d2)
+                c = net_best_move(S.net, S.encoder, &S.ml[plies], n, S.buf, m)
+                if plies > 1 and board_checkers(&S.ml[plies].boards[c], MOVER) > 0:
+                    board_swap(&s2, &S.ml[plies].boards[c])
+                    eval_position(S, &s2, plies - 1, t)
+                    outputs_flip(K, t, m)
+                for k in range(K):
+                    acc[k] += w * m[k]
+        for k in range(K):
+            out[k] = acc[k] / 36.0
+    if e != NULL:
+        e.key = key
+        memcpy(e.out, out, K * sizeof(real_t))
+
+
+cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
+                          real_t* out) noexcept nogil:
+    cdef int cand[MAX_CANDIDATES]
+    cdef double ceq[MAX_CANDIDATES]
+    cdef real_t m[MAX_OUTPUTS]
+    cdef real_t t[MAX_OUTPUTS]
+    cdef board_t s
+    cdef int i, j, nc = 0, best = 0, K = S.K
+    cdef double e, best_e = -1e300
+    if plies <= 0 or n == 1:
+        return net_best_move(S.net, S.encoder, ml, n, S.buf, out)
+    # 0-ply screen: keep the best few, sorted by equity (insertion)
+    for i in range(n):
+        _mover_static(S, &ml.boards[i], m)
+        e = outputs_equity(K, m)
+        if nc < S.candidates or e > ceq[nc - 1]:
+            j = nc if nc < S.candidates else nc - 1
+            while j > 0 and ceq[j - 1] < e:
+                if j < S.candidates:
+                    cand[j] = cand[j - 1]
+                    ceq[j] = ceq[j - 1]
+                j -= 1
+            cand[j] = i
+            ceq[j] = e
+            if nc < S.candidates:
+                nc += 1
+    for j in range(nc):
+        if ceq[j] < ceq[0] - S.margin:
+            break
+        i = cand[j]
+        if board_checkers(&ml.boards[i], MOVER) == 0:
+            outputs_target(K, board_win_value(&ml.boards[i], MOVER), m)
+        else:
+            board_swap(&s, &ml.boards[i])
+            eval_position(S, &s, plies, t)
+            outputs_flip(K, t, m)
+        e = outputs_equity(K, m)
+        if e > best_e:
+            best_e = e
+            best = i
+            if out != NULL:
+                memcpy(out, m, K * sizeof(real_t))
+    return best
+
+
+cdef inline void _mover_static(searcher_t* S, const board_t* after, real_t* out) noexcept nogil:
+    cdef board_t s
+    cdef real_t t[MAX_OUTPUTS]
+    if board_checkers(after, MOVER) == 0:
+        outputs_target(S.K, board_win_value(after, MOVER), out)
+        return
+    board_swap(&s, after)
+    eval_position(S, &s, 0, t)
+    outputs_flip(S.K, t, out)
+
+
+# ---------------------------------------------------------------- rollouts
+
+cdef inline void _roll_index(int r, int* d1, int* d2) noexcept nogil:
+    d1[0] = r // 6 + 1
+    d2[0] = r % 6 + 1
+
+
+cdef void _best_for_roll(searcher_t* S, const board_t* s, int d1, int d2, int plies,
+                         board_t* after, real_t* m) noexcept nogil:
+    cdef int n = generate_moves(&S.ml[TOP], s, d1, d2)
+    cdef int c = search_best_move(S, &S.ml[TOP], n, plies, m)
+    memcpy(after, &S.ml[TOP].boards[c], sizeof(board_t))
+
+
+cdef void _rollout_trial(searcher_t* S, const board_t* start, int t, uint64_t seed,
+                         int truncate, bint vr, int plies, real_t* result) noexcept nogil:
+    """Outputs of one trial from the side on roll at ``start``'s view."""
+    cdef board_t s, after, tmp
+    cdef real_t m[MAX_OUTPUTS]
+    cdef real_t avg[MAX_OUTPUTS]
+    cdef real_t luck[MAX_OUTPUTS]
+    cdef real_t a[MAX_OUTPUTS]
+    cdef real_t b[MAX_OUTPUTS]
+    cdef rng_t rng
+    cdef int K = S.K, d1, d2, x1, x2, k, r, moves = 0, root_to_move = 1
+    rng_seed(&rng, seed, <uint64_t>t)
+    memcpy(&s, start, sizeof(board_t))
+    memset(luck, 0, K * sizeof(real_t))
+    while True:
+        if board_checkers(&s, OPPONENT) == 0:         # previous mover won
+            outputs_target(K, -board_win_value(&s, OPPONENT), m)
+            break
+        if truncate > 0 and moves >= truncate:
+            eval_position(S, &s, 0, m)
+            break
+        if moves == 0:
+            _roll_index(t % 36, &d1, &d2)
+        elif moves == 1:
+            _roll_index((t // 36) % 36, &d1, &d2)
+        else:
+            rng_roll(&rng, &d1, &d2)
+        if vr:
+            # mean over the 36 rolls of the best play's value, mover's view
+            memset(avg, 0, K * sizeof(real_t))
+            for x1 in range(1, 7):
+                for x2 in range(x1, 7):
+                    _best_for_roll(S, &s, x1, x2, 0, &tmp, a)
+                    for k in range(K):
+                        avg[k] += (1 if x1 == x2 else 2) * a[k] / 36.0
+        _best_for_roll(S, &s, d1, d2, plies, &after, m)
+        if vr:
+            if plies > 0:
+                _mover_static(S, &after, m)
+            # luck of this roll, put in the root's frame
+            if root_to_move:
+                for k in range(K):
+                    luck[k] += m[k] - avg[k]
+            else:
+                outputs_flip(K, m, a)
+                outputs_flip(K, avg, b)
+                for k in range(K):
+                    luck[k] += a[k] - b[k]
+        moves += 1
+        board_swap(&s, &after)
+        root_to_move ^= 1
+    # m is from the view of the side on roll at s
+    if root_to_move:
+        memcpy(result, m, K * sizeof(real_t))
+    else:
+        outputs_flip(K, m, result)
+    for k in range(K):
+        result[k] -= luck[k]
+
+
+# ---------------------------------------------------------------- Python
+
+cdef class Searcher:
+    """n-ply evaluation and move choice with a network, with an evaluation cache.
+
+    Parameters
+    ----------
+    network : Network
+    candidates : int
+        Move filter: at most this many plays (best at 0-ply) are searched deeper.
+    margin : float
+        ... and only those within ``margin`` equity of the 0-ply best.
+    cache_bits : int
+        The cache holds ``2**cache_bits`` evaluations (0 = no cache).
+    """
+    cdef searcher_t S
+    cdef readonly Network network
+    cdef bint ready
+
+    def __init__(self, Network network, int candidates=8, double margin=0.16, int cache_bits=18):
+        if not 1 <= candidates <= MAX_CANDIDATES:
+            raise ValueError(f"candidates must be in 1..{MAX_CANDIDATES}, got {candidates}")
+        if not 0 <= cache_bits <= 26:
+            raise ValueError(f"cache_bits must be in 0..26, got {cache_bits}")
+        if margin < 0:
+            raise ValueError(f"margin must be >= 0, got {margin}")
+        if self.ready:
+            searcher_free(&self.S)
+        self.network = network
+        searcher_init(&self.S, &network.net, encoder_id(network.encoder), cache_bits,
+                      candidates, margin)
+        self.ready = True
+
+    def __dealloc__(self):
+        if self.ready:
+            searcher_free(&self.S)
+
+    @property
+    def cache_stats(self) -> tuple:
+        """``(hits, lookups)`` since creation."""
+        return int(self.S.hits), int(self.S.lookups)
+
+    def evaluate(self, board, int plies=0) -> np.ndarray:
+        """Outputs (float32, n_outputs) of ``board`` from the side on roll, at ``plies``."""
+        if not 0 <= plies <= MAX_PLIES:
+            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        cdef cnp.ndarray arr = validate_board(board)
+        out = np.zeros(self.S.K, dtype=np.float32)
+        cdef real_t[::1] ov = out
+        with nogil:
+            eval_position(&self.S, <const board_t*> cnp.PyArray_DATA(arr), plies, &ov[0])
+        return out
+
+    def best_move(self, board, int d1, int d2, int plies=0) -> tuple:
+        """``(index, outputs)``: the play chosen at ``plies`` (index into
+        ``legal_afterstates(board, d1, d2)``) and its outputs, mover's side."""
+        if not 0 <= plies <= MAX_PLIES:
+            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+        cdef cnp.ndarray arr = validate_board(board)
+        out = np.zeros(self.S.K, dtype=np.float32)
+        cdef real_t[::1] ov = out
+        cdef int n, c
+        with nogil:
+            n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
+            c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[0])
+        return c, out
+
+    def rank_moves(self, board, int d1, int d2, int plies=0) -> list:
+        """Every legal play with its outputs and equity (mover's side) at ``plies``,
+        best first: ``[(index, outputs, equity), ...]``.  Each play is searched
+        at ``plies`` (no move filter), so this is for hints, not for speed."""
+        from bgengine.movegen import legal_afterstates
+        afterstates, _ = legal_afterstates(board, d1, d2)
+        rows = []
+        for i, after in enumerate(afterstates):
+            if after[1].sum() == 0:
+                from bgengine.board import game_result
+                outputs = _target(self.S.K, game_result(after))
+            else:
+                outputs = _flip(self.S.K, self.evaluate(after[::-1], plies))
+            rows.append((i, outputs, _equity(self.S.K, outputs)))
+        rows.sort(key=lambda r: -r[2])
+        return rows
+
+
+def _target(int K, int v) -> np.ndarray:
+    out = np.zeros(K, dtype=np.float32)
+    cdef real_t[::1] ov = out
+    outputs_target(K, v, &ov[0])
+    return out
+
+
+def _flip(int K, v) -> np.ndarray:
+    src = np.ascontiguousarray(v, dtype=np.float32)
+    out = np.zeros(K, dtype=np.float32)
+    cdef real_t[::1] sv = src, ov = out
+    outputs_flip(K, &sv[0], &ov[0])
+    return out
+
+
+def _equity(int K, v) -> float:
+    src = np.ascontiguousarray(v, dtype=np.float32)
+    cdef real_t[::1] sv = src
+    return outputs_equity(K, &sv[0])
+
+
+def rollout(Network network, board, Py_ssize_t trials=1296, *, uint64_t seed=0, int truncate=0,
+            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0):
+    """Monte-Carlo rollout of ``board`` (side on roll to roll next).
+
+    Parameters
+    ----------
+    trials : int
+        Number of games played out; multiples of 1296 stratify the first two rolls exactly.
+    truncate : int
+        Stop after this many plays and use the network's estimate (0 = play to the end).
+    variance_reduction : bool
+        Subtract each roll's luck (36 times the evaluations per play).
+    plies : int
+        Plies used to choose the plays (0 = the network alone).
+    n_threads : int
+        Threads over trials; results do not depend on it.
+
+    Returns
+    -------
+    dict: ``outputs`` (mean, n_outputs), ``equity`` (mean cubeless equity),
+    ``stderr`` (standard error of the equity), ``outputs_stderr``, ``trials``,
+    and ``per_trial`` (trials, n_outputs) float32.
+    """
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    if truncate < 0:
+        raise ValueError(f"truncate must be >= 0, got {truncate}")
+    if not 0 <= plies <= MAX_PLIES:
+        raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+    cdef int nt = check_threads(n_threads)
+    cdef cnp.ndarray arr = validate_board(board)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
+    cdef int K = network.net.sizes[network.net.n_layers], enc = encoder_id(network.encoder)
+    per = np.zeros((trials, K), dtype=np.float32)
+    cdef real_t[:, ::1] pv = per
+    cdef searcher_t* S = <searcher_t*> calloc(nt, sizeof(searcher_t))
+    if S == NULL:
+        raise MemoryError()
+    cdef int i, n_ready = 0
+    cdef Py_ssize_t t
+    try:
+        for i in range(nt):
+            searcher_init(&S[i], &network.net, enc, 16 if plies > 0 else 0, 8, 0.16)
+            n_ready += 1
+        with nogil:
+            for t in prange(trials, schedule="dynamic", num_threads=nt):
+                _rollout_trial(&S[threadid()], b, <int>(first_trial + t), seed, truncate,
+                               variance_reduction, plies, &pv[t, 0])
+    finally:
+        for i in range(n_ready):
+            searcher_free(&S[i])
+        free(S)
+    per64 = per.astype(np.float64)
+    if K == 1:
+        eq = 2 * per64[:, 0] - 1
+    elif K == 4:
+        eq = per64[:, 0] - per64[:, 1] + per64[:, 2] - per64[:, 3]
+    else:
+        eq = 2 * per64[:, 0] - 1 + per64[:, 1] - per64[:, 3] + per64[:, 2] - per64[:, 4]
+    n = float(trials)
+    return {
+        "outputs": per64.mean(axis=0),
+        "outputs_stderr": per64.std(axis=0, ddof=1) / np.sqrt(n) if trials > 1 else np.full(K, np.inf),
+        "equity": float(eq.mean()),
+        "stderr": float(eq.std(ddof=1) / np.sqrt(n)) if trials > 1 else float("inf"),
+        "trials": int(trials),
+        "per_trial": per,
+    }

@@ -64,7 +64,7 @@ class TrainConfig:
     method: str = "td"                  # "td" or "backprop"
     lam: float = 0.7                    # TD(lambda) trace decay; 0 = TD(0)
     alpha: float = 0.1                  # start (constant, linear) step size
-    schedule: str = "constant"          # "constant", "linear" or "steps"
+    schedule: str = "constant"          # "constant", "linear", "compound" or "steps"
     alpha_steps: list[float] = field(default_factory=lambda: list(STEP_LIST))
     games: int = 100_000
     epsilon: float = 0.0                # exploration: chance of a random play per move
@@ -82,6 +82,11 @@ class TrainConfig:
     threads: int = 0                    # evaluation threads; 0 = all cores
 
     def __post_init__(self) -> None:
+        for name in ("hidden", "alpha_steps"):
+            v = getattr(self, name)
+            if not isinstance(v, (list, tuple)) or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+                raise ValueError(f"bad training config: {name} must be a list of numbers, got {v!r}")
         self.hidden = [int(h) for h in self.hidden]
         self.alpha_steps = [float(a) for a in self.alpha_steps]
         self.validate()
@@ -90,6 +95,15 @@ class TrainConfig:
         from bgengine.encoders import ENCODERS
 
         problems = []
+        # wrong types (a TOML file can hold any) are reported before any comparison
+        wanted = {"int": (int, "an integer"), "float": ((int, float), "a number"),
+                  "str": (str, "a string")}
+        wrong = [f"{f.name} must be {wanted[f.type][1]}, got {getattr(self, f.name)!r}"
+                 for f in fields(self) if f.type in wanted
+                 and (isinstance(getattr(self, f.name), bool)
+                      or not isinstance(getattr(self, f.name), wanted[f.type][0]))]
+        if wrong:
+            raise ValueError("bad training config: " + "; ".join(wrong))
         if self.encoder not in ENCODERS:
             problems.append(f"encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):
@@ -100,8 +114,9 @@ class TrainConfig:
             problems.append(f"method must be 'td' or 'backprop', got {self.method!r}")
         if not 0 <= self.lam <= 1:
             problems.append(f"lam must be in [0, 1], got {self.lam}")
-        if self.schedule not in ("constant", "linear", "steps"):
-            problems.append(f"schedule must be constant, linear or steps, got {self.schedule!r}")
+        if self.schedule not in ("constant", "linear", "compound", "steps"):
+            problems.append(f"schedule must be constant, linear, compound or steps, got "
+                            f"{self.schedule!r}")
         if not self.alpha > 0:
             problems.append(f"alpha must be > 0, got {self.alpha}")
         if self.schedule == "steps" and (not self.alpha_steps or min(self.alpha_steps) <= 0):
@@ -112,9 +127,14 @@ class TrainConfig:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.epsilon <= 1:
             problems.append(f"epsilon must be in [0, 1], got {self.epsilon}")
+        if self.seed < 0 or self.threads < 0:
+            problems.append(f"seed and threads must be >= 0, got {self.seed} and {self.threads}")
+        if self.eval_opponent not in ("random", "pubeval", "simple1", "simple2", "simple3", "net"):
+            problems.append(f"eval_opponent must be random, pubeval, simple1, simple2, simple3 or "
+                            f"net, got {self.eval_opponent!r}")
         multiples = ("eval_every", "plateau_every", "plateau_gap") if self.schedule == "steps" \
             else ("eval_every",)
-        for name in multiples:
+        for name in multiples if self.checkpoint_every >= 1 else ():
             if getattr(self, name) % self.checkpoint_every:
                 problems.append(f"{name} ({getattr(self, name)}) must be a multiple of "
                                 f"checkpoint_every ({self.checkpoint_every})")
@@ -165,12 +185,18 @@ def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float
     """Step size for the chunk starting after ``games_done`` games.
 
     constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games);
+    compound: the brief's recurrence taken literally, ``alpha_{k+1} = alpha_k * (N - k) / N``
+    applied once per game, i.e. ``alpha * prod_{k<n} (N - k) / N`` (it falls much faster);
     steps: ``alpha_steps[step_index]`` (the index moves on at plateaus).
     """
     if config.schedule == "constant":
         return config.alpha
     if config.schedule == "linear":
         return config.alpha * max(config.games - games_done, 0) / config.games
+    if config.schedule == "compound":
+        N, n = config.games, min(games_done, config.games)
+        # log prod_{k<n} (N-k)/N = lgamma(N+1) - lgamma(N-n+1) - n log N
+        return config.alpha * math.exp(math.lgamma(N + 1) - math.lgamma(N - n + 1) - n * math.log(N))
     return config.alpha_steps[min(step_index, len(config.alpha_steps) - 1)]
 
 
@@ -218,17 +244,22 @@ def _load_checkpoint(run: Path, net: Network) -> _State:
             meta = json.loads(str(z["state"]))
             params = z["params"]
             snaps = {int(g): z[f"snapshot_{g}"] for g in meta["snapshot_games"]}
-    except (OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"{path}: unreadable checkpoint ({exc}); move it away to start over") from None
-    if params.shape != net.params.shape:
-        raise ValueError(f"{path}: {params.size} weights, but the config's network has "
-                         f"{net.params.size}")
+        best = meta["best_ppg"]
+        state = _State(games=int(meta["games"]), step_index=int(meta["step_index"]),
+                       plateau_results=[float(r) for r in meta["plateau_results"]],
+                       best_ppg=-math.inf if best is None else float(best),
+                       elapsed=float(meta["elapsed"]), snapshots=snaps)
+    except Exception as exc:  # zip, npz, JSON, missing keys, wrong types alike
+        raise ValueError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {exc}); "
+                         f"move it away to start over") from None
+    for what, arr in [("weights", params)] + [(f"snapshot {g}", p) for g, p in snaps.items()]:
+        if arr.shape != net.params.shape:
+            raise ValueError(f"{path}: {arr.size} {what}, but the config's network has "
+                             f"{net.params.size} weights")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{path}: the checkpoint's {what} hold NaN or infinite values")
     net.params[:] = params
-    best = meta["best_ppg"]
-    return _State(games=meta["games"], step_index=meta["step_index"],
-                  plateau_results=list(meta["plateau_results"]),
-                  best_ppg=-math.inf if best is None else best, elapsed=meta["elapsed"],
-                  snapshots=snaps)
+    return state
 
 
 def read_log(run: str | os.PathLike) -> Iterator[dict]:

@@ -43,7 +43,7 @@ from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
-from bgengine.movegen import check_threads
+from bgengine.movegen import check_seed, check_threads
 
 cnp.import_array()
 
@@ -287,7 +287,7 @@ cdef class Player:
         cdef netbuf_t* buf = <netbuf_t*> malloc(sizeof(netbuf_t))
         if buf == NULL:
             raise MemoryError()
-        rng_seed(&rng, seed, PLAYER_STREAM)
+        rng_seed(&rng, check_seed(seed), PLAYER_STREAM)
         cdef int n, k
         movelist_init(&ml)
         try:
@@ -299,8 +299,25 @@ cdef class Player:
         return k
 
 
-def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, n_threads=1,
-               Py_ssize_t first_pair=0):
+cdef int _play_pair(const player_t* a, const player_t* b, uint64_t seed, uint64_t pair,
+                    movelist_t* ml, netbuf_t* buf, cnp.int8_t* points, int32_t* moves) except -1 nogil:
+    """Both games of pair ``pair``; everything per game is local, so threads
+    share nothing but the read-only players."""
+    cdef rng_t dice, prng
+    cdef int g, nm, v
+    for g in range(2):
+        rng_seed(&dice, seed, pair)
+        rng_seed(&prng, seed, PLAYER_STREAM + 2 * pair + g)
+        if g == 0:
+            v = play_one_game(a, b, &dice, &prng, ml, buf, &nm)
+        else:
+            v = -play_one_game(b, a, &dice, &prng, ml, buf, &nm)
+        points[g] = <cnp.int8_t>v
+        moves[g] = nm
+    return 0
+
+
+def play_match(Player a, Player b, Py_ssize_t n_pairs, seed=0, n_threads=1, first_pair=0):
     """Play ``n_pairs`` game pairs between ``a`` and ``b``.
 
     In pair ``i`` (dice stream ``first_pair + i`` of ``seed``) game 0 has
@@ -315,6 +332,7 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, n_thread
     if n_pairs < 0:
         raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
     cdef int nt = check_threads(n_threads)
+    cdef uint64_t sd = check_seed(seed), fp = check_seed(first_pair, "first_pair")
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     cdef cnp.int8_t[:, ::1] pv = points
@@ -322,9 +340,7 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, n_thread
     cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
     cdef netbuf_t* bufs = <netbuf_t*> malloc(nt * sizeof(netbuf_t))
     cdef Py_ssize_t i
-    cdef int t, g, n_ready = 0, nm, tid
-    cdef rng_t dice, prng
-    cdef int err = 0
+    cdef int t, n_ready = 0, tid
     if lists == NULL or bufs == NULL:
         free(lists)
         free(bufs)
@@ -336,16 +352,8 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, uint64_t seed=0, n_thread
         with nogil:
             for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
                 tid = threadid()
-                for g in range(2):
-                    rng_seed(&dice, seed, <uint64_t>(first_pair + i))
-                    rng_seed(&prng, seed, PLAYER_STREAM + 2 * <uint64_t>(first_pair + i) + g)
-                    if g == 0:
-                        pv[i, 0] = play_one_game(&a.p, &b.p, &dice, &prng, &lists[tid],
-                                                 &bufs[tid], &nm)
-                    else:
-                        pv[i, 1] = -play_one_game(&b.p, &a.p, &dice, &prng, &lists[tid],
-                                                  &bufs[tid], &nm)
-                    mv[i, g] = nm
+                _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &lists[tid], &bufs[tid],
+                           &pv[i, 0], &mv[i, 0])
     finally:
         for t in range(n_ready):
             movelist_free(&lists[t])

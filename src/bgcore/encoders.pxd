@@ -15,7 +15,7 @@ from bgengine.board cimport board_t
 cdef enum:
     ENC_TESAURO198 = 0      # TD-Gammon 0.0: 198 inputs
     ENC_TESAURO212 = 1      # tesauro198 + race and maximal-block units: 212
-    ENC_EXPERT = 2          # tesauro198 points + hand-made features: 224
+    ENC_EXPERT = 2          # tesauro198 points + hand-made features: 222
     N_ENCODERS = 3
     MAX_INPUTS = 256        # upper bound on any encoder's size (buffers)
 

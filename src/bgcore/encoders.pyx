@@ -113,8 +113,9 @@ cdef inline bint _single_reaches(int p, int d1, int d2, const bint* blocked,
 cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     """Of the 36 rolls of ``roller``, how many hit at least one blot of the
     other side.  Direct and combination shots, checkers on the roller's bar
-    entering first; a close approximation of the full rules (it ignores, say,
-    a hit that needs a second checker's move to unblock a landing point)."""
+    entering first.  An approximation of the full rules: a hit with one die
+    counts even when the rules would force both dice to be played and the
+    other die could not be (about 0.4% of positions overcount by 2-6 rolls)."""
     cdef int other = 1 - roller
     cdef bint blocked[25]
     cdef bint blot[25]
@@ -184,7 +185,9 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
 
 cdef int escapes_36(const board_t* b, int side) noexcept nogil:
     """Of 36 rolls, how many let ``side``'s rearmost checker get past every
-    point the other side holds in the 12 pips in front of it (36 when none)."""
+    point the other side holds in the 12 pips in front of it (36 when none).
+    An anchor of the other side in ``side``'s home board counts as a block
+    too, so a rearmost checker already home in front of one scores 0."""
     cdef bint blocked[25]
     cdef bint beyond[25]
     cdef int p, t, d1, d2, lowest = 0, count = 0

@@ -287,6 +287,15 @@ def check_threads(n_threads) -> int:
     return int(n_threads)
 
 
+def check_seed(value, str name="seed") -> int:
+    """``value`` as an int in 0..2**64-1 (seeds, stream and game numbers), or ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not 0 <= value < 2 ** 64:
+        raise ValueError(f"{name} must be in 0..2**64-1, got {value}")
+    return int(value)
+
+
 def _check_dice_array(dice):
     arr = np.asarray(dice)
     if arr.ndim != 2 or arr.shape[1] != 2:

@@ -158,8 +158,8 @@ cdef inline void _backward_upper(const net_t* net, netbuf_t* buf, const real_t* 
             s = 0
             for j in range(n_out):
                 d = buf.delta[l + 1][j]
+                s += row[j] * d                 # read W before writing: grad may alias params
                 g[i * n_out + j] += scale * a * d
-                s += row[j] * d
             buf.delta[l][i] = s * a * (1 - a)
 
 
@@ -410,13 +410,14 @@ cdef class Network:
         """Write ``path`` (.npz: params + JSON metadata), atomically."""
         path = Path(path)
         from bgengine import __version__
+        # the file's own fields win over user metadata of the same name
         meta = {
+            **self.metadata,
             "format": "bgengine-network", "format_version": FORMAT_VERSION,
             "bgengine_version": __version__, "encoder": self.encoder,
             "sizes": list(self.sizes), "n_outputs": self.n_outputs,
-            "outputs": list(self.output_names), **self.metadata,
+            "outputs": list(self.output_names),
         }
-        meta["sizes"] = list(self.sizes)
         text = json.dumps(meta, sort_keys=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
         try:
@@ -447,13 +448,18 @@ cdef class Network:
             raise ValueError(f"{path}: not a bgengine network file ({exc})") from None
         except Exception as exc:
             raise ValueError(f"{path}: not a bgengine network file ({type(exc).__name__}: {exc})") from None
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path}: not a bgengine network file (metadata is not a JSON object)")
         if meta.get("format") != "bgengine-network":
             raise ValueError(f"{path}: not a bgengine network file (format {meta.get('format')!r})")
+        if not isinstance(meta.get("format_version", 0), int):
+            raise ValueError(f"{path}: format_version must be an integer, got "
+                             f"{meta.get('format_version')!r}")
         if meta.get("format_version", 0) > FORMAT_VERSION:
             raise ValueError(f"{path}: format version {meta['format_version']} is newer than "
                              f"this bgengine reads ({FORMAT_VERSION}); upgrade bgengine")
         try:
-            sizes = [int(s) for s in meta["sizes"]]
+            sizes = [_whole(s) for s in meta["sizes"]]
             encoder = meta["encoder"]
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: metadata lacks a valid {exc}") from None
@@ -475,6 +481,12 @@ cdef class Network:
                        metadata=extra)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
+
+
+def _whole(x) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ValueError(f"sizes must be whole numbers, got {x!r}")
+    return x
 
 
 cdef netbuf_t* _new_buf() except NULL:

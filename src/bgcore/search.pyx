@@ -39,7 +39,7 @@ from bgengine.agents cimport net_best_move
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
-from bgengine.movegen import check_threads
+from bgengine.movegen import check_seed, check_threads
 
 cnp.import_array()
 
@@ -369,7 +369,7 @@ def _equity(int K, v) -> float:
     return outputs_equity(K, &sv[0])
 
 
-def rollout(Network network, board, Py_ssize_t trials=1296, *, uint64_t seed=0, int truncate=0,
+def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
             bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
@@ -399,6 +399,7 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, uint64_t seed=0, 
     if not 0 <= plies <= MAX_PLIES:
         raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
     cdef int nt = check_threads(n_threads)
+    cdef uint64_t sd = check_seed(seed)
     cdef cnp.ndarray arr = validate_board(board)
     cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
     cdef int K = network.net.sizes[network.net.n_layers], enc = encoder_id(network.encoder)
@@ -415,7 +416,7 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, uint64_t seed=0, 
             n_ready += 1
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
-                _rollout_trial(&S[threadid()], b, <int>(first_trial + t), seed, truncate,
+                _rollout_trial(&S[threadid()], b, <int>(first_trial + t), sd, truncate,
                                variance_reduction, plies, &pv[t, 0])
     finally:
         for i in range(n_ready):

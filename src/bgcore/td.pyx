@@ -44,6 +44,7 @@ from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.agents cimport net_best_move
 
 from bgengine.encoders import encoder_id
+from bgengine.movegen import check_seed
 
 cnp.import_array()
 
@@ -292,7 +293,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
 
 
 def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
-                uint64_t seed=0, uint64_t first_game=0, str method="td", double epsilon=0.0):
+                seed=0, first_game=0, str method="td", double epsilon=0.0):
     """Play ``n_games`` self-play games, updating ``net`` in place.
 
     Parameters
@@ -328,6 +329,7 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
         raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
     if method not in ("td", "backprop"):
         raise ValueError(f"method must be 'td' or 'backprop', got {method!r}")
+    cdef uint64_t sd = check_seed(seed), g0 = check_seed(first_game, "first_game")
     cdef bint td = method == "td"
     cdef learner_t* L = <learner_t*> calloc(1, sizeof(learner_t))
     if L == NULL:
@@ -365,8 +367,8 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
                 raise MemoryError()
         with nogil:
             for g in range(n_games):
-                rng_seed(&dice, seed, first_game + g)
-                rng_seed(&explore, seed, EXPLORE_STREAM + first_game + g)
+                rng_seed(&dice, sd, g0 + g)
+                rng_seed(&explore, sd, EXPLORE_STREAM + g0 + g)
                 if td:
                     ev[g] = _td_game(L, &dice, &explore, alpha, lam, epsilon, &nm, &res)
                 else:

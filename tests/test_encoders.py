@@ -1,0 +1,466 @@
+"""Feature encoders against plain-Python references written from their docstrings.
+
+Board convention: uint8 (2, 25), row 1 on roll, index i = that side's point
+i + 1, index 24 its bar, off = 15 - sum(row).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from bgengine.encoders import (ENCODERS, EXPERT_FEATURES, encode, encoder_id, expert_features,
+                               n_inputs)
+from bgengine.movegen import legal_afterstates
+
+SIZES = {"tesauro198": 198, "tesauro198+extra": 212, "expert": 222}
+
+
+def start_board() -> np.ndarray:
+    b = np.zeros((2, 25), np.uint8)
+    for s in range(2):
+        b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
+    return b
+
+
+def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray]:
+    """Positions (side on roll in row 1) met in random self-play games."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_games):
+        b = start_board()
+        for ply in range(2000):
+            if ply % every == 0:
+                out.append(b.copy())
+            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+            after, _ = legal_afterstates(b, d1, d2)
+            a = after[rng.integers(len(after))]
+            if a[1].sum() == 0:
+                break
+            b = a[::-1].copy()
+    return out
+
+
+# ---------------------------------------------------------------- references
+
+def pips(row) -> int:
+    return int(sum(int(row[i]) * (i + 1) for i in range(25)))
+
+
+def is_race(b) -> bool:
+    """No contact: nobody on the bar and every checker of the side on roll lies
+    below (in its own numbering) every checker of the other side."""
+    if b[0, 24] or b[1, 24]:
+        return False
+    mine = [i + 1 for i in range(24) if b[1, i]]
+    theirs = [25 - (i + 1) for i in range(24) if b[0, i]]   # in the roller's numbering
+    if not mine or not theirs:
+        return True
+    return max(mine) < min(theirs)
+
+
+def longest_prime(row) -> int:
+    best = run = 0
+    for i in range(24):
+        run = run + 1 if row[i] >= 2 else 0
+        best = max(best, run)
+    return best
+
+
+def point_units(row) -> list[float]:
+    u = []
+    for i in range(24):
+        n = int(row[i])
+        u += [float(n >= 1), float(n >= 2), float(n >= 3), (n - 3) / 2 if n > 3 else 0.0]
+    u.append(int(row[24]) / 2)
+    u.append((15 - int(row.sum())) / 15)
+    return u
+
+
+def ref_tesauro198(b) -> np.ndarray:
+    return np.array(point_units(b[1]) + point_units(b[0]) + [1.0, 0.0])
+
+
+def ref_tesauro212(b) -> np.ndarray:
+    race = is_race(b)
+    x = list(ref_tesauro198(b)) + [float(race), float(not race)]
+    for side in (1, 0):
+        run = longest_prime(b[side])
+        x += [float(run >= k) for k in range(1, 7)]
+    return np.array(x)
+
+
+def blocked_for(b, side) -> list[bool]:
+    """blocked[t], t = 1..24 in ``side``'s numbering: the other side holds it."""
+    return [False] + [int(b[1 - side, 24 - t]) >= 2 for t in range(1, 25)]
+
+
+def ref_shots(b, roller) -> int:
+    """Rolls (of 36) on which ``roller`` can hit a blot of the other side by
+    some sequence of single-die moves (bar checkers entering first), ignoring
+    the rules that force using as many dice as possible -- what the docstring
+    describes as direct and combination shots."""
+    other = 1 - roller
+    blocked = blocked_for(b, roller)
+    blot = [False] + [int(b[other, 24 - t]) == 1 for t in range(1, 25)]
+    if not any(blot):
+        return 0
+    start = [int(x) for x in b[roller]]     # start[p - 1] = checkers on point p, [24] = bar
+
+    seen = set()
+
+    def search(pos, dice) -> bool:
+        if not dice or (tuple(pos), dice) in seen:
+            return False
+        seen.add((tuple(pos), dice))
+        for d in sorted(set(dice)):
+            k = dice.index(d)
+            rest = dice[:k] + dice[k + 1:]
+            srcs = [25] if pos[24] else [p for p in range(1, 25) if pos[p - 1]]
+            for p in srcs:
+                t = p - d
+                if t < 1 or blocked[t]:
+                    continue            # bearing off never hits
+                if blot[t]:
+                    return True
+                q = list(pos)
+                q[24 if p == 25 else p - 1] -= 1
+                q[t - 1] += 1
+                if search(q, rest):
+                    return True
+        return False
+
+    count = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            dice = (d1,) * 4 if d1 == d2 else (d1, d2)
+            seen.clear()            # states known not to lead to a hit with this roll
+            count += search(start, dice)
+    return count
+
+
+def exact_shots(b, roller) -> int:
+    """Rolls of 36 on which some fully legal play of ``roller`` hits."""
+    pos = b if roller == 1 else b[::-1].copy()
+    before = int(pos[0, 24])
+    count = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            after, _ = legal_afterstates(pos, d1, d2)
+            count += bool((after[:, 0, 24] > before).any())
+    return count
+
+
+def ref_escapes(b, side) -> int:
+    """Rolls of 36 on which ``side``'s rearmost checker alone gets past every
+    point the other side holds among the 12 points in front of it."""
+    if b[side, 24]:
+        p = 25
+    else:
+        own = [i + 1 for i in range(24) if b[side, i]]
+        if not own:
+            return 36
+        p = max(own)
+    blocked = blocked_for(b, side)
+    held = [t for t in range(max(1, p - 12), p) if blocked[t]]
+    if not held:
+        return 36
+    lowest = min(held)
+    count = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            if d1 == d2:
+                steps = [[d1] * k for k in range(1, 5)]
+            else:
+                steps = [[d1], [d2], [d1, d2], [d2, d1]]
+            ok = False
+            for seq in steps:
+                t, fine = p, True
+                for d in seq:
+                    t -= d
+                    if t < 1 or blocked[t]:
+                        fine = False
+                        break
+                if fine and t < lowest:
+                    ok = True
+            count += ok
+    return count
+
+
+def ref_expert_side(b, side) -> list[float]:
+    row, other = b[side], b[1 - side]
+    back = int(row[18:24].sum()) + int(row[24])
+    home = sum(int(row[i]) >= 2 for i in range(6))
+    anchors = sum(int(row[i]) >= 2 for i in range(18, 24))
+    blots = sum(int(row[i]) == 1 for i in range(24))
+    closed = sum(int(other[i]) >= 2 for i in range(6))
+    outfield = int(row[6:18].sum())
+    stack = sum(max(int(row[i]) - 3, 0) for i in range(6))
+    return [
+        pips(row) / 100, back / 5, home / 6, longest_prime(row) / 6, anchors / 2,
+        ref_shots(b, 1 - side) / 36, ref_escapes(b, side) / 36, blots / 5, closed / 6,
+        (closed / 6) ** 2 if row[24] else 0.0, outfield / 15, stack / 10,
+    ]
+
+
+def ref_expert(b) -> np.ndarray:
+    x = point_units(b[1]) + point_units(b[0])
+    x += ref_expert_side(b, 1) + ref_expert_side(b, 0)
+    x += [float(is_race(b)), (pips(b[1]) - pips(b[0])) / 100]
+    return np.array(x)
+
+
+REFS = {"tesauro198": ref_tesauro198, "tesauro198+extra": ref_tesauro212, "expert": ref_expert}
+
+
+@pytest.fixture(scope="module")
+def positions():
+    pos = random_positions(12, seed=11, every=3)
+    # a few hand-made corner cases: empty rows (all off), bars, stacks
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 0] = 15
+    pos.append(b.copy())                     # opponent all off
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 24], b[1, 17], b[0, 0:6] = 3, 12, 2  # closed board, 3 on the bar
+    pos.append(b.copy())
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 5], b[0, 5] = 15, 15                # pure race, 15-checker stacks
+    pos.append(b.copy())
+    pos.append(start_board())
+    return pos
+
+
+# ---------------------------------------------------------------- tests
+
+def test_names_and_sizes():
+    assert ENCODERS == ("tesauro198", "tesauro198+extra", "expert")
+    for i, name in enumerate(ENCODERS):
+        assert encoder_id(name) == i
+        assert n_inputs(name) == SIZES[name]
+    assert len(EXPERT_FEATURES) == 12
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_encoder_matches_reference(name, positions):
+    ref = REFS[name]
+    X = encode(np.array(positions), name)
+    assert X.dtype == np.float32 and X.shape == (len(positions), SIZES[name])
+    assert X.flags.c_contiguous
+    for b, x in zip(positions, X):
+        want = ref(b)
+        bad = np.flatnonzero(np.abs(x - want) > 1e-6)
+        assert bad.size == 0, (name, b.tolist(), bad, x[bad], want[bad])
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_single_vs_batch_and_out_buffer(name, positions):
+    boards = np.array(positions[:20])
+    X = encode(boards, name)
+    one = encode(boards[3], name)
+    assert one.shape == (SIZES[name],) and one.dtype == np.float32
+    np.testing.assert_array_equal(one, X[3])
+    # lists of ints are accepted like arrays
+    np.testing.assert_array_equal(encode(boards[3].tolist(), name), X[3])
+    out = np.full((20, SIZES[name]), 7.0, np.float32)
+    res = encode(boards, name, out=out)
+    assert res is out
+    np.testing.assert_array_equal(out, X)
+    # empty batch
+    assert encode(np.zeros((0, 2, 25), np.uint8), name).shape == (0, SIZES[name])
+
+
+def test_bad_out_buffers():
+    boards = np.array([start_board()] * 3)
+    for bad in (np.zeros((3, 198), np.float64), np.zeros((3, 197), np.float32),
+                np.zeros((2, 198), np.float32), np.zeros((198, 3), np.float32).T,
+                [[0.0] * 198] * 3):
+        with pytest.raises(ValueError, match="out must be"):
+            encode(boards, "tesauro198", out=bad)
+    ro = np.zeros((3, 198), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError):
+        encode(boards, "tesauro198", out=ro)
+
+
+def test_bad_names_and_boards():
+    b = start_board()
+    for name in ("", "tesauro", "Tesauro198", "expert2"):
+        with pytest.raises(ValueError, match="unknown encoder"):
+            encode(b, name)
+        with pytest.raises(ValueError, match="unknown encoder"):
+            n_inputs(name)
+    bad = []
+    x = b.astype(np.int64)
+    x[1, 3] = 1                                  # 16 checkers
+    bad.append(x)
+    x = b.astype(np.int64)
+    x[0, 0] = -1
+    bad.append(x)
+    x = np.zeros((2, 25), np.int64)
+    x[1, 0], x[0, 23] = 1, 1                     # both sides on one point
+    bad.append(x)
+    bad.append(np.zeros((2, 24), np.uint8))
+    bad.append(np.zeros((3, 25), np.uint8))
+    bad.append(np.zeros((2, 2, 2, 25), np.uint8))
+    bad.append(b.astype(np.float64) + 0.5)
+    bad.append(np.full((2, 25), "x"))
+    for arr in bad:
+        for name in ENCODERS:
+            with pytest.raises(ValueError):
+                encode(arr, name)
+    with pytest.raises(ValueError):
+        encode([b, b[:, :24]], "tesauro198")     # ragged
+    with pytest.raises(ValueError, match=r"boards\[1\]"):
+        encode(np.array([b, bad[0]]), "expert")
+    for fn in (expert_features,):
+        with pytest.raises(ValueError):
+            fn(bad[0])
+
+
+def test_turn_units_and_symmetry(positions):
+    """tesauro198's two halves: the on-roll half of b equals the opponent half of swap(b)."""
+    for b in positions[:50]:
+        x = encode(b, "tesauro198")
+        y = encode(b[::-1].copy(), "tesauro198")
+        np.testing.assert_array_equal(x[:98], y[98:196])
+        np.testing.assert_array_equal(x[196:], [1, 0])
+        e, f = encode(b, "expert"), encode(b[::-1].copy(), "expert")
+        np.testing.assert_array_equal(e[196:208], f[208:220])
+        assert e[220] == f[220]
+        assert e[221] == pytest.approx(-f[221], abs=1e-6)
+
+
+def test_prefixes_shared(positions):
+    boards = np.array(positions[:40])
+    t = encode(boards, "tesauro198")
+    np.testing.assert_array_equal(encode(boards, "tesauro198+extra")[:, :198], t)
+    np.testing.assert_array_equal(encode(boards, "expert")[:, :196], t[:, :196])
+
+
+def test_race_and_contact_units():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 10], b[0, 12] = 15, 15          # mover on its 11, opponent on its 13 = mover's 12
+    x = encode(b, "tesauro198+extra")
+    assert (x[198], x[199]) == (1, 0)
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 11], b[0, 12] = 15, 15          # the opponent's 13 is the mover's 12: both on one point
+    with pytest.raises(ValueError):
+        encode(b, "tesauro198+extra")
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 12], b[0, 12] = 15, 15          # mover on 13, opponent on mover's 12: contact
+    x = encode(b, "tesauro198+extra")
+    assert (x[198], x[199]) == (0, 1)
+    assert encode(b, "expert")[220] == 0
+
+
+def test_point_unit_values():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 0], b[1, 1], b[1, 2], b[1, 3], b[1, 4], b[1, 24] = 1, 2, 3, 4, 5, 0
+    b[0, 10], b[0, 24] = 6, 3
+    x = encode(b, "tesauro198")
+    np.testing.assert_allclose(x[0:4], [1, 0, 0, 0])
+    np.testing.assert_allclose(x[4:8], [1, 1, 0, 0])
+    np.testing.assert_allclose(x[8:12], [1, 1, 1, 0])
+    np.testing.assert_allclose(x[12:16], [1, 1, 1, 0.5])
+    np.testing.assert_allclose(x[16:20], [1, 1, 1, 1.0])
+    assert x[96] == 0 and x[97] == pytest.approx(0 / 15)        # 15 on board, none off
+    np.testing.assert_allclose(x[98 + 40:98 + 44], [1, 1, 1, 1.5])
+    assert x[98 + 96] == 1.5 and x[98 + 97] == pytest.approx(6 / 15)
+
+
+def test_thermometer_units():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 3:10] = 2                       # a 7-prime: all six units
+    b[1, 20] = 1
+    b[0, 0:3] = 2                        # a 3-prime for the opponent
+    x = encode(b, "tesauro198+extra")
+    np.testing.assert_array_equal(x[200:206], [1] * 6)
+    np.testing.assert_array_equal(x[206:212], [1, 1, 1, 0, 0, 0])
+    f = expert_features(b)
+    assert f["prime_on_roll"] == 7 and f["prime_opponent"] == 3
+
+
+def test_expert_features_dict_agrees_with_encoding(positions):
+    for b in positions[:80]:
+        f = expert_features(b)
+        x = encode(b, "expert")
+        assert x[196 + 5] == pytest.approx(f["shots_by_opponent"] / 36, abs=1e-7)
+        assert x[208 + 5] == pytest.approx(f["shots_by_on_roll"] / 36, abs=1e-7)
+        assert x[196 + 6] == pytest.approx(f["escapes_on_roll"] / 36, abs=1e-7)
+        assert x[208 + 6] == pytest.approx(f["escapes_opponent"] / 36, abs=1e-7)
+        assert f["prime_on_roll"] == longest_prime(b[1])
+        assert f["prime_opponent"] == longest_prime(b[0])
+
+
+def shot_positions():
+    pos = random_positions(20, seed=5, every=2)
+    return [b for b in pos if (b[0, :24] == 1).any() or (b[1, :24] == 1).any()]
+
+
+def test_shots_match_single_move_reference():
+    """shots_36 equals a brute-force search over single-die move sequences
+    (entering first), which is what its docstring describes."""
+    n_bar = 0
+    for b in shot_positions():
+        f = expert_features(b)
+        for roller, key in ((1, "shots_by_on_roll"), (0, "shots_by_opponent")):
+            want = ref_shots(b, roller)
+            assert f[key] == want, (b.tolist(), roller, f[key], want)
+            n_bar += bool(b[roller, 24])
+    assert n_bar > 20        # the bar branches were exercised
+
+
+def test_shots_close_to_full_rules():
+    """Against the exact count over fully legal plays, the approximation only
+    differs in rare positions and by little."""
+    diffs = []
+    for b in shot_positions()[::2]:
+        f = expert_features(b)
+        diffs.append(f["shots_by_on_roll"] - exact_shots(b, 1))
+    diffs = np.array(diffs)
+    assert len(diffs) > 200
+    assert (diffs == 0).mean() > 0.97, np.unique(diffs, return_counts=True)
+    assert np.abs(diffs).max() <= 4
+
+
+def test_shot_hand_cases():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 12] = 15                        # mover on its 13
+    b[0, 15] = 1                         # opponent blot on its 16 = mover's 9 (4 away)
+    b[0, 0] = 14
+    # direct 4s: 11 rolls; combinations summing to 4: 1-3 (2), 2-2 (1), 1-1 (1) -> 15
+    assert expert_features(b)["shots_by_on_roll"] == 15 == ref_shots(b, 1)
+    # block the 3-point-away landing (mover's 10 = opponent's 15): 1-3 still via 12
+    c = b.copy()
+    c[0, 0], c[0, 14] = 12, 2
+    assert expert_features(c)["shots_by_on_roll"] == ref_shots(c, 1)
+    # no blots: zero
+    d = start_board()
+    assert expert_features(d)["shots_by_on_roll"] == 0
+
+
+def test_escapes_match_reference():
+    for b in random_positions(10, seed=8, every=2):
+        f = expert_features(b)
+        assert f["escapes_on_roll"] == ref_escapes(b, 1), b.tolist()
+        assert f["escapes_opponent"] == ref_escapes(b, 0), b.tolist()
+
+
+def test_escape_hand_cases():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 23] = 1                          # mover's back checker on 24
+    b[1, 1] = 14
+    b[0, 23] = 15                         # the opponent's 24 = the mover's 1, 23 pips away
+    assert expert_features(b)["escapes_on_roll"] == 36        # nothing held in front
+    b[0, 23], b[0, 6] = 13, 2             # opponent's 7 = mover's 18 (6 in front)
+    # must land on 17 or below without stopping on 18: any roll totalling >= 7
+    # whose path avoids 18: all non-doubles summing >= 7 (6-x needs x first)
+    want = ref_escapes(b, 1)
+    assert expert_features(b)["escapes_on_roll"] == want
+    # by hand: non-doubles totalling >= 7 (play the non-6 first), 4-4 (20, 16)
+    # and 5-5 (19, 14); 6-6, 3-3, 2-2 and 1-1 stop on or before 18
+    manual = sum(1 for d1, d2 in itertools.product(range(1, 7), repeat=2)
+                 if d1 != d2 and d1 + d2 >= 7) + 2
+    assert want == manual == 20

@@ -1,0 +1,352 @@
+"""Self-play learning (bgengine.td.train_games): reproducibility, continuation,
+a plain-Python re-implementation of TD(0), TD(lambda) and backprop-to-result
+move by move, and a short run that learns to beat the random player."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgengine.agents import Player, play_match
+from bgengine.dice import Dice
+from bgengine.encoders import encode
+from bgengine.movegen import legal_afterstates
+from bgengine.network import Network
+from bgengine.td import train_games
+
+EXPLORE_STREAM = 1 << 41        # td.pyx: exploration stream of game g is EXPLORE_STREAM + g
+
+
+def start_board() -> np.ndarray:
+    b = np.zeros((2, 25), np.uint8)
+    for s in range(2):
+        b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
+    return b
+
+
+# ---------------------------------------------------------------- reference learner
+
+def flip(v: np.ndarray) -> np.ndarray:
+    """Outputs of the side on roll seen by the other side (float32 like the C code)."""
+    v = np.asarray(v, np.float32)
+    one = np.float32(1)
+    if v.size == 1:
+        return np.array([one - v[0]], np.float32)
+    if v.size == 4:                       # win, lose, win gammon, lose gammon
+        return v[[1, 0, 3, 2]].copy()
+    return np.array([one - v[0], v[3], v[4], v[1], v[2]], np.float32)
+
+
+def target(K: int, value: int) -> np.ndarray:
+    """Training target of a finished game: value > 0 won by the side on roll."""
+    won, a = value > 0, abs(value)
+    t = np.zeros(K, np.float32)
+    if K == 1:
+        t[0] = won
+    elif K == 4:
+        t[0 if won else 1] = 1
+        t[2 if won else 3] = a >= 2
+    else:
+        t[0] = won
+        t[1 if won else 3] = a >= 2
+        t[2 if won else 4] = a >= 3
+    return t
+
+
+def equity(v) -> float:
+    v = [float(x) for x in v]
+    if len(v) == 1:
+        return 2.0 * v[0] - 1.0
+    if len(v) == 4:
+        return v[0] - v[1] + v[2] - v[3]
+    return 2.0 * v[0] - 1.0 + v[1] - v[3] + v[2] - v[4]
+
+
+def win_value(after: np.ndarray) -> int:
+    """Points won by the mover (row 1) who has just borne off its last checker."""
+    loser = after[0]
+    if loser.sum() < 15:
+        return 1
+    return 3 if loser[18:25].any() else 2
+
+
+def rng_below(dice: Dice, n: int) -> int:
+    limit = 2**32 - (2**32 % n)
+    x = dice.next_uint32()
+    while x >= limit:
+        x = dice.next_uint32()
+    return x % n
+
+
+def mover_values(net: Network, after: np.ndarray) -> list[np.ndarray]:
+    """Each afterstate's outputs from the mover's side (exact when the game is over)."""
+    K = net.n_outputs
+    out = [None] * len(after)
+    live = [i for i in range(len(after)) if after[i, 1].sum() > 0]
+    if live:
+        v = net.evaluate(after[live][:, ::-1])
+        for j, i in enumerate(live):
+            out[i] = flip(v[j])
+    for i in range(len(after)):
+        if out[i] is None:
+            out[i] = target(K, win_value(after[i]))
+    return out
+
+
+def ref_train(net: Network, n_games: int, alpha: float, lam: float, seed: int,
+              first_game: int = 0, method: str = "td", epsilon: float = 0.0,
+              freeze: bool = False) -> dict:
+    """train_games re-done in Python, one move at a time.
+
+    The network arithmetic is the library's own (evaluate / backward), so
+    TD(0) and backprop can be compared bit for bit; TD(lambda) keeps its
+    traces in float64 here.  With ``freeze`` the weights stay fixed and the
+    summed update is returned instead (the first-order TD(0) change / alpha).
+    """
+    K, P = net.n_outputs, net.params.size
+    perm = {1: [0], 4: [1, 0, 3, 2], 5: [0, 3, 4, 1, 2]}[K]
+    sign = {1: [-1.0], 4: [1.0] * 4, 5: [-1.0, 1, 1, 1, 1]}[K]
+    moves, results, errors = [], [], []
+    total = np.zeros(P, np.float64)
+    for g in range(first_game, first_game + n_games):
+        dice, explore = Dice(seed, g), Dice(seed, EXPLORE_STREAM + g)
+        b = start_board()
+        d1, d2 = dice.opening_roll()
+        parity, err, n_moves, hist = 0, 0.0, 0, []
+        e = np.zeros((K, P), np.float64)
+        while True:
+            x = encode(b, net.encoder)[None]
+            V = net.evaluate(b)
+            if method == "td" and lam > 0:
+                e *= lam
+                for k in range(K):
+                    unit = np.zeros((1, K), np.float32)
+                    if parity:
+                        unit[0, perm[k]] = sign[k]
+                    else:
+                        unit[0, k] = 1
+                    e[k] += net.backward(x, unit)
+            hist.append((x, parity))
+            after, _ = legal_afterstates(b, d1, d2)
+            vals = mover_values(net, after)
+            eqs = [equity(v) for v in vals]
+            c = int(np.argmax(eqs))            # first of the best, as the C loop
+            if epsilon > 0 and len(after) > 1 and rng_below(explore, 1000000) < epsilon * 1e6:
+                c = rng_below(explore, len(after))
+            M = vals[c]
+            n_moves += 1
+            done = after[c, 1].sum() == 0
+            if done:
+                v = win_value(after[c])
+                M = target(K, v)
+            if method == "td":
+                d = (M - V).astype(np.float32)
+                err += abs(float(d[0]))
+                if lam > 0:
+                    dA = np.array([sign[k] * d[perm[k]] if parity else d[k] for k in range(K)],
+                                  np.float64)
+                    step = alpha * (dA[:, None] * e).sum(axis=0)
+                    net.params[:] = (net.params.astype(np.float64) + step).astype(np.float32)
+                else:
+                    coef = np.array([np.float32(alpha * float(dk)) for dk in d], np.float32)
+                    if freeze:
+                        total += net.backward(x, d[None]).astype(np.float64)
+                    else:
+                        net.params[:] += net.backward(x, coef[None])
+            if done:
+                break
+            b = after[c][::-1].copy()
+            parity ^= 1
+            d1, d2 = dice.roll()
+        if method == "backprop":
+            for x, par in hist:
+                T = target(K, v if par == parity else -v)
+                y = net.forward(x)[0]
+                dout = np.array([np.float32(alpha * float(np.float32(T[k] - y[k])))
+                                 for k in range(K)], np.float32)
+                err += abs(float(T[0] - y[0]))
+                net.params[:] += net.backward(x, dout[None])
+        moves.append(n_moves)
+        results.append(v if parity == 0 else -v)
+        errors.append(err / n_moves)
+    return {"moves": np.array(moves), "result": np.array(results), "error": np.array(errors),
+            "total": total}
+
+
+# ---------------------------------------------------------------- against the reference
+
+@pytest.mark.parametrize("K", [1, 4, 5])
+def test_td0_matches_reference_bit_for_bit(K):
+    """w += alpha * sum_k d_k grad V_k with grad V at the current weights.
+
+    (Fails while td.pyx passes ``L.net.params`` as the gradient buffer of
+    net_backward_sparse: _backward_upper then updates W[l] in place before
+    reading it for the delta of layer l, so lower layers get the gradient at
+    partly updated weights -- an O(alpha^2) error per move.)"""
+    a = Network((6,), K, "tesauro198", seed=K, init_range=0.3)
+    b = a.copy()
+    got = train_games(a, 2, 0.1, 0.0, seed=7, first_game=3)
+    want = ref_train(b, 2, 0.1, 0.0, seed=7, first_game=3)
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    np.testing.assert_array_equal(got["result"], want["result"])
+    np.testing.assert_allclose(got["error"], want["error"], rtol=1e-12)
+    np.testing.assert_array_equal(a.params, b.params)
+
+
+def test_td0_with_exploration_matches_reference():
+    a = Network((5,), 5, "tesauro198+extra", seed=1, init_range=0.3)
+    b = a.copy()
+    got = train_games(a, 2, 0.05, 0.0, seed=3, epsilon=0.3)
+    want = ref_train(b, 2, 0.05, 0.0, seed=3, epsilon=0.3)
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    np.testing.assert_array_equal(got["result"], want["result"])
+    np.testing.assert_array_equal(a.params, b.params)
+
+
+@pytest.mark.parametrize("K", [1, 5])
+def test_backprop_matches_reference_bit_for_bit(K):
+    a = Network((6,), K, "expert", seed=2, init_range=0.3)
+    b = a.copy()
+    got = train_games(a, 2, 0.05, seed=11, method="backprop")
+    want = ref_train(b, 2, 0.05, 0.0, seed=11, method="backprop")
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    np.testing.assert_array_equal(got["result"], want["result"])
+    np.testing.assert_allclose(got["error"], want["error"], rtol=1e-12)
+    np.testing.assert_array_equal(a.params, b.params)
+
+
+@pytest.mark.parametrize("K,lam", [(1, 0.7), (4, 0.5), (5, 0.7), (5, 1.0)])
+def test_td_lambda_matches_reference(K, lam):
+    """Eligibility traces per output in the first mover's frame (float64 here,
+    scaled float32 in the C code), so equal up to rounding."""
+    a = Network((5,), K, "tesauro198", seed=4, init_range=0.3)
+    b = a.copy()
+    start = a.params.copy()
+    got = train_games(a, 2, 0.1, lam, seed=5)
+    want = ref_train(b, 2, 0.1, lam, seed=5)
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    np.testing.assert_array_equal(got["result"], want["result"])
+    np.testing.assert_allclose(got["error"], want["error"], rtol=1e-4, atol=1e-6)
+    change = np.abs(a.params - start).max()
+    assert change > 1e-3
+    np.testing.assert_allclose(a.params, b.params, rtol=0, atol=1e-5 * max(1, change))
+
+
+def test_td0_first_order_update():
+    """lam=0, tiny alpha: the change in params is alpha * sum_t sum_k delta_k grad V_k
+    with everything evaluated at the initial weights."""
+    net = Network((8,), 1, "tesauro198", seed=6, init_range=0.3)
+    start = net.params.copy()
+    alpha = 1e-4
+    frozen = ref_train(net.copy(), 1, alpha, 0.0, seed=2, freeze=True)
+    train_games(net, 1, alpha, 0.0, seed=2)
+    change = (net.params.astype(np.float64) - start) / alpha
+    # float32 params: each step adds ~alpha*g to weights of size ~0.3 (ulp 3e-8)
+    np.testing.assert_allclose(change, frozen["total"], rtol=0,
+                               atol=0.02 * np.abs(frozen["total"]).max())
+
+
+def test_tiny_lambda_is_td0():
+    """The trace code path with lambda -> 0 (scaled traces rescaled every few
+    moves) performs TD(0)'s update."""
+    a = Network((6,), 5, "tesauro198", seed=8, init_range=0.3)
+    b = a.copy()
+    start = a.params.copy()
+    ra = train_games(a, 3, 0.1, 1e-7, seed=9)
+    rb = ref_train(b, 3, 0.1, 0.0, seed=9)
+    np.testing.assert_array_equal(ra["moves"], rb["moves"])
+    change = np.abs(a.params - start).max()
+    np.testing.assert_allclose(a.params, b.params, rtol=0, atol=1e-5 * max(1, change))
+
+
+# ---------------------------------------------------------------- reproducibility
+
+CASES = [dict(lam=0.0), dict(lam=0.7), dict(method="backprop"), dict(lam=0.7, epsilon=0.1)]
+
+
+@pytest.mark.parametrize("kw", CASES)
+def test_deterministic(kw):
+    nets = [Network((10,), 5, "tesauro198", seed=1) for _ in range(3)]
+    r = [train_games(n, 10, 0.1, seed=s, **kw) for n, s in zip(nets, (4, 4, 5))]
+    np.testing.assert_array_equal(nets[0].params, nets[1].params)
+    for key in ("moves", "result", "error"):
+        np.testing.assert_array_equal(r[0][key], r[1][key])
+    assert not np.array_equal(nets[0].params, nets[2].params)
+    assert not np.array_equal(r[0]["moves"], r[2]["moves"])
+
+
+@pytest.mark.parametrize("kw", CASES)
+def test_first_game_continuation(kw):
+    a = Network((10,), 1, "tesauro198", seed=2)
+    b = a.copy()
+    r1 = train_games(a, 10, 0.1, seed=3, first_game=0, **kw)
+    r2 = train_games(a, 10, 0.1, seed=3, first_game=10, **kw)
+    r = train_games(b, 20, 0.1, seed=3, **kw)
+    np.testing.assert_array_equal(a.params, b.params)
+    for key in ("moves", "result", "error"):
+        np.testing.assert_array_equal(np.concatenate([r1[key], r2[key]]), r[key])
+
+
+def test_game_dice_depend_only_on_game_number():
+    """Game g's dice are stream g: with the weights frozen at the start (alpha
+    tiny enough not to change a greedy choice) games 5..9 alone replay games
+    5..9 of a batch 0..9."""
+    a = Network((4,), 1, "tesauro198", seed=0)
+    b = a.copy()
+    ra = train_games(a, 10, 1e-12, 0.0, seed=1)
+    rb = train_games(b, 5, 1e-12, 0.0, seed=1, first_game=5)
+    np.testing.assert_array_equal(ra["moves"][5:], rb["moves"])
+    np.testing.assert_array_equal(ra["result"][5:], rb["result"])
+
+
+# ---------------------------------------------------------------- outputs and arguments
+
+@pytest.mark.parametrize("kw", CASES)
+def test_returned_arrays_are_sane(kw):
+    net = Network((10,), 5, "tesauro198", seed=3)
+    r = train_games(net, 30, 0.1, seed=1, **kw)
+    assert set(r) == {"moves", "result", "error"}
+    assert r["moves"].dtype == np.int32 and r["moves"].shape == (30,)
+    assert r["result"].dtype == np.int8 and r["error"].dtype == np.float64
+    assert r["moves"].min() >= 14        # 15 checkers need 14+ plays to bear off... by one side
+    assert set(np.unique(r["result"])) <= {-3, -2, -1, 1, 2, 3}
+    assert np.all((r["error"] >= 0) & (r["error"] <= 1))
+    assert np.isfinite(net.params).all()
+    r0 = train_games(net, 0, 0.1, seed=1, **kw)
+    assert all(v.shape == (0,) for v in r0.values())
+
+
+def test_bad_arguments():
+    net = Network((4,), 1, "tesauro198", seed=0)
+    before = net.params.copy()
+    bad = [dict(n_games=-1), dict(alpha=0.0), dict(alpha=-0.1), dict(alpha=float("nan")),
+           dict(lam=-0.1), dict(lam=1.5), dict(lam=float("nan")), dict(epsilon=-0.01),
+           dict(epsilon=1.01), dict(method="sarsa"), dict(method="TD")]
+    for kw in bad:
+        args = dict(n_games=2, alpha=0.1, lam=0.0) | kw
+        with pytest.raises(ValueError):
+            train_games(net, args.pop("n_games"), args.pop("alpha"), args.pop("lam"), **args)
+    np.testing.assert_array_equal(net.params, before)
+    with pytest.raises(TypeError):
+        train_games("not a network", 1, 0.1)
+
+
+def test_negative_seed_is_a_value_error():
+    net = Network((4,), 1, "tesauro198", seed=0)
+    with pytest.raises(ValueError):
+        train_games(net, 1, 0.1, seed=-1)
+    with pytest.raises(ValueError):
+        train_games(net, 1, 0.1, first_game=-1)
+
+
+# ---------------------------------------------------------------- it learns
+
+def test_short_td0_training_beats_random():
+    net = Network((20,), 1, "tesauro198", seed=1)
+    rand = Player("random")
+    before, _ = play_match(Player("net", net.copy()), rand, 300, seed=2)
+    r = train_games(net, 3000, 0.2, 0.0, seed=1)
+    after, _ = play_match(Player("net", net), rand, 300, seed=2)
+    assert after.mean() > 0.5 + before.mean() and after.mean() > 0.5
+    # games got shorter than the untrained net's long random-ish games
+    assert r["moves"][-500:].mean() < r["moves"][:50].mean()

@@ -158,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="+", help="run directories")
     p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
     p.set_defaults(func=_cmd_plot)
+
+    from bgengine.serve import add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 

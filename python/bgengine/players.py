@@ -8,6 +8,10 @@ Specs
     The default network shipped with bgengine.
 ``net:PATH``
     A network file written by bgengine (``.npz``).
+``gnubg-external:HOST:PORT`` (or ``external:HOST:PORT``)
+    Any server of GNU Backgammon's external-player protocol: gnubg's own
+    ``external`` command, or ``bgengine serve``.  Played from Python, one
+    request per move (see :mod:`bgengine.external`).
 
 Any spec may end in ``@EPS`` (e.g. ``net@0.1``): a random legal play with
 probability EPS per move.
@@ -24,7 +28,8 @@ from bgengine.network import Network
 __all__ = ["Player", "make_player", "default_network_path", "load_default_network", "SPEC_HELP"]
 
 SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
-             "net:PATH (a network file); add @EPS for a random play with probability EPS")
+             "net:PATH (a network file) | gnubg-external:HOST:PORT (a server of gnubg's "
+             "external-player protocol); add @EPS for a random play with probability EPS")
 
 DEFAULT_NETWORK = "default.npz"
 
@@ -41,13 +46,18 @@ def load_default_network() -> Network:
     return Network.load(path)
 
 
-def make_player(spec: str) -> Player:
+def make_player(spec: str):
     """The player named by ``spec`` (see the module docstring).
 
     Raises ``ValueError`` for an unknown name, a missing or corrupt network
     file, or a bad ``@EPS``.
     """
     text = spec.strip()
+    for prefix in ("gnubg-external:", "external:"):
+        if text.startswith(prefix):
+            from bgengine.external import ExternalPlayer
+
+            return ExternalPlayer(text[len(prefix):], name=spec)
     epsilon = 0.0
     if "@" in text:
         text, _, eps = text.rpartition("@")

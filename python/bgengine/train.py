@@ -23,7 +23,6 @@ import math
 import os
 import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from bgengine.agents import Player, play_match
+from bgengine.fileio import atomic_write
 from bgengine.match import default_threads, summarize
 from bgengine.network import Network
 from bgengine.td import train_games
@@ -212,20 +212,6 @@ class _State:
     snapshots: dict[int, np.ndarray] = field(default_factory=dict)   # games -> params
 
 
-def _atomic_write(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _save_checkpoint(run: Path, net: Network, state: _State) -> None:
     meta = {"games": state.games, "step_index": state.step_index,
             "plateau_results": state.plateau_results,
@@ -234,7 +220,7 @@ def _save_checkpoint(run: Path, net: Network, state: _State) -> None:
     arrays = {"params": net.params, "state": np.array(json.dumps(meta))}
     for g, p in state.snapshots.items():
         arrays[f"snapshot_{g}"] = p
-    _atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
+    atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
 
 
 def _load_checkpoint(run: Path, net: Network) -> _State:
@@ -282,7 +268,7 @@ def _truncate_log(run: Path, games: int) -> None:
         return
     keep = [r for r in read_log(run) if r.get("games", 0) <= games]
     text = "".join(json.dumps(r) + "\n" for r in keep)
-    _atomic_write(path, lambda f: f.write(text.encode()))
+    atomic_write(path, lambda f: f.write(text.encode()))
 
 
 # ---------------------------------------------------------------- progress

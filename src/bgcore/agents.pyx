@@ -33,7 +33,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport (board_t, board_swap, board_checkers, board_is_race,
+from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, board_is_race,
                              board_win_value, board_pips, MOVER, OPPONENT, BAR)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
@@ -212,14 +212,7 @@ cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dic
     cdef int turn = 0, d1, d2, n, k, v, i
     players[0] = first
     players[1] = second
-    for i in range(25):
-        b.c[0][i] = 0
-        b.c[1][i] = 0
-    for i in range(2):
-        b.c[i][23] = 2
-        b.c[i][12] = 5
-        b.c[i][7] = 3
-        b.c[i][5] = 5
+    board_start(&b)
     rng_opening_roll(dice, &d1, &d2)
     n_moves[0] = 0
     while True:
@@ -290,9 +283,11 @@ cdef class Player:
         rng_seed(&rng, check_seed(seed), PLAYER_STREAM)
         cdef int n, k
         movelist_init(&ml)
+        cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
         try:
-            n = generate_moves(&ml, <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
-            k = choose_move(&self.p, <const board_t*> cnp.PyArray_DATA(arr), &ml, n, buf, &rng, NULL)
+            with nogil:
+                n = generate_moves(&ml, b, d1, d2)
+                k = choose_move(&self.p, b, &ml, n, buf, &rng, NULL)
         finally:
             movelist_free(&ml)
             free(buf)

@@ -23,6 +23,7 @@ ctypedef struct board_t:
 cdef key_t zobrist[2][25][16]
 
 cdef key_t board_key(const board_t* b) noexcept nogil
+cdef void board_start(board_t* b) noexcept nogil
 cdef void board_swap(board_t* out, const board_t* b) noexcept nogil
 cdef int board_pips(const board_t* b, int side) noexcept nogil
 cdef int board_checkers(const board_t* b, int side) noexcept nogil

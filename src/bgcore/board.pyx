@@ -7,7 +7,7 @@ is that side's own point ``i + 1``; column 24 is its bar.
 
 import numpy as np
 cimport numpy as cnp
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from bgengine._types cimport checker_t, key_t
 from bgengine.board cimport board_t, BAR, N_SLOTS, N_CHECKERS, MOVER, OPPONENT
@@ -50,6 +50,17 @@ cdef key_t board_key(const board_t* b) noexcept nogil:
         for i in range(N_SLOTS):
             k ^= zobrist[s][i][b.c[s][i]]
     return k
+
+
+cdef void board_start(board_t* b) noexcept nogil:
+    """The starting position: 2 on the 24-point, 5 on the 13, 3 on the 8, 5 on the 6."""
+    memset(b, 0, sizeof(board_t))
+    cdef int s
+    for s in range(2):
+        b.c[s][23] = 2
+        b.c[s][12] = 5
+        b.c[s][7] = 3
+        b.c[s][5] = 5
 
 
 cdef void board_swap(board_t* out, const board_t* b) noexcept nogil:

@@ -11,8 +11,6 @@ on every platform.
 """
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,7 @@ from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH, MAX_OUTPUTS
 
 from bgengine.board import validate_boards
+from bgengine.fileio import atomic_write
 from bgengine.encoders import ENCODERS, encoder_id, n_inputs as encoder_inputs
 
 cnp.import_array()
@@ -419,17 +418,7 @@ cdef class Network:
             "outputs": list(self.output_names),
         }
         text = json.dumps(meta, sort_keys=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, params=self.params, metadata=np.array(text))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write(path, lambda f: np.savez(f, params=self.params, metadata=np.array(text)))
 
     @classmethod
     def load(cls, path) -> "Network":

@@ -35,7 +35,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
 from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport board_t, board_swap, board_checkers, board_win_value, MOVER
+from bgengine.board cimport board_t, board_start, board_swap, board_checkers, board_win_value, MOVER
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, net_backward_sparse,
@@ -85,18 +85,6 @@ ctypedef struct learner_t:
     netbuf_t buf
 
 
-cdef void _start_position(board_t* b) noexcept nogil:
-    cdef int i
-    for i in range(25):
-        b.c[0][i] = 0
-        b.c[1][i] = 0
-    for i in range(2):
-        b.c[i][23] = 2
-        b.c[i][12] = 5
-        b.c[i][7] = 3
-        b.c[i][5] = 5
-
-
 cdef void _clear_traces(learner_t* L) noexcept nogil:
     cdef int k, r, P = L.net.n_params
     for k in range(L.K):
@@ -123,23 +111,37 @@ cdef void _rescale(learner_t* L) noexcept nogil:
 
 
 cdef void _apply_traces(learner_t* L, const real_t* coef) noexcept nogil:
-    """w += sum_k coef[k] * E_k over the rows and parameters holding trace."""
-    cdef int k, r, j, P = L.net.n_params, base
+    """w += sum_k coef[k] * E_k over the rows and parameters holding trace.
+
+    Fused over the outputs, so each weight is read and written once (one
+    pass instead of K); missing outputs get a zero coefficient."""
+    cdef int k, r, j, P = L.net.n_params, base, H = L.H
     cdef real_t* w = L.net.params
-    cdef const real_t* e
-    cdef real_t c
-    for k in range(L.K):
-        c = coef[k]
-        if c == 0:
-            continue
+    cdef const real_t* e[MAX_OUTPUTS]
+    cdef real_t c[MAX_OUTPUTS]
+    for k in range(MAX_OUTPUTS):
+        e[k] = L.E + (k if k < L.K else 0) * P
+        c[k] = coef[k] if k < L.K else 0
+    cdef const real_t* e0 = e[0]
+    cdef const real_t* e1 = e[1]
+    cdef const real_t* e2 = e[2]
+    cdef const real_t* e3 = e[3]
+    cdef const real_t* e4 = e[4]
+    cdef real_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4]
+    if L.K == 1:
         for r in range(L.n_rows):
-            base = L.rows[r] * L.H
-            e = L.E + k * P + base
-            for j in range(L.H):
-                w[base + j] += c * e[j]
-        e = L.E + k * P
+            base = L.rows[r] * H
+            for j in range(base, base + H):
+                w[j] += c0 * e0[j]
         for j in range(L.upper, P):
-            w[j] += c * e[j]
+            w[j] += c0 * e0[j]
+        return
+    for r in range(L.n_rows):
+        base = L.rows[r] * H
+        for j in range(base, base + H):
+            w[j] += c0 * e0[j] + c1 * e1[j] + c2 * e2[j] + c3 * e3[j] + c4 * e4[j]
+    for j in range(L.upper, P):
+        w[j] += c0 * e0[j] + c1 * e1[j] + c2 * e2[j] + c3 * e3[j] + c4 * e4[j]
 
 
 cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, double lam,
@@ -158,7 +160,7 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
     cdef bint done = False
     cdef double err_sum = 0
     cdef int top = L.net.n_layers
-    _start_position(&b)
+    board_start(&b)
     if lam > 0:
         _clear_traces(L)
     rng_opening_roll(dice, &d1, &d2)
@@ -254,7 +256,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
     cdef int K = L.K, d1, d2, n, c, t, k, v = 0, parity = 0, top = L.net.n_layers
     cdef double err_sum = 0
     cdef void* p
-    _start_position(&b)
+    board_start(&b)
     rng_opening_roll(dice, &d1, &d2)
     n_moves[0] = 0
     while True:

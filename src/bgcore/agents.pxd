@@ -6,6 +6,7 @@ from bgengine.board cimport board_t
 from bgengine.dice cimport rng_t
 from bgengine.movegen cimport movelist_t
 from bgengine.network cimport net_t, netbuf_t, Network
+from bgengine.search cimport searcher_t
 
 cdef enum:
     P_RANDOM = 0
@@ -20,16 +21,13 @@ ctypedef struct player_t:
     const net_t* net    # P_NET only; borrowed from the Player's Network
     int encoder         # P_NET only
     double epsilon      # chance of a uniformly random legal play instead
+    int plies           # P_NET: lookahead of the move choice (0 = the network alone)
 
 # The chosen index into ml.boards[0..n-1].  For P_NET, ``out`` (if not NULL)
-# receives the chosen afterstate's outputs from the mover's side.
+# receives the chosen afterstate's outputs from the mover's side; a player
+# with plies > 0 searches with ``S`` (its own net's searcher; NULL = 0-ply).
 cdef int choose_move(const player_t* p, const board_t* before, const movelist_t* ml, int n,
-                     netbuf_t* buf, rng_t* rng, real_t* out) noexcept nogil
-
-# Index of the afterstate of highest 0-ply equity for the mover; its outputs
-# (mover's side) in ``out``.  Game-ending afterstates score their exact value.
-cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
-                       netbuf_t* buf, real_t* out) noexcept nogil
+                     netbuf_t* buf, rng_t* rng, real_t* out, searcher_t* S) noexcept nogil
 
 cdef double pubeval_score(const board_t* after, bint race) noexcept nogil
 
@@ -37,7 +35,8 @@ cdef double pubeval_score(const board_t* after, bint race) noexcept nogil
 # dice from ``dice``, the players' own randomness from ``prng``.  Returns the
 # points won by ``first`` (negative if lost); the number of moves in n_moves.
 cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dice, rng_t* prng,
-                       movelist_t* ml, netbuf_t* buf, int* n_moves) except? -100 nogil
+                       movelist_t* ml, netbuf_t* buf, int* n_moves, searcher_t* s_first,
+                       searcher_t* s_second) except? -100 nogil
 
 
 cdef class Player:

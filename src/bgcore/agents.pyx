@@ -29,7 +29,7 @@ from importlib import resources
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t, uint64_t
@@ -40,6 +40,8 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
                                outputs_equity, outputs_target, MAX_OUTPUTS)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
+                             net_best_move, MAX_PLIES)
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
@@ -55,6 +57,9 @@ PLAYER_KINDS = {"random": P_RANDOM, "pubeval": P_PUBEVAL, "simple1": P_SIMPLE1,
 # a random choice never shifts the dice.  Stream numbers: pair index for the
 # dice, PLAYER_STREAM + 2 * pair + game for choices.
 cdef uint64_t PLAYER_STREAM = 1ULL << 40
+# the move filter of searching players (gnubg's defaults are of this order)
+cdef int SEARCH_CANDIDATES = 8
+cdef double SEARCH_MARGIN = 0.16
 
 cdef double pubeval_race[122]
 cdef double pubeval_contact[122]
@@ -146,34 +151,8 @@ cdef double _simple_score(int kind, const board_t* a, bint race) noexcept nogil:
 
 # ---------------------------------------------------------------- choosing
 
-cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
-                       netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
-    cdef double e, best_e = -1e300
-    cdef board_t s
-    cdef int32_t idx[MAX_INPUTS]
-    cdef real_t val[MAX_INPUTS]
-    cdef real_t mine[MAX_OUTPUTS]
-    for i in range(n):
-        if board_checkers(&ml.boards[i], MOVER) == 0:
-            v = board_win_value(&ml.boards[i], MOVER)
-            outputs_target(K, v, mine)
-        else:
-            board_swap(&s, &ml.boards[i])
-            nnz = encode_sparse(encoder, &s, idx, val)
-            net_forward_sparse(net, idx, val, nnz, buf)
-            outputs_flip(K, buf.act[net.n_layers], mine)
-        e = outputs_equity(K, mine)
-        if e > best_e:
-            best_e = e
-            best = i
-            if out != NULL:
-                memcpy(out, mine, K * sizeof(real_t))
-    return best
-
-
 cdef int choose_move(const player_t* p, const board_t* before, const movelist_t* ml, int n,
-                     netbuf_t* buf, rng_t* rng, real_t* out) noexcept nogil:
+                     netbuf_t* buf, rng_t* rng, real_t* out, searcher_t* S) noexcept nogil:
     cdef int i, best = 0, ties = 0
     cdef double s, best_s = -1e300
     cdef bint race
@@ -184,6 +163,8 @@ cdef int choose_move(const player_t* p, const board_t* before, const movelist_t*
     if p.kind == P_RANDOM or (p.epsilon > 0 and rng_below(rng, 1000000) < p.epsilon * 1000000):
         return rng_below(rng, n)
     if p.kind == P_NET:
+        if p.plies > 0 and S != NULL:
+            return search_best_move(S, ml, n, p.plies, out)
         return net_best_move(p.net, p.encoder, ml, n, buf, out)
     race = board_is_race(before)
     for i in range(n):
@@ -206,18 +187,22 @@ cdef int choose_move(const player_t* p, const board_t* before, const movelist_t*
 # ---------------------------------------------------------------- games
 
 cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dice, rng_t* prng,
-                       movelist_t* ml, netbuf_t* buf, int* n_moves) except? -100 nogil:
+                       movelist_t* ml, netbuf_t* buf, int* n_moves, searcher_t* s_first,
+                       searcher_t* s_second) except? -100 nogil:
     cdef board_t b
     cdef const player_t* players[2]
     cdef int turn = 0, d1, d2, n, k, v, i
+    cdef searcher_t* searchers[2]
     players[0] = first
     players[1] = second
+    searchers[0] = s_first
+    searchers[1] = s_second
     board_start(&b)
     rng_opening_roll(dice, &d1, &d2)
     n_moves[0] = 0
     while True:
         n = generate_moves(ml, &b, d1, d2)
-        k = choose_move(players[turn], &b, ml, n, buf, prng, NULL)
+        k = choose_move(players[turn], &b, ml, n, buf, prng, NULL, searchers[turn])
         n_moves[0] += 1
         if board_checkers(&ml.boards[k], MOVER) == 0:
             v = board_win_value(&ml.boards[k], MOVER)
@@ -243,7 +228,7 @@ cdef class Player:
         Display name (defaults to the kind).
     """
 
-    def __init__(self, str kind, Network network=None, double epsilon=0.0, name=None):
+    def __init__(self, str kind, Network network=None, double epsilon=0.0, name=None, int plies=0):
         if kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kind {kind!r}; known: {', '.join(PLAYER_KINDS)}")
         if not 0.0 <= epsilon <= 1.0:
@@ -252,7 +237,13 @@ cdef class Player:
         self.p.epsilon = epsilon
         self.p.net = NULL
         self.p.encoder = 0
+        self.p.plies = 0
         self.network = network
+        if not 0 <= plies <= MAX_PLIES:
+            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        if plies and kind != "net":
+            raise ValueError(f"only a 'net' player searches; {kind!r} cannot use plies={plies}")
+        self.p.plies = plies
         if kind == "net":
             if network is None:
                 raise ValueError("a 'net' player needs a network")
@@ -265,6 +256,10 @@ cdef class Player:
     @property
     def kind(self) -> str:
         return next(k for k, v in PLAYER_KINDS.items() if v == self.p.kind)
+
+    @property
+    def plies(self) -> int:
+        return self.p.plies
 
     def __repr__(self) -> str:
         return f"Player({self.name!r})"
@@ -282,20 +277,29 @@ cdef class Player:
             raise MemoryError()
         rng_seed(&rng, check_seed(seed), PLAYER_STREAM)
         cdef int n, k
+        cdef searcher_t S
+        cdef searcher_t* sp = NULL
         movelist_init(&ml)
         cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
         try:
+            if self.p.plies > 0:
+                # a searcher per call: Python threads may share this Player
+                searcher_init(&S, self.p.net, self.p.encoder, 16, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                sp = &S
             with nogil:
                 n = generate_moves(&ml, b, d1, d2)
-                k = choose_move(&self.p, b, &ml, n, buf, &rng, NULL)
+                k = choose_move(&self.p, b, &ml, n, buf, &rng, NULL, sp)
         finally:
+            if sp != NULL:
+                searcher_free(sp)
             movelist_free(&ml)
             free(buf)
         return k
 
 
 cdef int _play_pair(const player_t* a, const player_t* b, uint64_t seed, uint64_t pair,
-                    movelist_t* ml, netbuf_t* buf, cnp.int8_t* points, int32_t* moves) except -1 nogil:
+                    movelist_t* ml, netbuf_t* buf, cnp.int8_t* points, int32_t* moves,
+                    searcher_t* sa, searcher_t* sb) except -1 nogil:
     """Both games of pair ``pair``; everything per game is local, so threads
     share nothing but the read-only players."""
     cdef rng_t dice, prng
@@ -304,9 +308,9 @@ cdef int _play_pair(const player_t* a, const player_t* b, uint64_t seed, uint64_
         rng_seed(&dice, seed, pair)
         rng_seed(&prng, seed, PLAYER_STREAM + 2 * pair + g)
         if g == 0:
-            v = play_one_game(a, b, &dice, &prng, ml, buf, &nm)
+            v = play_one_game(a, b, &dice, &prng, ml, buf, &nm, sa, sb)
         else:
-            v = -play_one_game(b, a, &dice, &prng, ml, buf, &nm)
+            v = -play_one_game(b, a, &dice, &prng, ml, buf, &nm, sb, sa)
         points[g] = <cnp.int8_t>v
         moves[g] = nm
     return 0
@@ -334,24 +338,42 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, seed=0, n_threads=1, firs
     cdef int32_t[:, ::1] mv = moves
     cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
     cdef netbuf_t* bufs = <netbuf_t*> malloc(nt * sizeof(netbuf_t))
+    # one searcher per thread for each searching player (each owns a cache)
+    cdef searcher_t* sa = <searcher_t*> calloc(nt, sizeof(searcher_t))
+    cdef searcher_t* sb = <searcher_t*> calloc(nt, sizeof(searcher_t))
     cdef Py_ssize_t i
-    cdef int t, n_ready = 0, tid
-    if lists == NULL or bufs == NULL:
+    cdef int t, n_ready = 0, tid, sa_ready = 0, sb_ready = 0
+    if lists == NULL or bufs == NULL or sa == NULL or sb == NULL:
         free(lists)
         free(bufs)
+        free(sa)
+        free(sb)
         raise MemoryError()
     try:
         for t in range(nt):
             movelist_init(&lists[t])
             n_ready += 1
+            if a.p.plies > 0:
+                searcher_init(&sa[t], a.p.net, a.p.encoder, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                sa_ready += 1
+            if b.p.plies > 0:
+                searcher_init(&sb[t], b.p.net, b.p.encoder, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                sb_ready += 1
         with nogil:
             for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
                 tid = threadid()
                 _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &lists[tid], &bufs[tid],
-                           &pv[i, 0], &mv[i, 0])
+                           &pv[i, 0], &mv[i, 0], &sa[tid] if a.p.plies > 0 else NULL,
+                           &sb[tid] if b.p.plies > 0 else NULL)
     finally:
         for t in range(n_ready):
             movelist_free(&lists[t])
+        for t in range(sa_ready):
+            searcher_free(&sa[t])
+        for t in range(sb_ready):
+            searcher_free(&sb[t])
         free(lists)
         free(bufs)
+        free(sa)
+        free(sb)
     return points, moves

@@ -30,6 +30,11 @@ ctypedef struct searcher_t:
     int candidates          # move filter: at most this many moves searched deeper
     double margin           # ... and only those within this equity of the 0-ply best
 
+# Index of the afterstate of highest 0-ply equity for the mover; its outputs
+# (mover's side) in ``out``.  Game-ending afterstates score their exact value.
+cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
+                       netbuf_t* buf, real_t* out) noexcept nogil
+
 cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,
                        int candidates, double margin) except -1 nogil
 cdef void searcher_free(searcher_t* S) noexcept nogil

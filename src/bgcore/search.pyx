@@ -35,7 +35,6 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
                                outputs_equity, outputs_target, MAX_OUTPUTS)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.agents cimport net_best_move
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
@@ -46,6 +45,32 @@ cnp.import_array()
 cdef key_t PLY_SALT[MAX_PLIES + 1]
 PLY_SALT[:] = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93]
 cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level plays
+
+
+cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
+                       netbuf_t* buf, real_t* out) noexcept nogil:
+    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
+    cdef double e, best_e = -1e300
+    cdef board_t s
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef real_t mine[MAX_OUTPUTS]
+    for i in range(n):
+        if board_checkers(&ml.boards[i], MOVER) == 0:
+            v = board_win_value(&ml.boards[i], MOVER)
+            outputs_target(K, v, mine)
+        else:
+            board_swap(&s, &ml.boards[i])
+            nnz = encode_sparse(encoder, &s, idx, val)
+            net_forward_sparse(net, idx, val, nnz, buf)
+            outputs_flip(K, buf.act[net.n_layers], mine)
+        e = outputs_equity(K, mine)
+        if e > best_e:
+            best_e = e
+            best = i
+            if out != NULL:
+                memcpy(out, mine, K * sizeof(real_t))
+    return best
 
 
 cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,

@@ -41,7 +41,7 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, net_backward_sparse,
                                outputs_flip, outputs_target, MAX_OUTPUTS)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.agents cimport net_best_move
+from bgengine.search cimport net_best_move
 
 from bgengine.encoders import encoder_id
 from bgengine.movegen import check_seed

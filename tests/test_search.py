@@ -1,0 +1,161 @@
+"""Lookahead and rollouts (bgengine.search) against plain Python over the same network."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgengine.agents import Player, play_match
+from bgengine.movegen import legal_afterstates
+from bgengine.network import Network
+from bgengine.position import STARTING_BOARD
+from bgengine.search import Searcher, rollout
+from bgengine.td import train_games
+
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+
+
+@pytest.fixture(scope="module")
+def net() -> Network:
+    n = Network((12,), 5, "tesauro198", seed=3)
+    train_games(n, 300, 0.1, 0.7, seed=3)
+    return n
+
+
+def flip5(v):
+    return np.array([1 - v[0], v[3], v[4], v[1], v[2]], dtype=np.float64)
+
+
+def equity5(v):
+    return 2 * v[0] - 1 + v[1] - v[3] + v[2] - v[4]
+
+
+def mover_outputs(net, after):
+    """Outputs of an afterstate (mover in row 1) from the mover's side, 0-ply."""
+    if after[1].sum() == 0:
+        raise AssertionError("no game-ending plays expected from these positions")
+    return flip5(net.evaluate(after[::-1].copy()).astype(np.float64))
+
+
+def one_ply(net, board):
+    """eval_position(board, 1) in plain Python: mean over rolls of the 0-ply best reply."""
+    acc = np.zeros(5)
+    for d1, d2 in ROLLS:
+        afters, _ = legal_afterstates(board, d1, d2)
+        outs = [mover_outputs(net, a) for a in afters]
+        best = max(range(len(outs)), key=lambda i: equity5(outs[i]))
+        acc += (1 if d1 == d2 else 2) * outs[best]
+    return acc / 36
+
+
+def some_positions(net, n=4):
+    pos = [STARTING_BOARD.copy()]
+    board = STARTING_BOARD.copy()
+    rng = np.random.default_rng(1)
+    while len(pos) < n:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        afters, _ = legal_afterstates(board, d1, d2)
+        board = afters[rng.integers(len(afters))][::-1].copy()
+        if board[0].sum() == 15 and board[1].sum() == 15:
+            pos.append(board)
+    return pos
+
+
+def test_zero_ply_is_the_network(net):
+    s = Searcher(net)
+    for b in some_positions(net):
+        np.testing.assert_allclose(s.evaluate(b, 0), net.evaluate(b), atol=1e-7)
+
+
+def test_one_ply_matches_plain_python(net):
+    s = Searcher(net, cache_bits=0)
+    for b in some_positions(net, 3):
+        np.testing.assert_allclose(s.evaluate(b, 1), one_ply(net, b), atol=2e-6)
+
+
+def test_cache_gives_the_same_answer_and_hits(net):
+    cold, warm = Searcher(net, cache_bits=0), Searcher(net, cache_bits=16)
+    b = some_positions(net, 2)[1]
+    first = warm.evaluate(b, 2)
+    np.testing.assert_array_equal(first, warm.evaluate(b, 2))
+    np.testing.assert_allclose(first, cold.evaluate(b, 2), atol=1e-7)
+    hits, lookups = warm.cache_stats
+    assert lookups > 0 and hits > 0
+
+
+def test_zero_ply_move_is_the_net_players(net):
+    s, p = Searcher(net), Player("net", net)
+    for b in some_positions(net):
+        for d1, d2 in [(3, 1), (6, 6), (5, 2)]:
+            assert s.best_move(b, d1, d2, 0)[0] == p.choose(b, d1, d2)
+
+
+def test_one_ply_move_choice(net):
+    """With no move filter cut-off, 1-ply choice = argmax over plays of the flipped
+    1-ply value of the position after the play."""
+    s = Searcher(net, candidates=32, margin=10.0, cache_bits=0)
+    b = STARTING_BOARD
+    afters, _ = legal_afterstates(b, 4, 2)
+    values = [equity5(flip5(one_ply(net, a[::-1].copy()))) for a in afters]
+    assert s.best_move(b, 4, 2, 1)[0] == int(np.argmax(values))
+    ranked = s.rank_moves(b, 4, 2, 1)
+    assert ranked[0][0] == int(np.argmax(values))
+    assert ranked[0][2] == pytest.approx(max(values), abs=1e-5)
+
+
+def test_rollout_reproducible_and_thread_independent(net):
+    a = rollout(net, STARTING_BOARD, 144, seed=4, n_threads=1)
+    b = rollout(net, STARTING_BOARD, 144, seed=4, n_threads=2)
+    np.testing.assert_array_equal(a["per_trial"], b["per_trial"])
+    assert a["trials"] == 144 and np.isfinite(a["stderr"]) and -3 <= a["equity"] <= 3
+    c = rollout(net, STARTING_BOARD, 144, seed=5)
+    assert not np.array_equal(a["per_trial"], c["per_trial"])
+
+
+def test_truncated_rollout_after_one_play_is_the_first_roll_average(net):
+    """truncate=1 with 36 trials: each trial plays the stratified first roll at
+    0-ply and stops, so the mean is exactly the 36-roll average of the best play."""
+    r = rollout(net, STARTING_BOARD, 36, truncate=1)
+    acc = np.zeros(5)
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            afters, _ = legal_afterstates(STARTING_BOARD, d1, d2)
+            outs = [mover_outputs(net, x) for x in afters]
+            acc += max(outs, key=equity5) / 36
+    np.testing.assert_allclose(r["outputs"], acc, atol=2e-6)
+
+
+def test_variance_reduction_keeps_the_mean(net):
+    plain = rollout(net, STARTING_BOARD, 1296, seed=9, n_threads=2)
+    vr = rollout(net, STARTING_BOARD, 72, seed=9, variance_reduction=True, n_threads=2)
+    assert abs(plain["equity"] - vr["equity"]) < 4 * np.hypot(plain["stderr"], vr["stderr"])
+    assert vr["stderr"] < plain["stderr"] * np.sqrt(1296 / 72)   # less spread per trial
+
+
+def test_searching_players_in_matches(net):
+    one = Player("net", net, plies=1)
+    assert one.plies == 1
+    p1, m1 = play_match(one, Player("pubeval"), 4, seed=2, n_threads=1)
+    p2, m2 = play_match(one, Player("pubeval"), 4, seed=2, n_threads=2)
+    np.testing.assert_array_equal(p1, p2)
+    np.testing.assert_array_equal(m1, m2)
+    assert one.choose(STARTING_BOARD, 3, 1) == Searcher(net).best_move(STARTING_BOARD, 3, 1, 1)[0]
+
+
+@pytest.mark.parametrize("kwargs", [dict(plies=4), dict(plies=-1)])
+def test_bad_plies(net, kwargs):
+    with pytest.raises(ValueError, match="plies"):
+        Searcher(net).evaluate(STARTING_BOARD, **kwargs)
+    with pytest.raises(ValueError, match="plies"):
+        Player("net", net, **kwargs)
+
+
+def test_bad_arguments(net):
+    with pytest.raises(ValueError, match="plies"):
+        Player("pubeval", plies=1)
+    with pytest.raises(ValueError, match="trials"):
+        rollout(net, STARTING_BOARD, 0)
+    with pytest.raises(ValueError, match="seed"):
+        rollout(net, STARTING_BOARD, 10, seed=-1)
+    with pytest.raises(ValueError, match="candidates"):
+        Searcher(net, candidates=0)

@@ -305,10 +305,13 @@ def test_evaluation_numbers(net_engine):
     assert 0 < mwc < 1
 
 
-def test_not_yet_supported_evaluations_say_so(net_engine):
+def test_lookahead_and_unsupported_evaluations(net_engine):
     s = Session(net_engine)
-    out = ask(s, f"evaluation fibsboard {OPENING_31} plies 2")
-    assert out[0].startswith("Error: ") and "not available yet" in out[0]
+    zero = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31}")[0].split()]
+    one = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31} plies 1")[0].split()]
+    assert len(one) == 6 and one != zero            # a 1-ply evaluation really searched
+    out = ask(s, f"evaluation fibsboard {OPENING_31} plies 5")
+    assert out[0].startswith("Error: ") and "not available" in out[0]
     out = ask(s, f"evaluation fibsboard {OPENING_31} cubeful")
     assert out[0].startswith("Error: ") and "cubeful" in out[0]
 
@@ -503,7 +506,9 @@ def test_simple_met():
 
 
 def test_engine_options():
-    with pytest.raises(NotSupported, match="not available yet"):
+    with pytest.raises(NotSupported, match="not available"):
+        Engine("pubeval", plies=4)
+    with pytest.raises(ValueError, match="needs a network player"):
         Engine("pubeval", plies=2)
     with pytest.raises(ValueError):
         Engine("pubeval", plies=-1)

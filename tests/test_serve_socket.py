@@ -300,7 +300,7 @@ def test_serve_parser_help_and_options():
 def test_serve_main_refuses_what_it_cannot_do():
     parser = argparse.ArgumentParser(prog="bgengine")
     add_serve_parser(parser.add_subparsers(dest="command"))
-    with pytest.raises(ValueError, match="not available yet"):
+    with pytest.raises(ValueError, match="needs a network player"):
         serve_main(parser.parse_args(["serve", "--plies", "2", "--player", "pubeval"]))
     with pytest.raises(ValueError, match="--allow-remote"):
         serve_main(parser.parse_args(["serve", "--host", "0.0.0.0", "--player", "pubeval"]))

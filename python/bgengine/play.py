@@ -332,8 +332,6 @@ class PlaySession:
         line = line.rstrip("\r\n")
         if self.echo:
             self.say(line if line.isprintable() else _quote(line))
-        elif not prompt.endswith("\n"):
-            pass
         return line
 
     def ask(self, kind: str, prompt: str, handler: Callable[[str], object]) -> object:
@@ -353,9 +351,10 @@ class PlaySession:
                 result = self._common(text, kind)
                 if result is None:
                     result = handler(text)
-                if result is not None:
-                    self.prompt_kind = None
-                    return result
+                if result is None or result is PlaySession._AGAIN:
+                    continue
+                self.prompt_kind = None
+                return result
             except _Flow:
                 self.prompt_kind = None
                 raise
@@ -491,7 +490,7 @@ class PlaySession:
         cmd, rest = words[0].lower(), words[1:]
         if cmd in ("help", "?", "h"):
             self.say(HELP)
-            return False if kind == "none" else None if False else self._again()
+            return self._again()
         if cmd in ("quit", "exit", "q", "bye"):
             self.say("Leaving the game.")
             raise _Quit("quit")
@@ -612,8 +611,7 @@ class PlaySession:
         state = self._state_for(HUMAN)
         board = self._board_for(HUMAN)
         probs = self.engine.evaluate(board)
-        self.say(f"Before rolling: {_probs_text(probs)}; cubeless equity "
-                 f"{self.engine.equity(board, dataclasses.replace(state, match_length=0)):+.3f}.")
+        self.say(f"Before rolling: {_probs_text(probs)}; cubeless equity {_equity(probs):+.3f}.")
         reason = self._double_refusal(HUMAN)
         if reason:
             self.say(f"You cannot double: {reason}. Roll.")
@@ -647,6 +645,7 @@ class PlaySession:
         self.dice.setstate(dstate)
         d1, d2 = g.dice
         self.say(f"Your last move is taken back: you are to play {d1}-{d2} again.")
+        self.show()
         raise _Undo()
 
     # ------------------------------------------------------------------ resign
@@ -682,8 +681,7 @@ class PlaySession:
         if g.crawford:
             return "there is no doubling in the Crawford game"
         if g.cube_owner not in (-1, side):
-            return "the " + ("engine" if side == HUMAN else "you") + " own the cube" \
-                if side == ENGINE else "the engine owns the cube"
+            return "the engine owns the cube" if side == HUMAN else "you own the cube"
         if g.cube >= MAX_CUBE:
             return f"the cube is at its maximum ({g.cube})"
         return None
@@ -745,11 +743,7 @@ class PlaySession:
             self.say(f"Answer the double with 'take' or 'drop' (not {_quote(text)}).")
             return self._again()
 
-        while True:
-            a = self.ask("take", f"The engine doubles to {new}: take or drop? ", answer)
-            if a is PlaySession._AGAIN:
-                continue
-            break
+        a = self.ask("take", f"The engine doubles to {new}: take or drop? ", answer)
         if a == "take":
             g.cube, g.cube_owner = new, HUMAN
             self.say(f"You take. The cube is at {new}, yours.")
@@ -796,11 +790,12 @@ class PlaySession:
         r = self.g.board.result()
         if r:
             winner = HUMAN if r > 0 else ENGINE
+            how = _WIN_NAMES[abs(r)]
             v = abs(r)
-            if self.jacoby and self.g.cube_owner == -1:
+            if self.jacoby and self.g.cube_owner == -1 and v > 1:
                 v = 1
-            raise _GameEnd(winner, v * self.g.cube, _WIN_NAMES[v] if abs(r) == v
-                           else f"{_WIN_NAMES[abs(r)]} (counted single: Jacoby rule)")
+                how += " (counted single: Jacoby rule, the cube was never turned)"
+            raise _GameEnd(winner, v * self.g.cube, how)
 
     def _finish_game(self, end: _GameEnd) -> None:
         g = self.g
@@ -836,18 +831,16 @@ class PlaySession:
     def _human_turn(self) -> None:
         g = self.g
         if g.dice is None:
-            if self._human_cube_useful():
+            prompted = self._human_cube_useful()
+            if prompted:
                 self.show()
-                r = self.ask("preroll", "Your turn: roll or double? ", self._preroll_line)
-                if r == "double":
-                    self._human_doubles()
-                    # the engine took: now roll
+                if self.ask("preroll", "Your turn: roll or double? ", self._preroll_line) == "double":
+                    self._human_doubles()     # returns only when the engine takes
             g.dice = self.dice.roll()
-            if self._human_cube_useful_prompted:
+            if prompted:
                 self.say(f"You roll {g.dice[0]}-{g.dice[1]}.")
             else:
                 self.show()
-        self._human_cube_useful_prompted = False
         d1, d2 = g.dice
         board = self._board_for(HUMAN)
         self.legal = Position(board).legal_moves(d1, d2)
@@ -862,26 +855,19 @@ class PlaySession:
             return
         move = self.ask("move", f"Your move ({d1}-{d2}): ", self._move_line)
         self.say(f"You play {move.notation}.")
-        self._snapshot_before(move)
-
-    _human_cube_useful_prompted = False
-
-    def _snapshot_before(self, move: Move) -> None:
-        self._snapshot()
+        self._snapshot()          # for undo: the state before this move
         self.legal = []
         self._apply(HUMAN, move)
 
     def _preroll_line(self, text: str):
         w = text.lower()
         if w in ("", "roll", "r"):
-            self._human_cube_useful_prompted = True
             return "roll"
         if w in ("double", "d", "dbl"):
             reason = self._double_refusal(HUMAN)
             if reason:
                 self.say(f"You cannot double: {reason}.")
                 return self._again()
-            self._human_cube_useful_prompted = True
             return "double"
         if w in ("take", "drop", "accept", "pass"):
             self.say("There is no double to answer.")

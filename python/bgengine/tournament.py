@@ -148,11 +148,17 @@ def load_network_folder(folder: str | Path, warn: Warn = _stderr,
         try:
             out.append(_load_net_entrant(path))
         except ValueError as exc:
-            reason = str(exc)
-            warn(f"warning: skipping {path}: {reason}")
-            if skipped is not None:
-                skipped.append({"file": str(path), "reason": reason})
+            _skip(path, exc, warn, skipped)
     return out
+
+
+def _skip(path: Path, exc: Exception, warn: Warn, skipped: list | None) -> None:
+    reason = str(exc)
+    if reason.startswith(f"{path}: "):
+        reason = reason[len(f"{path}: "):]
+    warn(f"warning: skipping {path}: {reason}")
+    if skipped is not None:
+        skipped.append({"file": str(path), "reason": reason})
 
 
 def load_entrants(entries: Iterable[str], warn: Warn = _stderr,
@@ -206,21 +212,9 @@ def _unique_names(entrants: list[Entrant]) -> None:
     names = [e.name for e in entrants]
     if len(set(names)) != len(names):
         raise ValueError(f"player names clash: {names}")
-    for e in entrants:
-        e.player.name = e.name
 
 
 # ---------------------------------------------------------------- stopping
-
-class _Stop:
-    """Set by Ctrl-C (or a caller); the loops stop after the current batch."""
-
-    def __init__(self, event: threading.Event | None = None):
-        self.event = event or threading.Event()
-
-    def __bool__(self) -> bool:
-        return self.event.is_set()
-
 
 def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, threads: int, batch: int,
           stop: threading.Event | None, points: list, moves: list, done: int = 0) -> bool:
@@ -391,12 +385,18 @@ class RoundRobin:
         finite = np.abs(self.ppg[np.isfinite(self.ppg)])
         vmax = max(0.1, float(finite.max()) if finite.size else 1.0)
         masked = np.ma.masked_invalid(self.ppg)
-        im = ax.imshow(masked, cmap="RdBu", vmin=-vmax, vmax=vmax)
+        import matplotlib
+
+        cmap = matplotlib.colormaps["RdBu"].copy()
+        cmap.set_bad("0.85")
+        im = ax.imshow(masked, cmap=cmap, vmin=-vmax, vmax=vmax)
         labels = [_short(s, 22) for s in self.names]
+        avg, _ = self.averages()
         ax.set_xticks(range(n), labels, rotation=45, ha="right")
-        ax.set_yticks(range(n), labels)
+        ax.set_yticks(range(n), [f"{lab} ({a:+.2f})" if np.isfinite(a) else lab
+                                 for lab, a in zip(labels, avg)])
         ax.set_xlabel("column player")
-        ax.set_ylabel("row player")
+        ax.set_ylabel("row player (mean ppg)")
         if n <= 16:
             fs = 9 if n <= 8 else 7
             for i in range(n):
@@ -630,7 +630,6 @@ def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
                 on_match(ko, m)
         if bye is not None:
             survivors.append(bye)
-        # keep the draw order's survivors in pool order for the next draw
         pool = survivors
     ko.winner = pool[0]
     return ko
@@ -776,30 +775,31 @@ def history(source: str | Path, warn: Warn = _stderr,
     if not source.is_dir():
         raise ValueError(f"{source}: not a directory (give a run directory or a checkpoint folder)")
     nets: list[Entrant] = []
+    latest = None
     if (source / "network.npz").exists():
         latest = _load_net_entrant(source / "network.npz")
         latest.name = "network"
-        nets.append(latest)
         nets.extend(_run_snapshots(source, latest, warn, skipped))
-        if (source / "best.npz").exists():
+        for extra in [source / "best.npz"]:
+            if not extra.exists():
+                continue
             try:
-                nets.append(_load_net_entrant(source / "best.npz"))
+                nets.append(_load_net_entrant(extra))
             except ValueError as exc:
-                warn(f"warning: skipping {source / 'best.npz'}: {exc}")
-                if skipped is not None:
-                    skipped.append({"file": str(source / "best.npz"), "reason": str(exc)})
+                _skip(extra, exc, warn, skipped)
         if (source / "checkpoints").is_dir():
             nets.extend(load_network_folder(source / "checkpoints", warn, skipped))
     else:
         nets = load_network_folder(source, warn, skipped)
-    if all(e.games_trained is not None for e in nets):
-        nets.sort(key=lambda e: (e.games_trained, e.name != "network", _natural_key(e.name)))
-        # the run's own latest network is the newest of its age
-        nets.sort(key=lambda e: e.games_trained)
+    everyone = nets + ([latest] if latest is not None else [])
+    if all(e.games_trained is not None for e in everyone):
+        nets.sort(key=lambda e: (e.games_trained, _natural_key(Path(e.source).name)))
         unit = "games"
     else:
         nets.sort(key=lambda e: _natural_key(Path(e.source).name))
         unit = "checkpoints"
+    if latest is not None:  # a run's network.npz is its newest network
+        nets.append(latest)
     seen: dict[str, int] = {}
     for e in nets:  # unique names within the history
         if e.name in seen:
@@ -807,7 +807,6 @@ def history(source: str | Path, warn: Warn = _stderr,
             e.name = f"{e.name}#{seen[e.name]}"
         else:
             seen[e.name] = 0
-        e.player.name = e.name
     return nets, unit
 
 
@@ -826,10 +825,8 @@ def _run_snapshots(run: Path, latest: Entrant, warn: Warn, skipped: list | None)
                 name = f"snapshot_{int(g)}"
                 out.append(Entrant(name, Player("net", old, name=name), f"{path}[{name}]", int(g)))
     except Exception as exc:  # corrupt archive, JSON, shapes alike
-        reason = f"unreadable snapshots ({type(exc).__name__}: {exc})"
-        warn(f"warning: skipping {path}: {reason}")
-        if skipped is not None:
-            skipped.append({"file": str(path), "reason": reason})
+        _skip(path, ValueError(f"unreadable snapshots ({type(exc).__name__}: {exc})"), warn,
+              skipped)
         return []
     return out
 
@@ -984,7 +981,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                     "), network files (PATH.npz or net:PATH), or directories (all their *.npz "
                     "networks; unloadable files are skipped with a warning)")
 
-    q = subparsers_add(sub, "roundrobin", fmt,
+    q = sub.add_parser("roundrobin", formatter_class=fmt,
                        help="every pair of players plays N games: the ppg matrix",
                        description="Round robin: every pair of players plays --games games.  "
                                    "Prints the matrix of points per game (row player against "
@@ -1000,7 +997,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     common(q, "games per pairing (default 1000; rounded up to an even number)", 1000,
            "tournament")
 
-    q = subparsers_add(sub, "knockout", fmt,
+    q = sub.add_parser("knockout", formatter_class=fmt,
                        help="'win or leave' knock-out over a folder of checkpoints",
                        description="The sources' 'win or leave' knock-out, to pick the best of "
                                    "many checkpoints.  The players are shuffled (from --seed) and "
@@ -1027,7 +1024,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"game pairs between checks of the margin (default {KNOCKOUT_BATCH}, "
                         f"i.e. {2 * KNOCKOUT_BATCH} games)")
 
-    q = subparsers_add(sub, "older", fmt,
+    q = sub.add_parser("older", formatter_class=fmt,
                        help="the latest network against its older selves: ppg vs age",
                        description="Self against older self: the newest network of a run "
                                    "directory (its network.npz, with the older snapshots kept "
@@ -1047,10 +1044,6 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     q.add_argument("--max-opponents", type=int, default=None,
                    help="play at most this many older networks, the nearest first")
     return p
-
-
-def subparsers_add(sub, name: str, fmt, **kw) -> argparse.ArgumentParser:
-    return sub.add_parser(name, formatter_class=fmt, **kw)
 
 
 def tournament_main(args: argparse.Namespace) -> int:

@@ -159,3 +159,23 @@ def test_bad_arguments(net):
         rollout(net, STARTING_BOARD, 10, seed=-1)
     with pytest.raises(ValueError, match="candidates"):
         Searcher(net, candidates=0)
+
+
+def test_rollout_moves_and_cli(net, tmp_path, capsys):
+    from bgengine.cli import main
+    from bgengine.rollouts import rollout_moves, rollout_position
+
+    rows = rollout_moves(net, STARTING_BOARD, 3, 1, trials=36, candidates=3)
+    assert len(rows) == 3 and rows[0].equity >= rows[-1].equity
+    # a play's rollout is the opponent's rollout turned round
+    after = [m for m in __import__("bgengine.position", fromlist=["Position"]).Position(
+        STARTING_BOARD).legal_moves(3, 1) if str(m) == rows[0].label][0]
+    theirs = rollout(net, after.position.board, 36)
+    assert rows[0].equity == pytest.approx(-theirs["equity"])
+    assert rollout_position(net, STARTING_BOARD, 36).trials == 36
+    path = tmp_path / "n.npz"
+    net.save(path)
+    assert main(["rollout", "4HPwATDgc/ABMA", "--dice", "31", "--trials", "36",
+                 "--network", str(path), "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "rollout of the best" in out and "equity" in out

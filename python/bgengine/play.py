@@ -201,12 +201,22 @@ class PlaySession:
         Write every input line back (useful when the input is a file).
     engine : bgengine.serve.Engine, optional
         The cube brain (default: ``Engine(network=...)``).
+    position : Position or str, optional
+        Start the first game from this position (a Position or a Position
+        ID), you on roll, instead of the opening position.
+    dice : optional
+        The dice (an object with ``roll()``, ``getstate()``, ``setstate()``
+        like :class:`bgengine.dice.Dice`); default ``Dice(seed)``.
     """
+
+    #: Returned by a line handler: the line was dealt with, prompt again.
+    _AGAIN = object()
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None, *,
                  seed: int | None = None, match_length: int = 0, level: str = "medium",
                  player=None, network=None, games: int | None = None, jacoby: bool = False,
-                 hint_plies: int = 2, echo: bool = False, engine=None) -> None:
+                 hint_plies: int = 2, echo: bool = False, engine=None, position=None,
+                 dice=None) -> None:
         from bgengine.agents import Player
         from bgengine.network import Network
         from bgengine.serve import Engine
@@ -226,7 +236,15 @@ class PlaySession:
         if seed is None:
             seed = secrets.randbelow(1 << 31)
         self.seed = int(seed)
-        self.dice = Dice(self.seed)
+        self.dice = Dice(self.seed) if dice is None else dice
+        if isinstance(position, str):
+            position = Position.from_id(position.strip())
+        if position is not None:
+            if not isinstance(position, Position):
+                position = Position(position)
+            if position.is_game_over():
+                raise ValueError(f"the start position {position.position_id} is already finished")
+        self._start_position = position
         self.match_length = match_length
         self.level = level
         self.games_limit = games
@@ -530,8 +548,6 @@ class PlaySession:
             return self._again()
         return None
 
-    _AGAIN = object()
-
     def _again(self):
         """Marker: the line was a command; prompt again."""
         return PlaySession._AGAIN
@@ -759,6 +775,10 @@ class PlaySession:
             crawford, self.next_crawford, self.crawford_done = True, False, True
         self.say("")
         self.say(f"=== Game {number}" + (" (Crawford game: no doubling)" if crawford else "") + " ===")
+        if self._start_position is not None:
+            start, self._start_position = self._start_position, None
+            self.say(f"Starting from position {start.position_id}, you on roll.")
+            return _Game(number=number, board=start, turn=HUMAN, dice=None, crawford=crawford)
         while True:
             h, e = self.dice.roll()
             if h != e:
@@ -976,6 +996,8 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
                    help="network for the engine's play, hints and cube (default: the shipped one)")
     p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
                    help="lookahead of 'hint' for its best candidates (0..3, default 2)")
+    p.add_argument("--position", default=None, metavar="ID",
+                   help="start the first game from this Position ID, you on roll")
     p.add_argument("--seed", type=int, default=None,
                    help="dice seed (default: random, printed); same seed and input, same game")
     p.set_defaults(func=play_main)
@@ -1008,7 +1030,8 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
     session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
                           level=args.level, player=args.player, network=args.net,
                           games=args.games, jacoby=args.jacoby and not match_length,
-                          hint_plies=args.hint_plies, echo=echo)
+                          hint_plies=args.hint_plies, echo=echo,
+                          position=getattr(args, "position", None))
     return session.run()
 
 

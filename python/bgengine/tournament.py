@@ -800,6 +800,18 @@ def history(source: str | Path, warn: Warn = _stderr,
         unit = "checkpoints"
     if latest is not None:  # a run's network.npz is its newest network
         nets.append(latest)
+    # the same weights twice (best.npz = a snapshot, the last snapshot = the
+    # latest): keep the newest copy only
+    kept: list[Entrant] = []
+    digests: set = set()
+    for e in reversed(nets):
+        net = e.player.network
+        d = hashlib.sha256(json.dumps([net.encoder, list(net.sizes)]).encode()
+                           + net.params.tobytes()).hexdigest()
+        if d not in digests:
+            digests.add(d)
+            kept.append(e)
+    nets = kept[::-1]
     seen: dict[str, int] = {}
     for e in nets:  # unique names within the history
         if e.name in seen:

@@ -1,0 +1,90 @@
+"""Rollouts of a position or of each candidate play, with standard errors.
+
+The compiled :func:`bgengine.search.rollout` plays the games; this module
+picks the candidates and turns results round to the right side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgengine.board import validate_board
+from bgengine.network import Network
+from bgengine.position import Position
+from bgengine.search import Searcher, _target, rollout
+
+__all__ = ["RolloutResult", "rollout_position", "rollout_moves"]
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """Mean outputs and cubeless equity from the side that is to play, with standard errors."""
+
+    label: str
+    equity: float
+    stderr: float
+    outputs: tuple[float, ...]
+    outputs_stderr: tuple[float, ...]
+    trials: int
+
+    def __str__(self) -> str:
+        probs = " ".join(f"{p:.3f}" for p in self.outputs)
+        return f"{self.label:<28} equity {self.equity:+.4f} ± {self.stderr:.4f}   [{probs}]"
+
+
+# Outputs seen by the other side: a permutation (plus 1 - p for the win
+# output of the 1- and 5-output forms).  Standard errors only permute.
+_PERM = {1: [0], 4: [1, 0, 3, 2], 5: [0, 3, 4, 1, 2]}
+
+
+def _flip_outputs(v: np.ndarray) -> np.ndarray:
+    out = np.asarray(v, dtype=np.float64)[_PERM[len(v)]]
+    if len(v) != 4:
+        out[0] = 1 - out[0]
+    return out
+
+
+def _equity(v: np.ndarray) -> float:
+    if v.shape[0] == 1:
+        return float(2 * v[0] - 1)
+    if v.shape[0] == 4:
+        return float(v[0] - v[1] + v[2] - v[3])
+    return float(2 * v[0] - 1 + v[1] - v[3] + v[2] - v[4])
+
+
+def rollout_position(network: Network, board, trials: int = 1296, **kw) -> RolloutResult:
+    """Roll out ``board`` with the side on roll about to roll (see :func:`bgengine.search.rollout`)."""
+    r = rollout(network, validate_board(board), trials, **kw)
+    return RolloutResult("position", r["equity"], r["stderr"], tuple(r["outputs"]),
+                         tuple(r["outputs_stderr"]), r["trials"])
+
+
+def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
+                  candidates: int = 5, **kw) -> list[RolloutResult]:
+    """Roll out the best ``candidates`` plays (by 0-ply) of the roll ``d1``-``d2``.
+
+    Every candidate is played out with the same dice (the same trial numbers
+    and seed), so their differences are measured much more precisely than
+    their values.  Results are from the mover's side, best first.
+    """
+    pos = Position(board)
+    moves = pos.legal_moves(d1, d2)
+    ranked = Searcher(network, cache_bits=0).rank_moves(pos.board, d1, d2, 0)[:max(1, candidates)]
+    results = []
+    for index, _, _ in ranked:
+        move = moves[index]
+        after = move.position          # opponent on roll
+        if after.result():             # the play ends the game: its value is exact
+            out = _target(network.n_outputs, -after.result()).astype(np.float64)
+            results.append(RolloutResult(str(move), _equity(out), 0.0, tuple(out),
+                                         (0.0,) * len(out), trials))
+            continue
+        r = rollout(network, after.board, trials, **kw)
+        mine = _flip_outputs(r["outputs"])
+        err = np.asarray(r["outputs_stderr"])[_PERM[len(mine)]]
+        results.append(RolloutResult(str(move), -r["equity"], r["stderr"], tuple(mine),
+                                     tuple(err), r["trials"]))
+    results.sort(key=lambda r: -r.equity)
+    return results

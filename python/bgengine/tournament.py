@@ -311,18 +311,25 @@ class RoundRobin:
         short = [_short(n, 16) for n in self.names]
         labels = [f"{k + 1}" for k in range(self.n)]
         w0 = max(len(s) for s in short) + 4
-        cw = 13
+        cw = 14
         out = io.StringIO()
         status = "" if self.complete else "  [PARTIAL: interrupted]"
         out.write(f"Round robin: {self.n} players, {self.games_per_pairing} games per pairing, "
                   f"seed {self.seed}; ppg of row vs column ± 95% CI{status}\n\n")
+        partial = False
         out.write(" " * w0 + "".join(f"{lab:>{cw}}" for lab in labels) + f"{'mean':>{cw + 1}}\n")
         for i in range(self.n):
             cells = []
             for j in range(self.n):
-                cells.append("—" if i == j else _fmt(self.ppg[i, j], self.ci95[i, j]))
+                cell = "—" if i == j else _fmt(self.ppg[i, j], self.ci95[i, j])
+                if 0 < self.games[i, j] < self.games_per_pairing:
+                    cell += "*"
+                    partial = True
+                cells.append(cell)
             out.write(f"{labels[i]:>2}. {short[i]:<{w0 - 4}}" + "".join(f"{c:>{cw}}" for c in cells)
                       + f" {_fmt(avg[i], avg_ci[i]):>{cw}}\n")
+        if partial:
+            out.write("* pairing stopped early: fewer games than the others\n")
         out.write("\nRanking by mean ppg over all opponents:\n")
         for r, i in enumerate(self.ranking(), 1):
             played = int(sum(self.games[i, j] for j in range(self.n) if j != i))

@@ -119,7 +119,8 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     cdef int other = 1 - roller
     cdef bint blocked[25]
     cdef bint blot[25]
-    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s
+    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s, k, lowest, n_pts
+    cdef int pts[24]
     cdef bint hit, any_blot = False
     _blocked_for(b, roller, blocked)
     blot[0] = False
@@ -129,13 +130,22 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     if not any_blot:
         return 0
     n_bar = b.c[roller][BAR]
+    # only the roller's points above the lowest blot can hit anything
+    lowest = 1
+    while not blot[lowest]:
+        lowest += 1
+    n_pts = 0
+    for p in range(24, lowest, -1):
+        if b.c[roller][p - 1]:
+            pts[n_pts] = p
+            n_pts += 1
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 1 if d1 == d2 else 2
             hit = False
             if n_bar == 0:
-                for p in range(24, 0, -1):
-                    if b.c[roller][p - 1] and _single_reaches(p, d1, d2, blocked, blot):
+                for k in range(n_pts):
+                    if _single_reaches(pts[k], d1, d2, blocked, blot):
                         hit = True
                         break
             elif d1 != d2:
@@ -209,10 +219,11 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
         return 36
     for t in range(25):
         beyond[t] = 1 <= t < lowest
+    # _single_reaches is symmetric in the dice: the 21 distinct rolls, weighted
     for d1 in range(1, 7):
-        for d2 in range(1, 7):
+        for d2 in range(d1, 7):
             if _single_reaches(p, d1, d2, blocked, beyond):
-                count += 1
+                count += 1 if d1 == d2 else 2
     return count
 
 

@@ -370,7 +370,7 @@ def test_newer_version_message(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="missing.npz: no such network file"):
         Network.load(tmp_path / "missing.npz")
 
 

@@ -290,3 +290,12 @@ def test_cli_train_and_plot(tmp_path, capsys):
     assert main(["plot", str(run), "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["plot", str(tmp_path / "r2")]) == 2           # no evaluations there
+
+
+def test_snapshots_for_tournaments(tmp_path):
+    train(tiny(games=1500, snapshot_every=1000), tmp_path / "r", progress=False)
+    snaps = sorted(p.name for p in (tmp_path / "r" / "checkpoints").iterdir())
+    assert snaps == ["games_000001000.npz"]
+    assert Network.load(tmp_path / "r" / "checkpoints" / snaps[0]).metadata["training"]["games"] == 1000
+    with pytest.raises(ValueError, match="snapshot_every"):
+        tiny(snapshot_every=-1)

@@ -208,9 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     p.set_defaults(func=_cmd_rollout)
 
+    from bgengine.play import add_play_parser
     from bgengine.serve import add_serve_parser
+    from bgengine.tournament import add_tournament_parser
 
     add_serve_parser(sub)
+    add_play_parser(sub)
+    add_tournament_parser(sub)
     return parser
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
+import os
 import secrets
 import sys
 from dataclasses import dataclass
@@ -254,8 +255,14 @@ class PlaySession:
         self.notes: list[str] = []
 
         # ---- the network (hints, cube, level play)
-        if isinstance(network, (str, bytes)) or hasattr(network, "__fspath__"):
-            network = Network.load(network)
+        if isinstance(network, str) or hasattr(network, "__fspath__"):
+            path = network
+            if not os.path.isfile(path):
+                raise ValueError(f"no such network file: {os.fspath(path)}")
+            try:
+                network = Network.load(path)
+            except OSError as exc:
+                raise ValueError(f"cannot read the network file {os.fspath(path)}: {exc}") from None
         if network is None:
             from bgengine.players import default_network_path, load_default_network
 
@@ -306,6 +313,8 @@ class PlaySession:
         self.legal: list[Move] = []
         self.lines_read = 0
         self.finished = False
+        self.error: Exception | None = None     # set when run() stopped on an internal error
+        self._double_pending = False
 
     # ================================================================== I/O
     def say(self, text: str = "") -> None:
@@ -349,7 +358,7 @@ class PlaySession:
         self.lines_read += 1
         line = line.rstrip("\r\n")
         if self.echo:
-            self.say(line if line.isprintable() else _quote(line))
+            self.say(line if line.isprintable() and len(line) <= 200 else _quote(line, 200))
         return line
 
     def ask(self, kind: str, prompt: str, handler: Callable[[str], object]) -> object:
@@ -406,6 +415,14 @@ class PlaySession:
                 self.say("\nInterrupted.")
             except _Flow:
                 pass
+        except Exception as exc:   # a bug outside any input line: say so, do not dump a traceback
+            self.error = exc
+            try:
+                self.say(f"\nInternal error: {type(exc).__name__}: {exc}. The session ends; "
+                         "please report this with the dice seed above.")
+            except _Flow:
+                pass
+            return 1
         finally:
             self.finished = True
             self.prompt_kind = None
@@ -447,6 +464,8 @@ class PlaySession:
         """The gnubg match state of the moment (player 0 = engine, 1 = you)."""
         g = self.g
         on_roll = g.turn if g is not None else HUMAN
+        if self._double_pending and turn is None:      # the other side answers a double
+            double_offered, turn = True, 1 - on_roll
         dice = g.dice if g is not None and g.dice else (0, 0)
         return MatchState(
             match_length=self.match_length, score=(self.score[ENGINE], self.score[HUMAN]),
@@ -458,7 +477,8 @@ class PlaySession:
 
     def _state_for(self, side: int, **kw) -> MatchState:
         """The match state with ``side`` on roll (for the cube engine)."""
-        return dataclasses.replace(self.match_state(), player_on_roll=side, turn=side, **kw)
+        kw.setdefault("turn", side)
+        return dataclasses.replace(self.match_state(), player_on_roll=side, **kw)
 
     def _board_for(self, side: int) -> np.ndarray:
         """The board with ``side`` in row 1."""
@@ -745,27 +765,30 @@ class PlaySession:
             return False
         new = 2 * g.cube
         self.say(f"The engine doubles to {new}.")
-        self.show()
-
-        def answer(text: str):
-            w = text.lower()
-            if w in ("take", "t", "accept", "yes", "y"):
-                return "take"
-            if w in ("drop", "pass", "p", "reject", "no", "n", "decline"):
-                return "drop"
-            if w in ("roll", "double", "r", "beaver", "redouble"):
-                self.say("The engine has doubled: answer 'take' or 'drop' first.")
-                return self._again()
-            self.say(f"Answer the double with 'take' or 'drop' (not {_quote(text)}).")
-            return self._again()
-
-        a = self.ask("take", f"The engine doubles to {new}: take or drop? ", answer)
+        self._double_pending = True
+        try:
+            self.show()
+            a = self.ask("take", f"The engine doubles to {new}: take or drop? ", self._take_line)
+        finally:
+            self._double_pending = False
         if a == "take":
             g.cube, g.cube_owner = new, HUMAN
             self.say(f"You take. The cube is at {new}, yours.")
             return True
         self.say("You drop.")
         raise _GameEnd(ENGINE, g.cube, "you dropped the engine's double")
+
+    def _take_line(self, text: str):
+        w = text.lower()
+        if w in ("take", "t", "accept", "yes", "y"):
+            return "take"
+        if w in ("drop", "pass", "p", "reject", "no", "n", "decline"):
+            return "drop"
+        if w in ("roll", "double", "r", "beaver", "redouble"):
+            self.say("The engine has doubled: answer 'take' or 'drop' first.")
+            return self._again()
+        self.say(f"Answer the double with 'take' or 'drop' (not {_quote(text)}).")
+        return self._again()
 
     # ================================================================== the game
     def _new_game(self) -> _Game:

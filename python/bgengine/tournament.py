@@ -53,6 +53,7 @@ import math
 import re
 import signal
 import sys
+import textwrap
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -394,8 +395,7 @@ class RoundRobin:
         masked = np.ma.masked_invalid(self.ppg)
         import matplotlib
 
-        cmap = matplotlib.colormaps["RdBu"].copy()
-        cmap.set_bad("0.85")
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="0.85")   # grey diagonal
         im = ax.imshow(masked, cmap=cmap, vmin=-vmax, vmax=vmax)
         labels = [_short(s, 22) for s in self.names]
         avg, _ = self.averages()
@@ -423,7 +423,7 @@ class RoundRobin:
         ax.set_title(title)
         fig.tight_layout()
         path = Path(path)
-        atomic_write(path, lambda f: fig.savefig(f, format="png"))
+        atomic_write(path, lambda f: fig.savefig(f, format="png", bbox_inches="tight"))
         return path
 
     def save(self, out: str | Path, warn: Warn = _stderr) -> list[Path]:
@@ -664,7 +664,8 @@ def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, ma
         m.wins_a += int((pts > 0).sum())
         m.trajectory.append(m.points)
         pairs = np.concatenate(all_points).astype(np.float64).mean(axis=1)
-        m.ci95 = 1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs)) if len(pairs) > 1 else math.inf
+        m.ci95 = (1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs)) if len(pairs) > 1
+                  else math.inf)
         if abs(m.points) >= margin:
             m.winner = a.name if m.points > 0 else b.name
             m.reason = "margin"
@@ -745,15 +746,16 @@ class OlderSelf:
         ax.errorbar(x, y, yerr=e, marker="o", markersize=4, capsize=3, linestyle="-")
         ax.axhline(0, color="grey", linewidth=0.8)
         unit = rows[0]["age_unit"] if rows else "games"
-        ax.set_xlabel("age of the older network (games of training before the latest)"
-                      if unit == "games" else "age of the older network (checkpoints before the latest)")
+        ax.set_xlabel("age of the older network ("
+                      + ("games of training" if unit == "games" else "checkpoints")
+                      + " before the latest)")
         ax.set_ylabel("ppg of the latest network")
         title = f"{self.latest['name']} against older selves ({self.games_per_opponent} games each)"
         ax.set_title(title + (" (partial)" if not self.complete else ""))
         ax.grid(alpha=0.3)
         fig.tight_layout()
         path = Path(path)
-        atomic_write(path, lambda f: fig.savefig(f, format="png"))
+        atomic_write(path, lambda f: fig.savefig(f, format="png", bbox_inches="tight"))
         return path
 
     def save(self, out: str | Path, warn: Warn = _stderr) -> list[Path]:
@@ -957,6 +959,18 @@ def _sigint_stops(stop: threading.Event, warn: Warn) -> Iterator[None]:
             signal.signal(signal.SIGINT, old)
 
 
+def _wrap(text: str) -> str:
+    """Fill each paragraph of a help text to 79 columns; indented lines (examples) stay."""
+    out = []
+    for para in text.split("\n\n"):
+        lines = para.split("\n")
+        if any(line.startswith("  ") for line in lines):
+            out.append(para)
+        else:
+            out.append(textwrap.fill(" ".join(lines), 79))
+    return "\n\n".join(out)
+
+
 _EPILOG_COMMON = """
 Games are cubeless money games played in pairs: each dice sequence twice, with
 the seats swapped.  Results depend only on --seed, never on --threads.
@@ -1002,7 +1016,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
 
     q = sub.add_parser("roundrobin", formatter_class=fmt,
                        help="every pair of players plays N games: the ppg matrix",
-                       description="Round robin: every pair of players plays --games games.  "
+                       description=_wrap("Round robin: every pair of players plays --games games.  "
                                    "Prints the matrix of points per game (row player against "
                                    "column player, ± the 95% confidence interval) and a ranking "
                                    "by mean ppg over all opponents; writes roundrobin.json, "
@@ -1010,7 +1024,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                                    "(every pairing with win/gammon rates), roundrobin.txt and a "
                                    "heatmap roundrobin.png to --out.\n\n"
                                    "example:\n  bgengine tournament roundrobin pubeval simple3 "
-                                   "random runs/a/best.npz --games 2000",
+                                   "random runs/a/best.npz --games 2000"),
                        epilog=_EPILOG_COMMON)
     q.add_argument("players", nargs="+", metavar="PLAYER", help=players_help)
     common(q, "games per pairing (default 1000; rounded up to an even number)", 1000,
@@ -1018,7 +1032,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
 
     q = sub.add_parser("knockout", formatter_class=fmt,
                        help="'win or leave' knock-out over a folder of checkpoints",
-                       description="The sources' 'win or leave' knock-out, to pick the best of "
+                       description=_wrap("The sources' 'win or leave' knock-out, to pick the best of "
                                    "many checkpoints.  The players are shuffled (from --seed) and "
                                    "paired; each pairing plays batches of --batch game pairs and "
                                    "after each batch a player --margin points behind (default "
@@ -1030,7 +1044,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                                    "named in a warning and left out.  Writes knockout.txt (the "
                                    "bracket) and knockout.json to --out.\n\n"
                                    "example:\n  bgengine tournament knockout runs/a/checkpoints "
-                                   "--games 10000",
+                                   "--games 10000"),
                        epilog=_EPILOG_COMMON)
     q.add_argument("players", nargs="+", metavar="FOLDER_OR_PLAYER",
                    help="a folder of network checkpoints (*.npz); more folders, files or "
@@ -1045,7 +1059,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
 
     q = sub.add_parser("older", formatter_class=fmt,
                        help="the latest network against its older selves: ppg vs age",
-                       description="Self against older self: the newest network of a run "
+                       description=_wrap("Self against older self: the newest network of a run "
                                    "directory (its network.npz, with the older snapshots kept "
                                    "in checkpoint.npz, best.npz and RUN/checkpoints/*.npz) or of "
                                    "a folder of checkpoints (ordered by the games of training "
@@ -1054,7 +1068,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                                    "older.csv, older.json and older.png (ppg against age) to "
                                    "--out.\n\n"
                                    "example:\n  bgengine tournament older runs/a/checkpoints "
-                                   "--every 5 --games 2000",
+                                   "--every 5 --games 2000"),
                        epilog=_EPILOG_COMMON)
     q.add_argument("source", help="a run directory or a folder of network checkpoints")
     common(q, "games against each older network (default 1000)", 1000, "tournament")
@@ -1171,3 +1185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"bgengine: error: {exc}", file=sys.stderr)
         return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -7,6 +7,7 @@ A run lives in one directory::
     RUN/network.npz      the latest network, loadable with Network.load / net:RUN/network.npz
     RUN/best.npz         the network that scored best against pubeval so far
     RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
+    RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
 
 The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every``
 games per call; game ``g`` of the run always uses dice stream ``g`` of the
@@ -80,6 +81,8 @@ class TrainConfig:
     plateau_gap: int = 25_000
     plateau_window: int = 25
     threads: int = 0                    # evaluation threads; 0 = all cores
+    snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
+                                        # fall on a multiple (0 = none); for tournaments
 
     def __post_init__(self) -> None:
         for name in ("hidden", "alpha_steps"):
@@ -125,6 +128,8 @@ class TrainConfig:
                      "plateau_games", "plateau_gap", "plateau_window"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.snapshot_every < 0:
+            problems.append(f"snapshot_every must be >= 0 (0 = no snapshots), got {self.snapshot_every}")
         if not 0 <= self.epsilon <= 1:
             problems.append(f"epsilon must be in [0, 1], got {self.epsilon}")
         if self.seed < 0 or self.threads < 0:
@@ -383,6 +388,9 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
                     state.best_ppg = res.ppg
                     _stamp(net, config, state, res.ppg).save(run / "best.npz")
             _stamp(net, config, state, None).save(run / "network.npz")
+            if config.snapshot_every and state.games % config.snapshot_every == 0:
+                (run / "checkpoints").mkdir(exist_ok=True)
+                net.save(run / "checkpoints" / f"games_{state.games:09d}.npz")
             _save_checkpoint(run, net, state)
             bar.update(state.games, n / dt, alpha, last_ppg)
     finally:

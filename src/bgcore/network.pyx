@@ -426,13 +426,18 @@ cdef class Network:
         is not one, is corrupt, or its shapes disagree with its metadata."""
         path = Path(path)
         try:
-            with np.load(path, allow_pickle=False) as z:
-                if "params" not in z.files or "metadata" not in z.files:
-                    raise ValueError("missing 'params' or 'metadata'")
-                params = z["params"]
-                meta = json.loads(str(z["metadata"]))
+            # our own handle, so that it is closed whatever np.load makes of the bytes
+            with open(path, "rb") as f:
+                if f.read(4) != b"PK\x03\x04":
+                    raise ValueError("not an .npz (zip) file")
+                f.seek(0)
+                with np.load(f, allow_pickle=False) as z:
+                    if "params" not in z.files or "metadata" not in z.files:
+                        raise ValueError("missing 'params' or 'metadata'")
+                    params = z["params"]
+                    meta = json.loads(str(z["metadata"]))
         except FileNotFoundError:
-            raise
+            raise ValueError(f"{path}: no such network file") from None
         except ValueError as exc:
             raise ValueError(f"{path}: not a bgengine network file ({exc})") from None
         except Exception as exc:

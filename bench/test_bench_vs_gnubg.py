@@ -1,0 +1,414 @@
+"""bgengine against GNU Backgammon, same machine, same run (skipped without gnubg).
+
+Two measurements from issue 4's "Performance" section, each taken alternately
+for gnubg and for us, round by round, so that both sides see the same load; the
+ratios are the medians of the per-round ratios.
+
+1. **Static 0-ply evaluations per second.**  gnubg: its ``calibrate N`` command
+   (``set threads 1``), which evaluates N x 1024 random contact positions
+   (no checker on the bar or off) and prints "Calibration result: R static
+   evaluations/second"; R is its own timing of the evaluation loop alone.
+   bgengine: one ``Network.evaluate`` call, single thread, on (a) the 95,990
+   afterstates of the wildbg positions (bench/conftest.py) for three rolls each,
+   and (b) 102,400 random positions drawn the way ``calibrate`` draws them; for
+   the shipped 222-80-5 ``expert`` network, and a 198-80-5 ``tesauro198`` network
+   for comparison.  Target: >= 2x gnubg.
+2. **Rollout trials per second** of the opening position (the side on roll to
+   roll, any first roll), 0-ply chequer play for both sides, cubeless, full
+   games (no truncation, bearoff-database truncation off too), no variance
+   reduction, 1296 trials.  gnubg: ``rollout`` with those ``set rollout``
+   settings (checked through ``show rollout`` and ``gnubg.rolloutcontext()``),
+   one thread, its defaults otherwise (quasi-random dice, ``prune`` on); timed
+   inside gnubg's own Python around ``gnubg.command('rollout')``.  bgengine:
+   ``bgengine.search.rollout(net, STARTING_BOARD, 1296)`` with ``n_threads`` 1
+   and 2.  Target: >= 10x gnubg's trials/s.
+
+gnubg runs as one persistent ``gnubg -t -q -p`` process fed requests on its
+standard input, so no start-up time is measured.  The network is the shipped
+``python/bgengine/data/default.npz``, else a copy of ``runs/default/best.npz``
+(the training run's best so far, same architecture); else the module skips.
+
+Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
+family 6 model 167, 2-core KVM guest; Python 3.11, gcc 12 -O3; GNU Backgammon
+1.07.001 from Debian), the other core busy with a training run; network
+runs/default/best.npz (no default.npz yet).  Medians of 4 runs of this file
+(each itself the median of 5 or 3 alternating rounds), with the range of the
+per-run ratios:
+
+=====================================  =======  ========  ======================  ======  ======
+measurement                            gnubg    bgengine  ratio (range)           target  met
+=====================================  =======  ========  ======================  ======  ======
+static evals/s, 222-80-5, afterstates  110 k    546 k     5.0x (4.9-5.1)          2x      yes
+static evals/s, 222-80-5, random       112 k    321 k     2.9x (2.8-3.0)          2x      yes
+static evals/s, 198-80-5, afterstates  110 k    807 k     7.4x (5.9-8.7)          2x      yes
+rollout trials/s, 1 thread             448      712       1.59x (1.55-1.60)       10x     **no**
+rollout trials/s, 2 threads            455      720       1.58x (1.57-1.58)       10x     **no**
+=====================================  =======  ========  ======================  ======  ======
+
+gnubg's ``calibrate`` gave 107-117 k here, not the issue's ~167 k; its
+rollouts 445-465 trials/s (issue: ~410).  The rollout target is **not met**:
+we play rollouts about 1.6x as fast as gnubg, not 10x.  Two threads gain
+nothing because the second core is busy.  (Turning gnubg's rollout ``prune``
+off made no measurable difference to its trials/s.)  The 198-80-5 figure is
+the noisiest (about 0.1 s per call).
+
+Gates (on ratios of the same run only, set at about half of what was measured
+so that they catch a regression, not noise): static 222-80-5 on afterstates
+>= 2.0x (the target itself; measured ~5x); static 222-80-5 on random
+positions >= 1.5x (measured ~2.9x); rollout trials/s on one thread >= 0.8x
+gnubg (measured ~1.6x; the 10x target is reported, not gated).  The 198-80-5
+and two-thread figures are reported only.  ``pytest bench/test_bench_vs_gnubg.py
+--benchmark-disable`` takes about 50 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bgengine.movegen import legal_afterstates_batch
+from bgengine.network import Network
+from bgengine.players import default_network_path
+from bgengine.position import STARTING_BOARD
+from bgengine.search import rollout
+
+GNUBG = shutil.which("gnubg") or (
+    "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
+
+pytestmark = [pytest.mark.gnubg,
+              pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")]
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAINING_BEST = ROOT / "runs" / "default" / "best.npz"
+OPENING_ID = "4HPwATDgc/ABMA"
+
+CALIBRATE_ITERATIONS = 100   # x 1024 evaluations: about 1 s of gnubg
+STATIC_ROUNDS = 5            # alternating gnubg / bgengine rounds
+RANDOM_BOARDS = 102_400      # as many as one calibrate run above
+ROLLOUT_TRIALS = 1296        # both sides; a multiple of 1296 for our stratification
+ROLLOUT_ROUNDS = 3
+REQUEST_TIMEOUT = 120.0      # seconds for any one gnubg request
+
+STATIC_TARGET = 2.0
+ROLLOUT_TARGET = 10.0
+#: (kind, label) -> gate on the median ratio; measured figures in the docstring.
+GATES = {
+    ("static", "222-80-5 afterstates"): 2.0,
+    ("static", "222-80-5 random (calibrate-like)"): 1.5,
+    ("rollout", "1 thread"): 0.8,
+}
+
+_ROWS: list[tuple[str, str, str, str, str, str]] = []   # printed at the end
+
+
+# ---------------------------------------------------------------- gnubg driver
+
+_SERVER = textwrap.dedent("""
+    # Runs inside gnubg (-p): one JSON request per line on stdin, one
+    # 'BGBENCH {json}' answer line on stdout.
+    import ctypes, json, sys, time
+    import gnubg
+    _libc = ctypes.CDLL(None)
+
+    def _flush():
+        _libc.fflush(None)          # gnubg's own (C stdio) output first
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        t0 = time.perf_counter()
+        for c in req["cmds"]:
+            gnubg.command(c)
+        seconds = time.perf_counter() - t0
+        _flush()
+        print("BGBENCH " + json.dumps({
+            "seconds": seconds,
+            "rollout": gnubg.rolloutcontext(),
+            "position_id": gnubg.positionid(),
+        }))
+        _flush()
+""")
+
+_ROLLOUT_SETTINGS = [
+    "set rollout cubeful off",
+    "set rollout chequerplay cubeful off",
+    "set rollout chequerplay plies 0",
+    "set rollout players-are-same on",
+    "set rollout later enable off",
+    "set rollout truncation enable off",
+    "set rollout bearofftruncation exact off",
+    "set rollout bearofftruncation onesided off",
+    "set rollout varredn off",
+    "set rollout limit enable off",
+    "set rollout initial off",
+    "set rollout seed 1",
+    f"set rollout trials {ROLLOUT_TRIALS}",
+]
+
+
+class Gnubg:
+    """A persistent ``gnubg -t -q -p server.py`` process."""
+
+    def __init__(self, exe: str, workdir: Path) -> None:
+        script = workdir / "bgbench_gnubg_server.py"
+        script.write_text(_SERVER)
+        self.proc = subprocess.Popen(
+            [exe, "-t", "-q", "-p", str(script)], cwd=workdir, text=True, bufsize=1,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def request(self, *cmds: str) -> tuple[dict, str]:
+        """Run gnubg commands; (answer, gnubg's text output) with the time taken
+        inside gnubg in ``answer['seconds']``."""
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"cmds": list(cmds)}) + "\n")
+        self.proc.stdin.flush()
+        lines: list[str] = []
+        deadline = time.monotonic() + REQUEST_TIMEOUT
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("gnubg exited: " + "".join(lines[-20:]))
+            if line.startswith("BGBENCH "):
+                return json.loads(line[len("BGBENCH "):]), "".join(lines)
+            lines.append(line)
+        raise TimeoutError(f"gnubg did not answer {cmds!r}")
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    # -- the two measurements
+
+    def calibrate(self, iterations: int = CALIBRATE_ITERATIONS) -> float:
+        """gnubg's own figure: static evaluations per second."""
+        _, text = self.request(f"calibrate {iterations}")
+        found = re.findall(r"Calibration result: (\d+) static evaluations/second", text)
+        assert found, f"no calibration result in gnubg's output:\n{text[-2000:]}"
+        return float(found[-1])
+
+    def rollout_trials_per_second(self) -> float:
+        answer, _ = self.request("rollout")
+        assert answer["position_id"] == OPENING_ID
+        assert answer["rollout"]["trials"] == ROLLOUT_TRIALS
+        return ROLLOUT_TRIALS / answer["seconds"]
+
+
+@pytest.fixture(scope="module")
+def gnubg(tmp_path_factory) -> Gnubg:
+    g = Gnubg(GNUBG, tmp_path_factory.mktemp("gnubg"))
+    try:
+        try:
+            g.request("set threads 1")
+        except (RuntimeError, TimeoutError) as exc:
+            pytest.skip(f"gnubg cannot run Python scripts (-p): {exc}")
+        g.request("set player 0 human", "set player 1 human", "set display off",
+                  *_ROLLOUT_SETTINGS, "new game", f"set board {OPENING_ID}")
+        _, shown = g.request("show rollout")
+        ctx, _ = g.request()
+        r = ctx["rollout"]
+        # the settings the issue asks for, as gnubg itself reports them
+        assert (r["cubeful"], r["variance-reduction"], r["truncated-rollouts"], r["late-eval"],
+                r["truncate-bearoff2"], r["truncate-bearoffOS"], r["stop-on-std"],
+                r["stop-on-jsd"], r["initial-position"]) == (0,) * 9, r
+        assert r["trials"] == ROLLOUT_TRIALS
+        chequer = shown.split("Chequer play parameters:", 1)[1].split("Cube decision", 1)[0]
+        assert "0-ply evaluation" in chequer and "Cubeless evaluations" in chequer, shown
+        assert "No truncation." in shown and "variance reduction is disabled" in shown, shown
+        assert ctx["position_id"] == OPENING_ID
+        g.calibrate(20)                      # warm-up
+        yield g
+    finally:
+        g.close()
+
+
+# ---------------------------------------------------------------- our side
+
+@pytest.fixture(scope="module")
+def shipped_net(tmp_path_factory) -> tuple[Network, str]:
+    """The shipped network, else a copy of the training run's best so far."""
+    path = default_network_path()
+    if path.exists():
+        return Network.load(path), "default.npz"
+    if not TRAINING_BEST.exists():
+        pytest.skip(f"no network: neither {path} nor {TRAINING_BEST} exists")
+    copy = tmp_path_factory.mktemp("net") / "best.npz"
+    for attempt in range(3):             # the run may be rewriting it right now
+        shutil.copyfile(TRAINING_BEST, copy)
+        try:
+            return Network.load(copy), "runs/default/best.npz"
+        except ValueError:
+            if attempt == 2:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(scope="module")
+def nets(shipped_net) -> dict[str, Network]:
+    net, _ = shipped_net
+    assert tuple(net.sizes) == (222, 80, 5) and net.encoder == "expert", net.sizes
+    return {"222-80-5": net, "198-80-5": Network((80,), 5, "tesauro198", seed=1)}
+
+
+@pytest.fixture(scope="module")
+def afterstates(wildbg_boards, rolls) -> np.ndarray:
+    """Afterstates of every wildbg position for rolls k, k+7, k+14 (mod 21),
+    swapped to the opponent on roll (as in test_bench_learning)."""
+    n = len(wildbg_boards)
+    boards = np.repeat(wildbg_boards, 3, axis=0)
+    dice = rolls[(np.repeat(np.arange(n), 3) + np.tile([0, 7, 14], n)) % len(rolls)]
+    after, _, _ = legal_afterstates_batch(boards, dice)
+    return np.ascontiguousarray(after[:, ::-1, :])
+
+
+@pytest.fixture(scope="module")
+def calibrate_boards() -> np.ndarray:
+    """Random positions drawn as gnubg's ``calibrate`` draws them: each side's
+    15 checkers dropped one by one on random points 1..24 not held by the
+    other side; none on the bar or off."""
+    rng = np.random.default_rng(7)
+    b = np.zeros((RANDOM_BOARDS, 2, 25), dtype=np.uint8)
+    rows = np.arange(RANDOM_BOARDS)
+    for _ in range(15):
+        for side in (0, 1):
+            k = rng.integers(0, 24, RANDOM_BOARDS)
+            bad = b[rows, 1 - side, 23 - k] != 0
+            while bad.any():
+                k[bad] = rng.integers(0, 24, int(bad.sum()))
+                bad = b[rows, 1 - side, 23 - k] != 0
+            b[rows, side, k] += 1
+    assert np.all(b[:, :, :24].sum(axis=2) == 15)
+    assert not np.any((b[:, 0, :24] > 0) & (b[:, 1, 23::-1] > 0))
+    return b
+
+
+# ---------------------------------------------------------------- helpers
+
+@pytest.fixture(scope="module", autouse=True)
+def _print_summary(request):
+    """Print the table once pytest is done (after pytest-benchmark's)."""
+    def show() -> None:
+        if not _ROWS:
+            return
+        head = ("measurement", "gnubg", "bgengine", "ratio", "target", "met")
+        widths = [max(len(r[i]) for r in [head, *_ROWS]) for i in range(len(head))]
+        print("\nbgengine vs GNU Backgammon, same run, one thread each unless stated "
+              "(medians of alternating rounds):")
+        for row in [head, *_ROWS]:
+            print("  " + "  ".join(f"{c:<{w}}" for c, w in zip(row, widths)))
+    request.config.add_cleanup(show)
+    yield
+
+
+def _versus(benchmark, theirs: Callable[[], float], ours: Callable[[], object],
+            rounds: int) -> tuple[list[float], list[float], object]:
+    """Alternate gnubg's measurement (``theirs()`` -> its rate, run as the
+    untimed set-up of each round) with ours (``ours()``, timed) under
+    pytest-benchmark.  Returns gnubg's rates, our seconds per round, and our
+    last result.  With ``--benchmark-disable`` pytest-benchmark runs a single
+    round; the remaining rounds are then run here, the same way."""
+    gnubg_rates: list[float] = []
+    our_seconds: list[float] = []
+
+    def setup():
+        gnubg_rates.append(theirs())
+        return (), {}
+
+    def timed():
+        t0 = time.perf_counter()
+        out = ours()
+        our_seconds.append(time.perf_counter() - t0)
+        return out
+
+    result = benchmark.pedantic(timed, setup=setup, rounds=rounds, warmup_rounds=0)
+    while len(our_seconds) < rounds:
+        setup()
+        result = timed()
+    assert len(gnubg_rates) == len(our_seconds) == rounds
+    return gnubg_rates, our_seconds, result
+
+
+def _report(benchmark, kind: str, label: str, unit: str, gnubg_rates: list[float],
+            our_rates: list[float], target: float) -> float:
+    ratios = [o / g for o, g in zip(our_rates, gnubg_rates)]
+    g, o, ratio = (statistics.median(x) for x in (gnubg_rates, our_rates, ratios))
+    gate = GATES.get((kind, label))
+    benchmark.extra_info.update(gnubg_per_s=g, bgengine_per_s=o, ratio=ratio,
+                                ratios=[round(r, 3) for r in ratios], target=target, gate=gate)
+
+    def fmt(x: float) -> str:
+        return f"{x / 1e6:.2f} M" if x >= 1e6 else f"{x / 1e3:.0f} k" if x >= 1e4 else f"{x:.0f}"
+
+    met = "yes" if ratio >= target else "NO"
+    gated = f" (gate >= {gate}x)" if gate is not None else " (not gated)"
+    _ROWS.append((f"{kind} {unit}/s, {label}", fmt(g), fmt(o),
+                  f"{ratio:.2f}x  [{min(ratios):.2f}-{max(ratios):.2f}]", f">= {target:g}x",
+                  met + gated))
+    return ratio
+
+
+# ---------------------------------------------------------------- 1. static evaluations
+
+@pytest.mark.parametrize(("net_label", "positions"), [
+    ("222-80-5", "afterstates"),
+    ("222-80-5", "random (calibrate-like)"),
+    ("198-80-5", "afterstates"),
+])
+def test_static_evaluations_vs_gnubg(benchmark, nets, gnubg, afterstates, calibrate_boards,
+                                     net_label, positions):
+    net = nets[net_label]
+    boards = afterstates if positions == "afterstates" else calibrate_boards
+    out = net.evaluate(boards)                 # warm-up (the first call is slower)
+    assert out.shape == (len(boards), 5) and np.all(np.isfinite(out))
+    gnubg_rates, seconds, out = _versus(benchmark, gnubg.calibrate,
+                                        lambda: net.evaluate(boards), STATIC_ROUNDS)
+    assert out.shape == (len(boards), 5)
+    our_rates = [len(boards) / s for s in seconds]
+    label = f"{net_label} {positions}"
+    ratio = _report(benchmark, "static", label, "evals", gnubg_rates, our_rates, STATIC_TARGET)
+    gate = GATES.get(("static", label))
+    if gate is not None:
+        assert ratio >= gate, (f"static evaluations ({label}) only {ratio:.2f}x gnubg's "
+                               f"calibrate figure (gate {gate}x)")
+
+
+# ---------------------------------------------------------------- 2. rollouts
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_rollout_trials_vs_gnubg(benchmark, nets, gnubg, n_threads):
+    net = nets["222-80-5"]
+    board = np.array(STARTING_BOARD)
+
+    def ours():
+        return rollout(net, board, ROLLOUT_TRIALS, seed=1, truncate=0,
+                       variance_reduction=False, plies=0, n_threads=n_threads)
+
+    rollout(net, board, 324, seed=2, n_threads=n_threads)     # warm-up
+    gnubg_rates, seconds, out = _versus(benchmark, gnubg.rollout_trials_per_second,
+                                        ours, ROLLOUT_ROUNDS)
+    assert out["trials"] == ROLLOUT_TRIALS and np.isfinite(out["equity"])
+    assert abs(out["equity"]) < 0.5            # the opening is roughly even
+    our_rates = [ROLLOUT_TRIALS / s for s in seconds]
+    label = f"{n_threads} thread{'s' * (n_threads > 1)}"
+    ratio = _report(benchmark, "rollout", label, "trials", gnubg_rates, our_rates,
+                    ROLLOUT_TARGET)
+    gate = GATES.get(("rollout", label))
+    if gate is not None:
+        assert ratio >= gate, (f"rollout trials/s ({label}) only {ratio:.2f}x gnubg's "
+                               f"(gate {gate}x)")

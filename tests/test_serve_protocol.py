@@ -24,7 +24,7 @@ from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
 from bgengine.notation import match_move
 from bgengine.serve import (MAX_LINE, Engine, EngineError, ExchangeLog, LineSplitter,
-                            NotSupported, Session, simple_met)
+                            NotSupported, Session)
 
 # ---------------------------------------------------------------- captured lines (spec section 4)
 
@@ -238,7 +238,7 @@ def test_identity_from_fields_not_names():
 
 def test_captured_server_exchanges():
     """Section 4.8, reproduced (with pubeval's plays, which match gnubg's here)."""
-    s = Session(FixedEngine(probs=(0.7, 0.0, 0.0, 0.0, 0.0)))
+    s = Session(FixedEngine(probs=(0.66, 0.0, 0.0, 0.0, 0.0)))    # no double; a take
     version = ask(s, "version")
     assert version[0] == "Interface: 2" and version[1] == "RFBF: 0"
     assert version[2].startswith("Engine: ") and version[3].startswith("Software: bgengine")
@@ -312,8 +312,13 @@ def test_lookahead_and_unsupported_evaluations(net_engine):
     assert len(one) == 6 and one != zero            # a 1-ply evaluation really searched
     out = ask(s, f"evaluation fibsboard {OPENING_31} plies 5")
     assert out[0].startswith("Error: ") and "not available" in out[0]
-    out = ask(s, f"evaluation fibsboard {OPENING_31} cubeful")
-    assert out[0].startswith("Error: ") and "cubeful" in out[0]
+    cubeful = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31} cubeful")[0].split()]
+    assert len(cubeful) == 6 and cubeful[:5] == zero[:5]
+    # the cubeful money equity of the side on roll, owning access to a centred cube
+    fb = parse_fibs_board(OPENING_31.split(" ")[0])
+    want = net_engine.evaluate_cubeful(fb.mover_board(), fb.match_state())
+    assert cubeful[5] == pytest.approx(want, abs=1e-6)
+    assert cubeful[5] != pytest.approx(zero[5], abs=1e-4)
 
 
 def test_evaluation_without_a_network_is_refused():
@@ -433,7 +438,7 @@ def test_huge_line_gets_one_error():
     assert lines[1] == "Interface: 2"
 
 
-# ---------------------------------------------------------------- the default cube logic
+# ---------------------------------------------------------------- the engine's cube decisions
 
 def money(**kw):
     return MatchState(**{"player_on_roll": 1, **kw})
@@ -441,10 +446,10 @@ def money(**kw):
 
 @pytest.mark.parametrize("probs, double", [
     ((0.50, 0.10, 0.0, 0.10, 0.0), False),     # E = 0
-    ((0.75, 0.05, 0.0, 0.02, 0.0), False),     # E = 0.53: below the window
-    ((0.78, 0.05, 0.0, 0.02, 0.0), True),      # E = 0.59
-    ((0.95, 0.05, 0.0, 0.0, 0.0), True),       # E = 0.95
-    ((0.95, 0.30, 0.0, 0.0, 0.0), False),      # E = 1.2: too good, play for the gammon
+    ((0.65, 0.05, 0.0, 0.02, 0.0), False),     # below the window (contact: cube efficiency 0.68)
+    ((0.75, 0.05, 0.0, 0.02, 0.0), True),      # double, take
+    ((0.90, 0.02, 0.0, 0.0, 0.0), True),       # double, pass
+    ((0.95, 0.30, 0.0, 0.0, 0.0), False),      # too good, play for the gammon
 ])
 def test_money_doubling_window(probs, double):
     e = FixedEngine(probs=probs)
@@ -458,9 +463,9 @@ def test_jacoby_makes_gammons_irrelevant_with_a_centred_cube():
     assert FixedEngine(probs=probs).cube_decision(STARTING_BOARD, money()) is False
 
 
-@pytest.mark.parametrize("doubler_win, take", [(0.70, True), (0.74, True), (0.76, False), (0.9, False)])
+@pytest.mark.parametrize("doubler_win, take", [(0.70, True), (0.78, True), (0.79, False), (0.9, False)])
 def test_money_take_point(doubler_win, take):
-    # take when the taker's cubeless equity > -0.5, i.e. the doubler's < 0.5
+    # Janowski, no gammons, cube efficiency 0.68: the taker needs 0.5 / 2.34 = 21.4%
     e = FixedEngine(probs=(doubler_win, 0.0, 0.0, 0.0, 0.0))
     assert e.take_decision(STARTING_BOARD, money(double_offered=True)) is take
 
@@ -492,17 +497,6 @@ def test_match_cube_logic():
         STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
     assert not FixedEngine(probs=(0.9, 0, 0, 0, 0)).take_decision(
         STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
-
-
-def test_simple_met():
-    assert simple_met(1, 1) == pytest.approx(0.5)
-    assert simple_met(7, 7) == pytest.approx(0.5)
-    assert simple_met(1, 2) == pytest.approx(0.7)
-    assert simple_met(2, 1) == pytest.approx(0.3)
-    for a in range(1, 12):
-        for b in range(1, 12):
-            assert simple_met(a, b) + simple_met(b, a) == pytest.approx(1.0)
-            assert simple_met(a, b) >= simple_met(a + 1, b)
 
 
 def test_engine_options():

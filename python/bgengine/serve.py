@@ -35,16 +35,16 @@ in both roles; the roles differ only in what happens to bad input (``Error:``
 line vs. a safe answer) and in extras (``DBG:`` lines, resignations).
 
 The brain is pluggable: :class:`Engine` (``choose_move``, ``evaluate``,
-``cube_decision``, ``take_decision``, ``resign_decision``).  Its default cube
-logic is a deliberately simple placeholder, documented in
-:meth:`Engine.cube_decision`, until the Janowski/match-equity-table cube
-replaces it; subclasses can override any method.
+``cube_decision``, ``take_decision``, ``resign_decision``).  Its cube
+decisions come from the network's cubeless probabilities through a
+Janowski cube-life model and the Kazaross-XG2 match equity table
+(:mod:`bgengine.cube`); subclasses can override any method.
 
 Where the server role differs from gnubg 1.07's ``external``: ``version``
 names bgengine in its ``Engine:`` and ``Software:`` lines; ``help`` lists the
-commands (one line); ``plies N`` above the engine's depth and ``cubeful``
-evaluations are refused with an ``Error:`` line saying they are not
-available yet (gnubg computes them); a board with fewer than 50 integers is
+commands (one line); ``plies N`` above the engine's depth is refused with
+an ``Error:`` line; ``cubeful`` evaluations use bgengine's cube model
+(Janowski, :mod:`bgengine.cube`), not gnubg's; a board with fewer than 50 integers is
 an error (gnubg silently reuses the previous command's values); the Jacoby
 default is ``--jacoby`` (gnubg: its global setting); several clients are
 served at once (gnubg: one).  Scores follow gnubg's reading (the first score
@@ -73,14 +73,15 @@ import socketserver
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
 import bgengine
 from bgengine.board import pip_counts, validate_board
+from bgengine.cube import (CubeDecision, CubeInfo, MatchEquityTable, cube_decision, cube_efficiency,
+                           cubeful_value, default_met)
 from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
@@ -116,30 +117,6 @@ class NotSupported(EngineError):
 
 # ====================================================================== engine
 
-#: Fraction of wins that are gammons in the simple match equity table.
-MET_GAMMON_RATE = 0.2
-#: Cubeless equity (or its match analogue) from which the default cube logic doubles.
-DOUBLE_POINT = 0.55
-
-
-@lru_cache(maxsize=None)
-def simple_met(away_a: int, away_b: int) -> float:
-    """Chance that the side needing ``away_a`` points wins against one needing ``away_b``.
-
-    A plain cubeless model (a placeholder until a proper match equity table
-    lands): every game is a coin flip, ``MET_GAMMON_RATE`` of the wins are
-    gammons (2 points), no backgammons, no cube.  ``simple_met(1, 2)`` is 0.70
-    (published tables: about 0.69); ``simple_met(2, 1)`` is 0.30.
-    """
-    if away_a <= 0:
-        return 1.0
-    if away_b <= 0:
-        return 0.0
-    g = MET_GAMMON_RATE
-    return 0.5 * ((1 - g) * simple_met(away_a - 1, away_b) + g * simple_met(away_a - 2, away_b)) \
-        + 0.5 * ((1 - g) * simple_met(away_a, away_b - 1) + g * simple_met(away_a, away_b - 2))
-
-
 def _clean_probs(p: Sequence[float]) -> np.ndarray:
     """Clip a network's 5 outputs into a consistent set: 0 <= bg <= gammon <= win/lose."""
     win, wg, wbg, lg, lbg = (min(max(float(x), 0.0), 1.0) for x in p)
@@ -174,6 +151,9 @@ class Engine:
     jacoby : bool
         Assume the Jacoby rule in money games when gnubg does not say (it
         never does in the player role; the spec recommends ``set jacoby off``).
+    met : MatchEquityTable, optional
+        For match cube decisions and match-winning chances (default:
+        Kazaross-XG2, :func:`bgengine.cube.default_met`).
 
     Boards are ``(2, 25)`` arrays, row 1 = the side on roll (see DESIGN.md).
     Override any method to plug in another brain.
@@ -182,7 +162,8 @@ class Engine:
     max_plies = 3
 
     def __init__(self, player=None, network=None, *, plies: int = 0,
-                 time_budget: float | None = None, jacoby: bool = False) -> None:
+                 time_budget: float | None = None, jacoby: bool = False,
+                 met: MatchEquityTable | None = None) -> None:
         from bgengine.agents import Player
         from bgengine.players import default_network_path, load_default_network, make_player
 
@@ -214,6 +195,7 @@ class Engine:
         self.plies = plies
         self.time_budget = time_budget
         self.jacoby = bool(jacoby)
+        self.met = met or default_met()
         self._counter = 0
         self._lock = threading.Lock()
         self._local = threading.local()     # a Searcher per client thread (each has a cache)
@@ -289,124 +271,80 @@ class Engine:
         win = 0.5 * (1.0 + math.erf((opp - me + 4.0) / (sd * math.sqrt(2.0))))
         return _clean_probs([win, 0, 0, 0, 0])
 
-    def evaluate_cubeful(self, board, state: MatchState, plies: int = 0) -> float:
-        """Cubeful equity: not available until the cube model lands."""
-        raise NotSupported("cubeful evaluation is not available yet; send 'cubeless'")
+    def evaluate_cubeful(self, board, state: MatchState, plies: int = 0,
+                         jacoby: bool | None = None) -> float:
+        """Cubeful value of the side on roll (``board`` row 1), before it
+        rolls: money equity per cube, or in a match its match-winning chance
+        (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
+        probs = self.evaluate(board, plies)
+        info = self.cube_info(state, jacoby=jacoby)
+        return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
 
     # ------------------------------------------------------------ cube
-    def _jacoby_off(self, state: MatchState, jacoby: bool | None) -> bool:
-        """Gammons count unless it is a money game, the Jacoby rule is on and the cube is centred."""
-        jac = self.jacoby if jacoby is None else jacoby
-        return not (state.match_length == 0 and jac and state.cube_owner == -1)
-
-    def _outcome_value(self, state: MatchState, side: int, points: int) -> float:
-        """What ``side`` winning ``points`` (negative: losing) is worth to it:
-        the points themselves in money play, else its match-winning chance."""
-        if state.match_length == 0:
-            return float(points)
-        length = state.match_length
-        me, opp = state.score[side], state.score[1 - side]
-        if points > 0:
-            me += points
-        else:
-            opp -= points
-        return simple_met(length - me, length - opp)
-
-    def _play_value(self, probs: np.ndarray, state: MatchState, side: int, cube: int,
-                    gammons: bool = True) -> float:
-        """Expected value (points or match-winning chance) of playing on at ``cube``."""
-        win, wg, wbg, lg, lbg = probs
-        lose = 1.0 - win
-        if not gammons:
-            wg = wbg = lg = lbg = 0.0
-        outcomes = ((1, win - wg), (2, wg - wbg), (3, wbg), (-1, lose - lg), (-2, lg - lbg), (-3, lbg))
-        return sum(p * self._outcome_value(state, side, k * cube) for k, p in outcomes if p > 0)
+    def cube_info(self, state: MatchState, side: int | None = None,
+                  jacoby: bool | None = None) -> CubeInfo:
+        """The cube seen from ``side`` (default: on roll); money games use
+        ``jacoby`` if given, else the engine's setting."""
+        info = CubeInfo.from_match_state(state, side)
+        if info.is_money:
+            info = replace(info, jacoby=self.jacoby if jacoby is None else bool(jacoby))
+        return info
 
     def can_double(self, state: MatchState, side: int) -> bool:
         """``side`` has access to the cube and doubling could matter."""
-        if state.cube_owner not in (-1, side) or state.crawford:
-            return False
-        if state.match_length:
-            if state.match_length - state.score[side] <= state.cube:
-                return False        # dead cube: a win at this cube already wins the match
-        return True
+        return self.cube_info(state, side).can_double()
 
-    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> dict:
-        """No double / double-take / double-drop values for the side on roll (row 1 of board)."""
-        side = state.player_on_roll
+    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
+        """No double / double-take / double-pass values and the decision for
+        the side on roll (row 1 of ``board``), before it rolls: Janowski
+        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
         probs = self.evaluate(board)
-        c = state.cube
-        nd = self._play_value(probs, state, side, c, gammons=self._jacoby_off(state, jacoby))
-        dt = self._play_value(probs, state, side, 2 * c)
-        dp = self._outcome_value(state, side, c)
-        win, lose = dp, self._outcome_value(state, side, -c)
-        norm = 2.0 * (nd - lose) / (win - lose) - 1.0 if win > lose else 0.0
-        return {"probs": probs, "no_double": nd, "double_take": dt, "double_drop": dp,
-                "normalized": norm}
+        return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
+                             x=cube_efficiency(board), met=self.met)
 
     def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
         """True to double, False to roll.  ``board``: the position before rolling,
-        row 1 = the side deciding (``state.player_on_roll``).
-
-        Default rule (a placeholder for the Janowski / match-equity cube):
-        from the network's cubeless probabilities compute, for the roller, the
-        value of playing on undoubled (``nd``), of double/take (``dt``) and of
-        double/drop (``dp``) -- points in money play, match-winning chances in
-        a match (from :func:`simple_met`).  Double when the cubeless equity,
-        normalised to the money scale, is at least ``DOUBLE_POINT`` (0.55) and
-        doubling gains whatever the opponent answers: ``min(dt, dp) > nd``.
-        In money play this is the window ``0.55 <= E < 1``: above 1 (with the
-        gammons counted) the position is too good to double.  With the Jacoby
-        rule and a centred cube, gammons do not count when playing on.  In a
-        post-Crawford game the trailer doubles at once.  No access to the cube
-        (opponent owns it, Crawford game, dead cube): never.
-        """
-        side = state.player_on_roll
-        if not self.can_double(state, side):
+        row 1 = the side deciding (``state.player_on_roll``).  Doubles when
+        ``min(double/take, double/pass) > no double`` in cubeful values; never
+        without access to the cube (opponent owns it, Crawford game, dead cube)."""
+        if not self.can_double(state, state.player_on_roll):
             return False
-        if state.match_length and not state.crawford and state.cube == 1:
-            length = state.match_length
-            if length - state.score[1 - side] == 1 and length - state.score[side] > 1:
-                return True         # post-Crawford: the trailer doubles at once
-        a = self.cube_analysis(board, state, jacoby)
-        return bool(a["normalized"] >= DOUBLE_POINT
-                    and min(a["double_take"], a["double_drop"]) > a["no_double"])
+        return self.cube_analysis(board, state, jacoby).double
 
     def take_decision(self, board, state: MatchState) -> bool:
         """True to take, False to drop.  ``board``: the position with the
         *doubler* on roll (row 1 = ``state.player_on_roll``, who doubled);
-        the taker is the other side.  ``state.cube`` is the cube before the double.
-
-        Default rule: take when the taker's value after taking (the game
-        played on at twice the cube) is at least what dropping gives it; in
-        money play that is "take when the taker's cubeless equity > -0.5".
-        """
-        side = state.player_on_roll
-        probs = self.evaluate(board)
-        dt = self._play_value(probs, state, side, 2 * state.cube)
-        dp = self._outcome_value(state, side, state.cube)
-        return bool(dt <= dp)
+        the taker is the other side.  ``state.cube`` is the cube before the
+        double.  Takes when the cubeful value of owning the doubled cube is at
+        least what passing gives."""
+        return self.cube_analysis(board, state, jacoby=False).take
 
     def resign_decision(self, board, state: MatchState, level: int,
                         jacoby: bool | None = None) -> bool:
         """True to accept the opponent's offer to resign ``level`` (1 single,
         2 gammon, 3 backgammon) times the cube.  ``board``: row 1 = the side
         offered the resignation (on roll).  Accept when that is worth at least
-        playing on (cubeless)."""
-        side = state.player_on_roll
+        playing on (cubeful)."""
+        info = self.cube_info(state, jacoby=jacoby)
         probs = self.evaluate(board)
-        offered = self._outcome_value(state, side, level * state.cube)
-        play = self._play_value(probs, state, side, state.cube, gammons=self._jacoby_off(state, jacoby))
+        if info.is_money:
+            if info.jacoby and info.owner == "centre":
+                level = 1
+            offered = float(level)
+        else:
+            offered = self.met(info.away - level * info.cube, info.opp_away,
+                               info.post_crawford or info.crawford)
+        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
         return bool(offered >= play - 1e-12)
 
     def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
         """Cubeless equity of the side on roll: points per cube in money play,
-        match-winning chance in a match."""
+        match-winning chance in a match (cube never turned again)."""
         p = self.evaluate(board) if probs is None else probs
         if state.match_length == 0:
             win, wg, wbg, lg, lbg = p
             return float(2 * win - 1 + wg - lg + wbg - lbg)
-        return self._play_value(p, state, state.player_on_roll, state.cube)
+        return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
 
 
 # ====================================================================== exchange log

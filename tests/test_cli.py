@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import io
 import subprocess
 import sys
@@ -56,3 +57,17 @@ def test_console_script_help():
     proc = subprocess.run([sys.executable, "-m", "bgengine.cli", "--help"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "demo" in proc.stdout
+
+
+def test_cli_match_with_the_cube(tmp_path, capsys):
+    from bgengine.network import Network
+
+    path = tmp_path / "tiny.npz"
+    Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11).save(path)
+    assert main(["match", f"net:{path}", f"net:{path}", "--games", "4", "--cube"]) == 0
+    out = capsys.readouterr().out
+    assert "money, with the cube" in out and "over 4 games" in out
+    assert main(["match", f"net:{path}", f"net:{path}", "--games", "2", "--match-length", "3",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["match_length"] == 3 and doc["n"] == 2 and doc["games"] >= 2

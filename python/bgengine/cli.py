@@ -58,7 +58,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from bgengine.players import make_player
 
     a, b = make_player(args.a), make_player(args.b)
-    result = run_match(a, b, args.games, seed=args.seed, threads=args.threads)
+    if args.cube or args.match_length:
+        from bgengine.match import run_cube_match
+
+        result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
+                                seed=args.seed, jacoby=args.jacoby)
+    else:
+        result = run_match(a, b, args.games, seed=args.seed, threads=args.threads)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
@@ -157,13 +163,22 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play cubeless money games between players A and B, each dice "
                                    "sequence twice with the seats swapped, and report A's points "
                                    "per game with a 95%% confidence interval, win, gammon and "
-                                   f"backgammon rates.  Players: {SPEC_HELP}.")
+                                   "backgammon rates.  With --cube: money games with the doubling "
+                                   "cube; with --match-length N: matches to N points.  "
+                                   f"Players: {SPEC_HELP}.")
     p.add_argument("a", help="player A, e.g. net, pubeval, net:runs/r1/best.npz")
     p.add_argument("b", help="player B")
     p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--cube", action="store_true",
+                   help="money games with the doubling cube (decisions: Janowski cube model over "
+                        "each player's network, the shipped one for players without)")
+    p.add_argument("--match-length", type=int, default=0, metavar="N",
+                   help="play --games matches to N points with the cube and the Crawford rule "
+                        "(match equity table: Kazaross-XG2, up to 25 points)")
+    p.add_argument("--jacoby", action="store_true", help="money games with --cube: the Jacoby rule")
     p.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("train", help="train a network by self-play (resumable)",

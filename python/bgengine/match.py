@@ -9,8 +9,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from bgengine.agents import Player, play_match
+from bgengine.ids import MatchState
 
-__all__ = ["MatchResult", "run_match", "default_threads"]
+__all__ = ["MatchResult", "run_match", "default_threads", "CubeMatchResult", "run_cube_match"]
 
 
 def default_threads() -> int:
@@ -82,3 +83,187 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None) -> Ma
     n_pairs = (games + 1) // 2
     points, moves = play_match(a, b, n_pairs, seed=seed, n_threads=threads or default_threads())
     return summarize(a.name, b.name, points, moves)
+
+
+# ====================================================================== games with the cube
+
+@dataclass(frozen=True)
+class CubeMatchResult:
+    """Outcome of games or matches played with the doubling cube, from A's side.
+
+    Money play (``match_length == 0``): ``value`` is A's mean points per game
+    (cube and gammons included), over ``n`` games.  Matches: ``value`` is the
+    fraction of the ``n`` matches that A won.  ``ci95``: half-width of the 95%
+    confidence interval, from the spread of pair means (each pair plays the
+    same dice twice with the seats swapped).  ``doubles``, ``drops``: per game;
+    ``mean_cube``: the cube's mean value at the end of a game.
+    """
+
+    a: str
+    b: str
+    match_length: int
+    n: int
+    value: float
+    ci95: float
+    games: int
+    doubles: float
+    drops: float
+    mean_cube: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        cube = (f"{self.doubles:.2f} doubles and {self.drops:.2f} drops per game, mean final "
+                f"cube {self.mean_cube:.2f}")
+        if self.match_length == 0:
+            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg ± "
+                    f"{self.ci95:.3f} (95%) over {self.n} games; {cube}")
+        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% ± {100 * self.ci95:.1f}% (95%) of "
+                f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")
+
+
+class _CubeGame:
+    """One game with the cube between ``sides[0]`` and ``sides[1]`` (players and cube engines)."""
+
+    def __init__(self, players, engines, *, match_length: int, score: list[int], crawford: bool,
+                 jacoby: bool, seed: int) -> None:
+        self.players, self.engines = players, engines
+        self.match_length, self.score, self.crawford = match_length, score, crawford
+        self.jacoby, self.seed = jacoby, seed
+        self.cube, self.owner = 1, -1
+        self.doubles = self.drops = 0
+
+    def state(self, on_roll: int, **kw) -> MatchState:
+        return MatchState(match_length=self.match_length, score=tuple(self.score), cube=self.cube,
+                          cube_owner=self.owner, player_on_roll=on_roll, crawford=self.crawford,
+                          jacoby=self.jacoby, **kw)
+
+    def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
+        """Play to the end; (winner seat, points won).  Cube decisions come
+        before every roll except the opening one."""
+        from bgengine.external import STARTING_BOARD
+        from bgengine.movegen import legal_afterstates
+
+        board = STARTING_BOARD.copy()
+        turn, (d1, d2) = first, opening
+        n = 0
+        while True:
+            if n:
+                st = self.state(turn)
+                if self.engines[turn].can_double(st, turn) and self.engines[turn].cube_decision(board, st):
+                    self.doubles += 1
+                    if not self.engines[1 - turn].take_decision(board, self.state(turn, double_offered=True)):
+                        self.drops += 1
+                        return turn, self.cube
+                    self.cube, self.owner = 2 * self.cube, 1 - turn
+                d1, d2 = dice.roll()
+            after, _ = legal_afterstates(board, d1, d2)
+            k = int(self.players[turn].choose(board, d1, d2, (self.seed + n) & ((1 << 63) - 1)))
+            if not 0 <= k < len(after):
+                raise RuntimeError(f"{self.players[turn]!r} chose play {k} of {len(after)}")
+            n += 1
+            a = after[k]
+            if int(a[1].sum()) == 0:
+                level = 1
+                if int(a[0].sum()) == 15:
+                    level = 3 if int(a[0, 18:].sum()) else 2
+                if self.match_length == 0 and self.jacoby and self.owner == -1:
+                    level = 1
+                return turn, level * self.cube
+            board = np.ascontiguousarray(a[::-1])
+            turn ^= 1
+
+
+def _cube_engine(player, network):
+    from bgengine.serve import Engine
+
+    net = getattr(player, "network", None) or network
+    if net is None:
+        from bgengine.players import load_default_network
+        try:
+            net = load_default_network()
+        except ValueError as exc:
+            raise ValueError(f"{player.name} has no network for its cube decisions and {exc}; "
+                             f"pass cube_network") from None
+    return Engine(player=player, network=net)
+
+
+def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby: bool = False,
+                   cube_network=None, progress=None) -> CubeMatchResult:
+    """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
+
+    Each side's cube decisions (double, take) come from
+    :class:`bgengine.serve.Engine`: the Janowski cube model over its own
+    network's probabilities, or, for a player without a network (pubeval,
+    random, ...), over ``cube_network`` (default: the shipped network).
+    Crawford rule in matches; ``jacoby`` in money games.  Pair ``i`` plays
+    the dice of ``Dice(seed, stream=i)`` twice, the seats swapped.  Played
+    from Python (the plays themselves are compiled), one game at a time.
+    ``progress(done, total)`` is called after each game or match.
+    """
+    from bgengine.cube import default_met
+    from bgengine.dice import Dice
+
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
+    if isinstance(match_length, bool) or not isinstance(match_length, int) or match_length < 0:
+        raise ValueError(f"match length must be 0 (money) or a positive number of points, got {match_length!r}")
+    if match_length > default_met().length:
+        raise ValueError(f"matches of up to {default_met().length} points are supported "
+                         f"(the match equity table's size), got {match_length}")
+    for p in (a, b):
+        if not isinstance(p, Player):
+            raise ValueError(f"games with the cube need bgengine players, got {p!r}")
+    engines = (_cube_engine(a, cube_network), _cube_engine(b, cube_network))
+    n_pairs = (n + 1) // 2
+    values = np.zeros((n_pairs, 2))
+    games = doubles = drops = 0
+    cube_sum = 0
+    for i in range(n_pairs):
+        for g in range(2):
+            seats = (0, 1) if g == 0 else (1, 0)           # seat -> player index (0 = A)
+            players = tuple((a, b)[s] for s in seats)
+            engs = tuple(engines[s] for s in seats)
+            dice = Dice(seed, stream=i)
+            score = [0, 0]
+            crawford_done = False
+            game_no = 0
+            while True:
+                crawford = (match_length > 0 and not crawford_done
+                            and match_length - 1 in score and score[0] != score[1])
+                game = _CubeGame(players, engs, match_length=match_length, score=list(score),
+                                 crawford=crawford, jacoby=jacoby and match_length == 0,
+                                 seed=seed * 0x9E3779B1 + i * 0x85EBCA77 + g * 0xC2B2AE3D + game_no * 1000003)
+                if match_length == 0:
+                    first, opening = 0, dice.opening_roll()
+                else:
+                    while True:     # the opening roll: seat 0's die against seat 1's
+                        d1, d2 = dice.roll()
+                        if d1 != d2:
+                            break
+                    first = 0 if d1 > d2 else 1
+                    opening = (d1, d2)
+                winner, pts = game.play(dice, first, opening)
+                games += 1
+                game_no += 1
+                doubles += game.doubles
+                drops += game.drops
+                cube_sum += game.cube
+                crawford_done = crawford_done or crawford
+                if match_length == 0:
+                    v = pts if winner == 0 else -pts
+                    values[i, g] = v if g == 0 else -v
+                    break
+                score[winner] += pts
+                if score[winner] >= match_length:
+                    won_by_a = seats[winner] == 0
+                    values[i, g] = 1.0 if won_by_a else 0.0
+                    break
+            if progress is not None:
+                progress(2 * i + g + 1, 2 * n_pairs)
+    pair_means = values.mean(axis=1)
+    ci = 1.96 * pair_means.std(ddof=1) / math.sqrt(n_pairs) if n_pairs > 1 else float("inf")
+    return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * n_pairs,
+                           value=float(pair_means.mean()), ci95=float(ci), games=games,
+                           doubles=doubles / games, drops=drops / games, mean_cube=cube_sum / games)

@@ -15,6 +15,7 @@ import pytest
 
 import bgengine.tournament as T
 from bgengine.agents import play_match
+from bgengine.distributed import LocalBackend
 from bgengine.network import Network
 from bgengine.tournament import (add_tournament_parser, derive_seed, knockout, load_entrants,
                                  older_self, round_robin, tournament_main)
@@ -269,16 +270,16 @@ def test_seed_derivation_is_pinned():
 def _interrupt_on_call(monkeypatch, k: int):
     """Make the k-th batch of games raise SIGINT, as a Ctrl-C during it would."""
     calls = [0]
-    real = T.play_match
+    real = LocalBackend.play_pairs
 
-    def patched(*args, **kw):
-        out = real(*args, **kw)
+    def patched(self, *args, **kw):
+        out = real(self, *args, **kw)
         calls[0] += 1
         if calls[0] == k:
             signal.raise_signal(signal.SIGINT)
         return out
 
-    monkeypatch.setattr(T, "play_match", patched)
+    monkeypatch.setattr(LocalBackend, "play_pairs", patched)
     return calls
 
 

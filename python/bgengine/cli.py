@@ -64,7 +64,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
         result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                 seed=args.seed, jacoby=args.jacoby)
     else:
-        result = run_match(a, b, args.games, seed=args.seed, threads=args.threads)
+        from bgengine.distributed import backend_from_args
+
+        with backend_from_args(args, args.threads) as backend:
+            result = run_match(a, b, args.games, seed=args.seed, backend=backend)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
@@ -179,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
     p.add_argument("--jacoby", action="store_true", help="money games with --cube: the Jacoby rule")
+    from bgengine.distributed import add_backend_arguments
+
+    add_backend_arguments(p)
     p.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("train", help="train a network by self-play (resumable)",

@@ -67,12 +67,15 @@ def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray) -> MatchRes
     )
 
 
-def run_match(a, b, games: int, seed: int = 0, threads: int | None = None) -> MatchResult:
+def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
+              backend=None) -> MatchResult:
     """Play ``games`` games (rounded up to an even number: game pairs) between ``a`` and ``b``.
 
     Compiled players play whole games in the compiled core on ``threads``
-    threads; a match involving an external player (see
-    :mod:`bgengine.external`) is played from Python with the same dice pairs.
+    threads, or on ``backend`` (a :class:`bgengine.distributed.Backend`, e.g.
+    a Ray cluster; same results for the same seed); a match involving an
+    external player (see :mod:`bgengine.external`) is played from Python
+    with the same dice pairs.
     """
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
@@ -81,7 +84,10 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None) -> Ma
 
         return play_external_match(a, b, games, seed=seed)
     n_pairs = (games + 1) // 2
-    points, moves = play_match(a, b, n_pairs, seed=seed, n_threads=threads or default_threads())
+    if backend is not None:
+        points, moves = backend.play_pairs(a, b, n_pairs, seed)
+    else:
+        points, moves = play_match(a, b, n_pairs, seed=seed, n_threads=threads or default_threads())
     return summarize(a.name, b.name, points, moves)
 
 

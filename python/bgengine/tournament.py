@@ -62,8 +62,9 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from bgengine.agents import Player, play_match
+from bgengine.agents import Player
 from bgengine.fileio import atomic_write
+from bgengine.distributed import Backend, LocalBackend, add_backend_arguments, backend_from_args
 from bgengine.match import MatchResult, default_threads, summarize
 from bgengine.network import Network
 
@@ -217,7 +218,7 @@ def _unique_names(entrants: list[Entrant]) -> None:
 
 # ---------------------------------------------------------------- stopping
 
-def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, threads: int, batch: int,
+def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, backend: Backend, batch: int,
           stop: threading.Event | None, points: list, moves: list, done: int = 0) -> bool:
     """Play pairs ``done .. n_pairs-1`` in batches, appending to ``points``/
     ``moves``; False if stopped (by ``stop`` or KeyboardInterrupt) before the end."""
@@ -226,7 +227,7 @@ def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, threads: int, batch: 
             return False
         k = min(batch, n_pairs - done)
         try:
-            p, m = play_match(a.player, b.player, k, seed=seed, n_threads=threads, first_pair=done)
+            p, m = backend.play_pairs(a.player, b.player, k, seed, first_pair=done)
         except KeyboardInterrupt:
             if stop is not None:
                 stop.set()
@@ -239,6 +240,11 @@ def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, threads: int, batch: 
 
 def _cat(arrays: list, dtype) -> np.ndarray:
     return np.concatenate(arrays) if arrays else np.zeros((0, 2), dtype=dtype)
+
+
+def _backend(threads: int | None, backend: Backend | None) -> Backend:
+    """``backend`` if given, else the compiled core's threads on this machine."""
+    return backend if backend is not None else LocalBackend(_threads(threads))
 
 
 def _threads(threads: int | None) -> int:
@@ -443,6 +449,7 @@ class RoundRobin:
 
 def round_robin(entrants: Sequence[Entrant], games: int, seed: int = 0, threads: int | None = None,
                 batch_pairs: int = ROUND_ROBIN_BATCH, stop: threading.Event | None = None,
+                backend: Backend | None = None,
                 on_pairing: Callable[[RoundRobin, int, int], None] | None = None) -> RoundRobin:
     """Every pair of ``entrants`` plays ``games`` games (rounded up to game pairs).
 
@@ -456,7 +463,7 @@ def round_robin(entrants: Sequence[Entrant], games: int, seed: int = 0, threads:
     if len(entrants) < 2:
         raise ValueError(f"a round robin needs at least 2 players, got {len(entrants)}")
     n_pairs = _check_games(games)
-    threads = _threads(threads)
+    backend = _backend(threads, backend)
     if batch_pairs < 1:
         raise ValueError(f"batch_pairs must be at least 1, got {batch_pairs}")
     n = len(entrants)
@@ -474,7 +481,7 @@ def round_robin(entrants: Sequence[Entrant], games: int, seed: int = 0, threads:
             rr.seeds[(i, j)] = s
             pts: list = []
             mvs: list = []
-            finished = _play(a, b, n_pairs, s, threads, batch_pairs, stop, pts, mvs)
+            finished = _play(a, b, n_pairs, s, backend, batch_pairs, stop, pts, mvs)
             points, moves = _cat(pts, np.int8), _cat(mvs, np.int32)
             if points.shape[0]:
                 _record(rr, i, j, points, moves)
@@ -593,7 +600,7 @@ class Knockout:
 def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
              margin: int = KNOCKOUT_MARGIN, seed: int = 0, threads: int | None = None,
              batch_pairs: int = KNOCKOUT_BATCH, stop: threading.Event | None = None,
-             skipped: list | None = None,
+             skipped: list | None = None, backend: Backend | None = None,
              on_match: Callable[[Knockout, KnockoutMatch], None] | None = None) -> Knockout:
     """The sources' "win or leave" knock-out over ``entrants`` (see the module docstring).
 
@@ -610,7 +617,7 @@ def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
         raise ValueError(f"margin must be at least 1 point, got {margin}")
     if batch_pairs < 1:
         raise ValueError(f"batch_pairs must be at least 1, got {batch_pairs}")
-    threads = _threads(threads)
+    backend = _backend(threads, backend)
     by_name = {e.name: e for e in entrants}
     ko = Knockout(seed=int(seed), margin=int(margin), max_games=2 * cap_pairs,
                   batch_pairs=int(batch_pairs), players=[e.as_dict() for e in entrants],
@@ -629,7 +636,7 @@ def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
             m = KnockoutMatch(round=r, a=a, b=b, seed=derive_seed(seed, "knockout", r, a, b))
             rnd["matches"].append(m)
             if not _knockout_match(m, by_name[a], by_name[b], cap_pairs, margin, batch_pairs,
-                                   threads, stop):
+                                   backend, stop):
                 ko.complete = False
                 return ko
             survivors.append(m.winner)
@@ -643,7 +650,7 @@ def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
 
 
 def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, margin: int,
-                    batch_pairs: int, threads: int, stop: threading.Event | None) -> bool:
+                    batch_pairs: int, backend: Backend, stop: threading.Event | None) -> bool:
     done = 0
     all_points: list = []
     while done < cap_pairs:
@@ -651,8 +658,7 @@ def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, ma
             return False
         k = min(batch_pairs, cap_pairs - done)
         try:
-            pts, _ = play_match(a.player, b.player, k, seed=m.seed, n_threads=threads,
-                                first_pair=done)
+            pts, _ = backend.play_pairs(a.player, b.player, k, m.seed, first_pair=done)
         except KeyboardInterrupt:
             if stop is not None:
                 stop.set()
@@ -855,7 +861,7 @@ def _run_snapshots(run: Path, latest: Entrant, warn: Warn, skipped: list | None)
 def older_self(source: str | Path, games: int, every: int = 1, seed: int = 0,
                threads: int | None = None, batch_pairs: int = ROUND_ROBIN_BATCH,
                stop: threading.Event | None = None, warn: Warn = _stderr,
-               max_opponents: int | None = None,
+               max_opponents: int | None = None, backend: Backend | None = None,
                on_row: Callable[[OlderSelf], None] | None = None) -> OlderSelf:
     """The newest network of ``source`` (see :func:`history`) against every
     ``every``-th older one, counting back from the newest (the one ``every``
@@ -865,7 +871,7 @@ def older_self(source: str | Path, games: int, every: int = 1, seed: int = 0,
     if every < 1:
         raise ValueError(f"every must be at least 1, got {every}")
     n_pairs = _check_games(games)
-    threads = _threads(threads)
+    backend = _backend(threads, backend)
     skipped: list = []
     nets, unit = history(source, warn, skipped)
     if len(nets) < 2:
@@ -880,7 +886,7 @@ def older_self(source: str | Path, games: int, every: int = 1, seed: int = 0,
         s = derive_seed(seed, "older", latest.name, e.name)
         pts: list = []
         mvs: list = []
-        finished = _play(latest, e, n_pairs, s, threads, batch_pairs, stop, pts, mvs)
+        finished = _play(latest, e, n_pairs, s, backend, batch_pairs, stop, pts, mvs)
         points, moves = _cat(pts, np.int8), _cat(mvs, np.int32)
         if points.shape[0]:
             r: MatchResult = summarize(latest.name, e.name, points, moves)
@@ -1005,6 +1011,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                             "results")
         q.add_argument("--threads", type=int, default=None,
                        help=f"threads for the games (default: all cores, here {default_threads()})")
+        add_backend_arguments(q)
         q.add_argument("--out", default=out,
                        help=f"directory for the result files (default ./{out}; created if missing)")
         q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -1096,13 +1103,13 @@ def tournament_main(args: argparse.Namespace) -> int:
     stop = threading.Event()
     threads = _threads(args.threads)
     out = Path(args.out)
-    with _sigint_stops(stop, warn):
+    with backend_from_args(args, threads) as backend, _sigint_stops(stop, warn):
         if kind == "roundrobin":
-            return _main_roundrobin(args, threads, out, stop, warn, progress)
+            return _main_roundrobin(args, backend, out, stop, warn, progress)
         if kind == "knockout":
-            return _main_knockout(args, threads, out, stop, warn, progress)
+            return _main_knockout(args, backend, out, stop, warn, progress)
         if kind == "older":
-            return _main_older(args, threads, out, stop, warn, progress)
+            return _main_older(args, backend, out, stop, warn, progress)
     raise ValueError(f"unknown tournament {kind!r}")
 
 
@@ -1114,13 +1121,13 @@ def _finish(complete: bool, files: list[Path], warn: Warn) -> int:
     return 0
 
 
-def _main_roundrobin(args, threads, out, stop, warn, progress) -> int:
+def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
     entrants = load_entrants(args.players, warn)
     n = len(entrants)
     total = n * (n - 1) // 2
     count = [0]
     progress(f"round robin: {n} players, {total} pairings of {args.games} games, "
-             f"{threads} threads, seed {args.seed}")
+             f"{backend!r}, seed {args.seed}")
 
     def on_pairing(rr: RoundRobin, i: int, j: int) -> None:
         count[0] += 1
@@ -1132,19 +1139,19 @@ def _main_roundrobin(args, threads, out, stop, warn, progress) -> int:
         _write_text(out / "roundrobin.json", json.dumps(
             {**rr.as_dict(), "complete": False}, indent=2) + "\n")
 
-    rr = round_robin(entrants, args.games, seed=args.seed, threads=threads, stop=stop,
+    rr = round_robin(entrants, args.games, seed=args.seed, backend=backend, stop=stop,
                      on_pairing=on_pairing)
     print(rr.table(), end="")
     return _finish(rr.complete, rr.save(out, warn), warn)
 
 
-def _main_knockout(args, threads, out, stop, warn, progress) -> int:
+def _main_knockout(args, backend, out, stop, warn, progress) -> int:
     skipped: list = []
     entrants = load_entrants(args.players, warn, skipped)
     if not entrants:
         raise ValueError("no loadable players: nothing to play")
     progress(f"knock-out: {len(entrants)} players, out at {args.margin} points behind, at most "
-             f"{args.games} games per pairing, {threads} threads, seed {args.seed}")
+             f"{args.games} games per pairing, {backend!r}, seed {args.seed}")
 
     def on_match(ko: Knockout, m: KnockoutMatch) -> None:
         progress(f"round {m.round}: " + m.line(0))
@@ -1153,13 +1160,13 @@ def _main_knockout(args, threads, out, stop, warn, progress) -> int:
             {**ko.as_dict(), "complete": False}, indent=2) + "\n")
 
     ko = knockout(entrants, max_games=args.games, margin=args.margin, seed=args.seed,
-                  threads=threads, batch_pairs=args.batch, stop=stop, skipped=skipped,
+                  backend=backend, batch_pairs=args.batch, stop=stop, skipped=skipped,
                   on_match=on_match)
     print(ko.text(), end="")
     return _finish(ko.complete, ko.save(out), warn)
 
 
-def _main_older(args, threads, out, stop, warn, progress) -> int:
+def _main_older(args, backend, out, stop, warn, progress) -> int:
     def on_row(res: OlderSelf) -> None:
         r = res.rows[-1]
         progress(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
@@ -1168,7 +1175,7 @@ def _main_older(args, threads, out, stop, warn, progress) -> int:
         _write_text(out / "older.json", json.dumps(
             {**res.as_dict(), "complete": False}, indent=2) + "\n")
 
-    res = older_self(args.source, args.games, every=args.every, seed=args.seed, threads=threads,
+    res = older_self(args.source, args.games, every=args.every, seed=args.seed, backend=backend,
                      stop=stop, warn=warn, max_opponents=args.max_opponents, on_row=on_row)
     print(res.text(), end="")
     return _finish(res.complete, res.save(out, warn), warn)

@@ -261,6 +261,14 @@ cdef class Player:
     def plies(self) -> int:
         return self.p.plies
 
+    @property
+    def epsilon(self) -> float:
+        return self.p.epsilon
+
+    def __reduce__(self):
+        # pickling (Ray workers): rebuilt from its settings and its network
+        return (Player, (self.kind, self.network, self.p.epsilon, self.name, self.p.plies))
+
     def __repr__(self) -> str:
         return f"Player({self.name!r})"
 

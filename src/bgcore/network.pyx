@@ -315,6 +315,11 @@ cdef class Network:
         return Network(self.hidden, self.n_outputs, self.encoder, params=self.params,
                        metadata=json.loads(json.dumps(self.metadata)))
 
+    def __reduce__(self):
+        # pickling (multiprocessing, Ray): the weights and metadata, rebuilt by the constructor
+        return (_rebuild_network, (self.hidden, self.n_outputs, self.encoder,
+                                   np.array(self.params, copy=True), json.dumps(self.metadata)))
+
     def __repr__(self) -> str:
         return f"Network({'-'.join(map(str, self.sizes))}, encoder={self.encoder!r})"
 
@@ -475,6 +480,10 @@ cdef class Network:
                        metadata=extra)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
+
+
+def _rebuild_network(hidden, n_outputs, encoder, params, metadata_json):
+    return Network(hidden, n_outputs, encoder, params=params, metadata=json.loads(metadata_json))
 
 
 def _whole(x) -> int:

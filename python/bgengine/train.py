@@ -46,6 +46,7 @@ __all__ = ["TrainConfig", "train", "alpha_at", "read_log"]
 
 log = logging.getLogger(__name__)
 
+METHODS = ("td", "backprop", "mutation", "rollout")
 STEP_LIST = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001)
 
 
@@ -62,7 +63,7 @@ class TrainConfig:
     encoder: str = "tesauro198"
     hidden: list[int] = field(default_factory=lambda: [80])
     outputs: int = 5
-    method: str = "td"                  # "td" or "backprop"
+    method: str = "td"                  # "td", "backprop", "mutation" or "rollout"
     lam: float = 0.7                    # TD(lambda) trace decay; 0 = TD(0)
     alpha: float = 0.1                  # start (constant, linear) step size
     schedule: str = "constant"          # "constant", "linear", "compound" or "steps"
@@ -83,6 +84,13 @@ class TrainConfig:
     threads: int = 0                    # evaluation threads; 0 = all cores
     snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
                                         # fall on a multiple (0 = none); for tournaments
+    mutation_sigma: float = 0.05        # method "mutation": Gaussian noise of the mutant
+    mutation_step: float = 0.05         # ... fraction of the way the champion moves to a winner
+    mutation_games: int = 4             # ... games per generation (even: pairs, seats swapped)
+    rollout_best: int = 3               # method "rollout": the network's best candidates ...
+    rollout_worst: int = 1              # ... and worst ones, each rolled out
+    rollout_trials: int = 36            # ... this many times
+    rollout_truncate: int = 10          # ... for this many plays (0 = to the end)
 
     def __post_init__(self) -> None:
         for name in ("hidden", "alpha_steps"):
@@ -113,8 +121,19 @@ class TrainConfig:
             problems.append(f"hidden must list positive widths, got {self.hidden}")
         if self.outputs not in (1, 4, 5):
             problems.append(f"outputs must be 1, 4 or 5, got {self.outputs}")
-        if self.method not in ("td", "backprop"):
-            problems.append(f"method must be 'td' or 'backprop', got {self.method!r}")
+        if self.method not in METHODS:
+            problems.append(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
+        if self.method == "mutation":
+            m = self.mutation_games
+            if m < 2 or m % 2 or self.checkpoint_every % m or self.games % m:
+                problems.append(f"mutation_games ({m}) must be even and divide checkpoint_every "
+                                f"({self.checkpoint_every}) and games ({self.games})")
+            if not self.mutation_sigma > 0 or not 0 < self.mutation_step <= 1:
+                problems.append("need mutation_sigma > 0 and 0 < mutation_step <= 1")
+        if self.rollout_best < 1 or self.rollout_worst < 0 or self.rollout_trials < 1 \
+                or self.rollout_truncate < 0:
+            problems.append("need rollout_best >= 1, rollout_worst >= 0, rollout_trials >= 1, "
+                            "rollout_truncate >= 0")
         if not 0 <= self.lam <= 1:
             problems.append(f"lam must be in [0, 1], got {self.lam}")
         if self.schedule not in ("constant", "linear", "compound", "steps"):
@@ -315,8 +334,31 @@ def _fmt_time(seconds: float) -> str:
 # ---------------------------------------------------------------- training
 
 def _new_network(config: TrainConfig, history: dict) -> Network:
-    return Network(config.hidden, config.outputs, config.encoder, seed=config.seed,
-                   init_range=config.init_range, metadata={"training": history})
+    net = Network(config.hidden, config.outputs, config.encoder, seed=config.seed,
+                  init_range=config.init_range, metadata={"training": history})
+    if config.method == "mutation":
+        net.params[:] = 0.0          # Pollack and Blair: the champion starts from zero weights
+    return net
+
+
+def _train_chunk(config: TrainConfig, net: Network, n: int, alpha: float, first_game: int,
+                 threads: int) -> dict:
+    """``n`` games of the run's learning method, from game ``first_game``."""
+    if config.method == "mutation":
+        from bgengine.learners import mutation_games
+
+        return mutation_games(net, n, sigma=config.mutation_sigma, step=config.mutation_step,
+                              games_per_generation=config.mutation_games, seed=config.seed,
+                              first_game=first_game)
+    if config.method == "rollout":
+        from bgengine.learners import rollout_target_games
+
+        return rollout_target_games(net, n, alpha, best=config.rollout_best,
+                                    worst=config.rollout_worst, trials=config.rollout_trials,
+                                    truncate=config.rollout_truncate, seed=config.seed,
+                                    first_game=first_game, threads=threads)
+    return train_games(net, n, alpha, config.lam, seed=config.seed, first_game=first_game,
+                       method=config.method, epsilon=config.epsilon)
 
 
 def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
@@ -366,17 +408,17 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
             n = min(config.checkpoint_every, end - state.games)
             alpha = alpha_at(config, state.games, state.step_index)
             t0 = time.perf_counter()
-            stats = train_games(net, n, alpha, config.lam, seed=config.seed,
-                                first_game=state.games, method=config.method,
-                                epsilon=config.epsilon)
+            stats = _train_chunk(config, net, n, alpha, state.games, threads)
             dt = time.perf_counter() - t0
             state.games += n
             state.elapsed += dt
-            _write(logf, {"kind": "train", "games": state.games, "alpha": alpha,
-                          "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
-                          "mean_error": float(stats["error"].mean()),
-                          "first_player_ppg": float(stats["result"].mean()),
-                          "elapsed": state.elapsed})
+            record = {"kind": "train", "games": state.games, "alpha": alpha,
+                      "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
+                      "mean_error": float(stats["error"].mean()),
+                      "first_player_ppg": float(stats["result"].mean()), "elapsed": state.elapsed}
+            if "accepted" in stats:
+                record["mutants_accepted"] = float(stats["accepted"].mean())
+            _write(logf, record)
             if config.schedule == "steps" and state.games % config.plateau_every == 0:
                 _plateau_step(config, net, state, logf, threads)
             if state.games % config.eval_every == 0 or state.games == config.games:

@@ -1,0 +1,187 @@
+"""The sources' other learning methods: mutation hill-climbing and rollout targets.
+
+TD(lambda), TD(0), "backpropagation" to the result and epsilon-greedy
+exploration live in the compiled learner (:func:`bgengine.td.train_games`).
+These two are built from compiled pieces (the match loop, rollouts, batched
+forward/backward) with a thin Python loop, and like it they take a batch of
+games at a time, numbered within the run, so that a run resumes exactly.
+
+* :func:`mutation_games`: Pollack and Blair's hill-climbing.  The champion's
+  weights start at 0; each generation a mutant (champion + Gaussian noise,
+  ``sigma`` 0.05) plays the champion ``games_per_generation`` games (pairs of
+  games with the same dice, seats swapped); if the mutant wins on points the
+  champion moves ``step`` (0.05) of the way toward it; the weights are divided
+  by their largest magnitude only when some weight exceeds 1.
+* :func:`rollout_target_games`: the Monte-Carlo source's method.  At every
+  move the network proposes its ``best`` best and ``worst`` worst plays; each
+  is rolled out ``trials`` times (compiled rollouts, optionally truncated); the
+  play with the best mean is played and the network is trained toward every
+  candidate's rollout means (one gradient step of size ``alpha`` per move).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgengine.agents import Player, play_match
+from bgengine.dice import Dice
+from bgengine.encoders import encode
+from bgengine.movegen import legal_afterstates
+from bgengine.network import Network
+from bgengine.search import rollout
+
+__all__ = ["mutation_games", "rollout_target_games"]
+
+_MASK63 = (1 << 63) - 1
+
+
+def _mix(*parts: int) -> int:
+    h = 0x243F6A8885A308D3
+    for p in parts:
+        h = ((h ^ (int(p) & _MASK63)) * 0x100000001B3 + 0x9E3779B97F4A7C15) & _MASK63
+    return h
+
+
+def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: float = 0.05,
+                   games_per_generation: int = 4, seed: int = 0, first_game: int = 0) -> dict:
+    """Hill-climb ``net`` (the champion, updated in place) for ``n_games`` games.
+
+    ``n_games`` and ``first_game`` must be multiples of ``games_per_generation``
+    (an even number).  Generation ``g`` (= game number / games per generation)
+    draws its mutant from ``seed`` and ``g`` and its dice from the same, so a
+    resumed run is exact.  Returns per-game arrays ``moves``, ``result``
+    (champion's points) and per-generation ``accepted`` (bool).
+    """
+    if games_per_generation < 2 or games_per_generation % 2:
+        raise ValueError(f"games_per_generation must be a positive even number, got {games_per_generation}")
+    if n_games % games_per_generation or first_game % games_per_generation:
+        raise ValueError(f"n_games ({n_games}) and first_game ({first_game}) must be multiples of "
+                         f"games_per_generation ({games_per_generation})")
+    if not sigma > 0 or not 0 < step <= 1:
+        raise ValueError(f"need sigma > 0 and 0 < step <= 1, got {sigma} and {step}")
+    n_gen = n_games // games_per_generation
+    pairs = games_per_generation // 2
+    moves = np.zeros(n_games, dtype=np.int32)
+    result = np.zeros(n_games, dtype=np.int8)
+    accepted = np.zeros(n_gen, dtype=bool)
+    champion = Player("net", net, name="champion")
+    mutant_net = net.copy()
+    mutant = Player("net", mutant_net, name="mutant")
+    w = net.params                       # views: updating them updates the players' networks
+    m = mutant_net.params
+    for i in range(n_gen):
+        g = first_game // games_per_generation + i
+        rng = np.random.default_rng([seed, g])
+        m[:] = w + rng.normal(0.0, sigma, size=w.shape).astype(np.float32)
+        points, mv = play_match(champion, mutant, pairs, seed=_mix(seed, g), n_threads=1)
+        moves[i * games_per_generation:(i + 1) * games_per_generation] = mv.reshape(-1)
+        result[i * games_per_generation:(i + 1) * games_per_generation] = points.reshape(-1)
+        if points.sum() < 0:             # the mutant won on points
+            accepted[i] = True
+            w += np.float32(step) * (m - w)
+            top = float(np.abs(w).max())
+            if top > 1.0:
+                w /= np.float32(top)
+    return {"moves": moves, "result": result, "accepted": accepted,
+            "error": np.zeros(n_games)}
+
+
+def _flip(v: np.ndarray) -> np.ndarray:
+    """Outputs of the other side (for 1, 4 or 5 outputs)."""
+    k = v.shape[-1]
+    if k == 1:
+        return 1.0 - v
+    if k == 4:
+        return v[..., [1, 0, 3, 2]]
+    return np.stack([1.0 - v[..., 0], v[..., 3], v[..., 4], v[..., 1], v[..., 2]], axis=-1)
+
+
+def _equity(v: np.ndarray) -> np.ndarray:
+    k = v.shape[-1]
+    if k == 1:
+        return 2 * v[..., 0] - 1
+    if k == 4:
+        return v[..., 0] - v[..., 1] + v[..., 2] - v[..., 3]
+    return 2 * v[..., 0] - 1 + v[..., 1] - v[..., 3] + v[..., 2] - v[..., 4]
+
+
+def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int = 3, worst: int = 1,
+                         trials: int = 36, truncate: int = 0, seed: int = 0,
+                         first_game: int = 0, threads: int = 1) -> dict:
+    """Self-play ``n_games`` games choosing every play by rollouts and training
+    ``net`` toward the rollout means (see the module docstring).
+
+    Game ``g`` of the run rolls dice stream ``g`` of ``seed``; rollout ``j``
+    of move ``k`` uses a seed derived from (seed, g, k, j).  Returns per-game
+    ``moves``, ``result`` (points of the side that moved first) and ``error``
+    (mean absolute difference between the network's and the rollout's win
+    chance over the candidates).
+    """
+    if best < 1 or worst < 0 or trials < 1 or truncate < 0:
+        raise ValueError("need best >= 1, worst >= 0, trials >= 1, truncate >= 0")
+    moves = np.zeros(n_games, dtype=np.int32)
+    result = np.zeros(n_games, dtype=np.int8)
+    error = np.zeros(n_games)
+    start = np.zeros((2, 25), dtype=np.uint8)
+    start[:, [23, 12, 7, 5]] = [2, 5, 3, 5]
+    for i in range(n_games):
+        g = first_game + i
+        dice = Dice(seed, stream=g)
+        board = start.copy()
+        d1, d2 = dice.opening_roll()
+        turn, k, errs = 0, 0, []
+        while True:
+            after, _ = legal_afterstates(board, d1, d2)
+            opp_view = np.ascontiguousarray(after[:, ::-1])          # the opponent on roll
+            if len(after) > 1:
+                mine = _flip(np.asarray(net.evaluate(opp_view), dtype=np.float64))
+                eq = _equity(mine)
+                order = np.argsort(-eq, kind="stable")
+                cand = list(dict.fromkeys(list(order[:best]) + (list(order[-worst:]) if worst else [])))
+                targets = np.zeros((len(cand), mine.shape[1]), dtype=np.float32)
+                for j, c in enumerate(cand):
+                    if int(after[c, 1].sum()) == 0:                   # the play wins: exact target
+                        targets[j] = _result_target(after[c], mine.shape[1])
+                        continue
+                    r = rollout(net, opp_view[c], trials, seed=_mix(seed, g, k, j), truncate=truncate,
+                                n_threads=threads)
+                    targets[j] = _flip(np.asarray(r["outputs"], dtype=np.float64))
+                pick = cand[int(np.argmax(_equity(targets.astype(np.float64))))]
+                # train toward the rollout means (targets are the mover's; the net sees the opponent on roll)
+                x = encode(opp_view[cand], net.encoder)
+                want = _flip(targets.astype(np.float64)).astype(np.float32)
+                out = net.forward(x)
+                params = net.params
+                params += np.float32(alpha) * net.backward(x, want - out)
+                errs.append(float(np.abs(want[:, 0] - out[:, 0]).mean()))
+            else:
+                pick = 0
+            a = after[pick]
+            k += 1
+            if int(a[1].sum()) == 0:
+                v = int(_result_points(a))
+                result[i] = v if turn == 0 else -v
+                break
+            board = np.ascontiguousarray(a[::-1])
+            turn ^= 1
+            d1, d2 = dice.roll()
+        moves[i] = k
+        error[i] = float(np.mean(errs)) if errs else 0.0
+    return {"moves": moves, "result": result, "error": error}
+
+
+def _result_points(a: np.ndarray) -> int:
+    """Points won by the mover whose afterstate ``a`` (row 1) has borne off everything."""
+    if int(a[0].sum()) < 15:
+        return 1
+    return 3 if int(a[0, 18:].sum()) else 2
+
+
+def _result_target(a: np.ndarray, k: int) -> np.ndarray:
+    """The mover's exact outputs for a finished game (it won)."""
+    pts = _result_points(a)
+    if k == 1:
+        return np.array([1.0])
+    if k == 4:
+        return np.array([1.0, 0.0, float(pts >= 2), 0.0])
+    return np.array([1.0, float(pts >= 2), float(pts >= 3), 0.0, 0.0])

@@ -76,3 +76,14 @@ def test_ray_worker_death_is_rerun_and_counted_once(ray_backend, tmp_path):
     assert marker.exists()                       # one worker really died mid-task
     q, n = play_match(a, b, 23, seed=4)
     assert np.array_equal(p, q) and np.array_equal(m, n)
+
+
+def test_ray_sweep_equals_local(ray_backend, tmp_path):
+    from bgengine.sweep import SweepSpec, run_sweep
+
+    spec = SweepSpec(base={"games": 40, "outputs": 1, "checkpoint_every": 20, "eval_every": 40,
+                           "eval_games": 10, "threads": 1},
+                     grid={"hidden": [[4], [6]]}, seeds=[1, 2], eval_games=20)
+    local = run_sweep(spec, tmp_path / "local", parallel=2)
+    remote = run_sweep(spec, tmp_path / "ray", backend=ray_backend)
+    assert local["points"] == remote["points"]

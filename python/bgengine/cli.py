@@ -231,10 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bgengine.play import add_play_parser
     from bgengine.serve import add_serve_parser
+    from bgengine.sweep import add_sweep_parsers
     from bgengine.tournament import add_tournament_parser
 
     add_serve_parser(sub)
     add_play_parser(sub)
+    add_sweep_parsers(sub)
     add_tournament_parser(sub)
     return parser
 

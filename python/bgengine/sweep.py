@@ -1,0 +1,323 @@
+"""Parameter sweeps and the sources' comparison of learning methods.
+
+A sweep trains every point of a grid of :class:`bgengine.train.TrainConfig`
+settings with several seeds, each an ordinary resumable run in
+``OUT/<point>/seed_<s>``, then plays each final network against pubeval
+(``eval_games`` games, the same dice for every run) and tabulates ppg per
+point: the mean over seeds with a 95% interval from their spread.  The sweep
+file (TOML)::
+
+    [sweep]
+    seeds = [1, 2, 3]          # one run per seed and point
+    eval_games = 2000          # final evaluation of every run against pubeval
+
+    [base]                     # TrainConfig settings shared by every run
+    games = 20000
+    checkpoint_every = 1000
+    eval_every = 10000
+
+    [grid]                     # every combination of these is a point
+    hidden = [[40], [80]]
+    lam = [0.0, 0.7]
+
+Runs go to the backend (:mod:`bgengine.distributed`): on this machine several
+at a time (one thread each; the compiled learner releases the GIL), or as Ray
+tasks.  Running the same sweep again resumes unfinished runs and reuses
+finished ones.
+
+:func:`compare_methods` is the sources' experiment, scaled down: TD(lambda),
+backpropagation to the result and mutation hill-climbing train the same
+network shape for the same number of games; then a round robin with random,
+Simple_003 and pubeval gives the ppg matrix, and the learning curves are drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import logging
+import math
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bgengine.train import TrainConfig
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["SweepSpec", "run_sweep", "compare_methods", "add_sweep_parsers"]
+
+log = logging.getLogger(__name__)
+
+#: Dice seed of the final evaluations (every run meets the same dice).
+EVAL_SEED = 777
+
+
+@dataclass
+class SweepSpec:
+    """A grid of training settings (see the module docstring)."""
+
+    base: dict[str, Any]
+    grid: dict[str, list]
+    seeds: list[int]
+    eval_games: int = 2000
+
+    def __post_init__(self) -> None:
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"sweep: seeds must be a non-empty list of distinct integers, got {self.seeds}")
+        if self.eval_games < 2:
+            raise ValueError(f"sweep: eval_games must be at least 2, got {self.eval_games}")
+        known = {f.name for f in dataclasses.fields(TrainConfig)}
+        for key, values in self.grid.items():
+            if key not in known or key == "seed":
+                raise ValueError(f"sweep: cannot vary {key!r}; known settings: {', '.join(sorted(known - {'seed'}))}")
+            if not isinstance(values, list) or not values:
+                raise ValueError(f"sweep: grid.{key} must be a non-empty list, got {values!r}")
+        if "seed" in self.base:
+            raise ValueError("sweep: give seeds under [sweep] seeds, not base.seed")
+        for cfg in self.configs():          # every run's settings are checked up front
+            pass
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> SweepSpec:
+        try:
+            with open(path, "rb") as f:
+                doc = tomllib.load(f)
+        except OSError as exc:
+            raise ValueError(f"cannot read sweep file {path}: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{path}: not valid TOML ({exc})") from None
+        unknown = set(doc) - {"sweep", "base", "grid"}
+        if unknown:
+            raise ValueError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}; use [sweep], [base], [grid]")
+        s = doc.get("sweep", {})
+        bad = set(s) - {"seeds", "eval_games"}
+        if bad:
+            raise ValueError(f"{path}: unknown [sweep] key(s) {', '.join(sorted(bad))}")
+        return cls(base=dict(doc.get("base", {})), grid=dict(doc.get("grid", {})),
+                   seeds=list(s.get("seeds", [1])), eval_games=int(s.get("eval_games", 2000)))
+
+    def points(self) -> list[dict[str, Any]]:
+        keys = list(self.grid)
+        return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
+
+    def configs(self) -> list[tuple[str, int, TrainConfig]]:
+        """(point name, seed, config) for every run."""
+        out = []
+        for point in self.points():
+            for seed in self.seeds:
+                try:
+                    cfg = TrainConfig(**{**self.base, **point, "seed": seed})
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"sweep point {point_name(point)}: {exc}") from None
+                out.append((point_name(point), seed, cfg))
+        return out
+
+
+def point_name(point: dict[str, Any]) -> str:
+    """A directory-safe name for a grid point, e.g. ``hidden=40_lam=0.7``."""
+    def fmt(v):
+        if isinstance(v, list):
+            return "-".join(map(str, v))
+        return str(v)
+    return "_".join(f"{k}={fmt(v)}" for k, v in point.items()) or "base"
+
+
+def _train_and_evaluate(job: tuple[str, dict, int]) -> dict:
+    """One run (a backend job): train or resume, then play pubeval."""
+    from bgengine.agents import Player
+    from bgengine.match import run_match
+    from bgengine.train import train
+
+    run, cfg_dict, eval_games = job
+    cfg = TrainConfig(**cfg_dict)
+    net = train(cfg, run, progress=False)
+    res = run_match(Player("net", net, name=Path(run).name), Player("pubeval"), eval_games,
+                    seed=EVAL_SEED, threads=1)
+    log.info("%s: %+.3f ± %.3f ppg vs pubeval over %d games", run, res.ppg, res.ci95, res.games)
+    return {"run": str(run), "ppg": res.ppg, "ci95": res.ci95, "win": res.win, "games": res.games}
+
+
+def _map(backend, jobs: list, parallel: int) -> list:
+    from bgengine.distributed import LocalBackend
+
+    if backend is None or isinstance(backend, LocalBackend):
+        workers = parallel if backend is None else backend.threads
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(_train_and_evaluate, jobs))
+    return backend.map(_train_and_evaluate, jobs)
+
+
+def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1) -> dict:
+    """Train and evaluate every run of ``spec`` under ``out``; the table as a dict.
+
+    ``backend``: a :class:`bgengine.distributed.Backend` (``LocalBackend(n)``
+    runs ``n`` at a time), or None for ``parallel`` runs at a time here.
+    Writes ``out/sweep.json`` and ``out/sweep.csv``.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = spec.configs()
+    jobs = [(str(out / name / f"seed_{seed}"), dataclasses.asdict(cfg), spec.eval_games)
+            for name, seed, cfg in runs]
+    results = _map(backend, jobs, parallel)
+    table = []
+    for point in spec.points():
+        name = point_name(point)
+        rows = [r for (n, _, _), r in zip(runs, results) if n == name]
+        ppgs = np.array([r["ppg"] for r in rows])
+        sd = float(ppgs.std(ddof=1)) if len(ppgs) > 1 else math.nan
+        table.append({"point": name, **{k: point[k] for k in point}, "seeds": len(rows),
+                      "ppg_mean": float(ppgs.mean()),
+                      "ppg_ci95": 1.96 * sd / math.sqrt(len(ppgs)) if len(ppgs) > 1 else None,
+                      "ppg_runs": [float(p) for p in ppgs]})
+    doc = {"eval_games": spec.eval_games, "eval_seed": EVAL_SEED, "base": spec.base,
+           "grid": spec.grid, "seeds": spec.seeds, "points": table, "runs": results}
+    (out / "sweep.json").write_text(json.dumps(doc, indent=2) + "\n")
+    lines = ["point,seeds,ppg_mean,ppg_ci95," + ",".join(f"seed_{s}" for s in spec.seeds)]
+    for row in table:
+        ci = "" if row["ppg_ci95"] is None else f"{row['ppg_ci95']:.4f}"
+        lines.append(f"{row['point']},{row['seeds']},{row['ppg_mean']:.4f},{ci}," +
+                     ",".join(f"{p:.4f}" for p in row["ppg_runs"]))
+    (out / "sweep.csv").write_text("\n".join(lines) + "\n")
+    return doc
+
+
+def sweep_table(doc: dict) -> str:
+    """The sweep's points as a text table, best first."""
+    rows = sorted(doc["points"], key=lambda r: -r["ppg_mean"])
+    width = max([len(r["point"]) for r in rows] + [5])
+    out = [f"{'point':<{width}}  ppg vs pubeval (mean over seeds ± 95%)   per seed"]
+    for r in rows:
+        ci = "" if r["ppg_ci95"] is None else f" ± {r['ppg_ci95']:.3f}"
+        out.append(f"{r['point']:<{width}}  {r['ppg_mean']:+.3f}{ci:<10}                   "
+                   + " ".join(f"{p:+.3f}" for p in r["ppg_runs"]))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- the sources' comparison
+
+#: Published ppg against pubeval of the sources' three methods (198-40-4, ~600k games).
+PUBLISHED = {"td": 0.26, "backprop": -0.18, "mutation": -0.91}
+
+
+def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, outputs: int = 4,
+                    encoder: str = "tesauro198", seed: int = 1, eval_every: int | None = None,
+                    eval_games: int = 1000, rr_games: int = 10_000, backend=None,
+                    parallel: int = 3) -> dict:
+    """TD(0.7), backpropagation and mutation hill-climbing, ``games`` games each, then a
+    round robin with random, simple3 and pubeval (``rr_games`` games per pairing).
+
+    Writes ``out/<method>/`` (runs), ``out/roundrobin.*`` (matrix, heatmap) and
+    ``out/learning_curves.png``; returns a summary dict (also ``out/compare.json``).
+    """
+    from bgengine.agents import Player
+    from bgengine.network import Network
+    from bgengine.tournament import Entrant, round_robin
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if games < 4 or games % 4:
+        raise ValueError(f"games must be a positive multiple of 4 (mutation generations), got {games}")
+    checkpoint = max(4, min(1000, games // 10) // 4 * 4)
+    while games % checkpoint:
+        checkpoint -= 4
+    every = eval_every or checkpoint * max(1, games // 10 // checkpoint)
+    common = dict(hidden=[hidden], outputs=outputs, encoder=encoder, games=games, seed=seed,
+                  checkpoint_every=checkpoint, eval_every=every, eval_games=eval_games, threads=1,
+                  alpha=0.1, schedule="constant", snapshot_every=0)
+    configs = {"td": TrainConfig(**common, method="td", lam=0.7),
+               "backprop": TrainConfig(**common, method="backprop"),
+               "mutation": TrainConfig(**common, method="mutation")}
+    jobs = [(str(out / m), dataclasses.asdict(c), eval_games) for m, c in configs.items()]
+    finals = dict(zip(configs, _map(backend, jobs, parallel)))
+    entrants = [Entrant(m, Player("net", Network.load(out / m / "network.npz"), name=m),
+                        str(out / m / "network.npz")) for m in configs]
+    entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
+    rr = round_robin(entrants, rr_games, seed=seed, backend=backend)
+    files = rr.save(out)
+    try:
+        from bgengine.plot import plot_run
+
+        files.append(plot_run([out / m for m in configs], out / "learning_curves.png"))
+    except ValueError as exc:       # no matplotlib
+        log.warning("%s", exc)
+    idx = rr.names.index("pubeval")
+    summary = {"games": games, "network": f"{Network(hidden=(hidden,), n_outputs=outputs, encoder=encoder)!r}",
+               "vs_pubeval": {m: {"ppg": float(rr.ppg[rr.names.index(m), idx]),
+                                  "ci95": float(rr.ci95[rr.names.index(m), idx]),
+                                  "published": PUBLISHED[m],
+                                  "train_eval_ppg": finals[m]["ppg"]} for m in configs},
+               "matrix": rr.as_dict(), "table": rr.table(), "files": [str(f) for f in files]}
+    (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+# ---------------------------------------------------------------- command line
+
+def add_sweep_parsers(sub) -> None:
+    from bgengine.distributed import add_backend_arguments
+
+    p = sub.add_parser("sweep", help="train a grid of settings with several seeds, tabulate ppg",
+                       description="Train every point of the grid in SWEEP.toml ([sweep] seeds, "
+                                   "eval_games; [base] shared TrainConfig settings; [grid] lists of "
+                                   "values to combine) once per seed, evaluate each final network "
+                                   "against pubeval and print the table.  Runs are resumable: run "
+                                   "the same command again to continue.")
+    p.add_argument("config", help="sweep TOML file")
+    p.add_argument("--out", default="sweeps/sweep", help="directory for runs and results (default sweeps/sweep)")
+    p.add_argument("--parallel", type=int, default=None,
+                   help="runs trained at once on this machine (default: all cores)")
+    add_backend_arguments(p)
+    p.set_defaults(func=_cmd_sweep)
+
+    p = sub.add_parser("compare", help="the sources' experiment: TD vs backprop vs mutation, scaled down",
+                       description="Train TD(0.7), backpropagation-to-result and mutation "
+                                   "hill-climbing networks (198-40-4 by default) for the same number "
+                                   "of games, then play a round robin with random, simple3 and "
+                                   "pubeval; prints the ppg matrix, writes learning curves.  The "
+                                   "sources (600k games): TD +0.26, backprop -0.18, mutation -0.91 "
+                                   "against pubeval.")
+    p.add_argument("--out", default="runs/compare", help="directory (default runs/compare)")
+    p.add_argument("--games", type=int, default=100_000, help="training games per method (default 100000)")
+    p.add_argument("--hidden", type=int, default=40, help="hidden units (default 40)")
+    p.add_argument("--rr-games", type=int, default=10_000, help="games per round-robin pairing (default 10000)")
+    p.add_argument("--seed", type=int, default=1)
+    add_backend_arguments(p)
+    p.set_defaults(func=_cmd_compare)
+
+
+def _backend(args):
+    from bgengine.distributed import backend_from_args
+
+    return backend_from_args(args, getattr(args, "parallel", None))
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    spec = SweepSpec.from_toml(args.config)
+    with _backend(args) as backend:
+        doc = run_sweep(spec, args.out, backend=backend)
+    print(sweep_table(doc), end="")
+    print(f"wrote {Path(args.out) / 'sweep.json'}, {Path(args.out) / 'sweep.csv'}")
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    with _backend(args) as backend:
+        s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
+                            rr_games=args.rr_games, backend=backend)
+    print(s["table"], end="")
+    print(f"{'method':<10} ppg vs pubeval      published (600k games)")
+    for m, v in s["vs_pubeval"].items():
+        print(f"{m:<10} {v['ppg']:+.3f} ± {v['ci95']:.3f}    {v['published']:+.2f}")
+    print("wrote " + ", ".join(s["files"]))
+    return 0

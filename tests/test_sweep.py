@@ -1,0 +1,80 @@
+"""Parameter sweeps and the sources' comparison, scaled down to seconds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bgengine.cli import main
+from bgengine.sweep import SweepSpec, compare_methods, point_name, run_sweep, sweep_table
+
+SWEEP = """
+[sweep]
+seeds = [1, 2]
+eval_games = 20
+
+[base]
+games = 40
+outputs = 1
+checkpoint_every = 20
+eval_every = 40
+eval_games = 10
+threads = 1
+
+[grid]
+hidden = [[4], [6]]
+lam = [0.0, 0.7]
+"""
+
+
+def test_sweep_runs_every_point_and_seed(tmp_path):
+    (tmp_path / "s.toml").write_text(SWEEP)
+    spec = SweepSpec.from_toml(tmp_path / "s.toml")
+    assert len(spec.points()) == 4 and len(spec.configs()) == 8
+    doc = run_sweep(spec, tmp_path / "out", parallel=2)
+    assert len(doc["points"]) == 4 and len(doc["runs"]) == 8
+    for row in doc["points"]:
+        assert row["seeds"] == 2 and len(row["ppg_runs"]) == 2 and row["ppg_ci95"] is not None
+        assert (tmp_path / "out" / row["point"] / "seed_1" / "network.npz").exists()
+    assert (tmp_path / "out" / "sweep.csv").read_text().count("\n") == 5
+    # a second call reuses the finished runs and gives the same table
+    again = run_sweep(spec, tmp_path / "out", parallel=1)
+    assert again["points"] == doc["points"]
+    assert "hidden=4_lam=0.0" in sweep_table(doc)
+
+
+def test_sweep_file_errors(tmp_path):
+    bad = tmp_path / "b.toml"
+    for text, msg in [("[grid]\nwidth = [1]\n", "cannot vary 'width'"),
+                      ("[grid]\nlam = 0.5\n", "non-empty list"),
+                      ("[sweep]\nseeds = []\n", "seeds"),
+                      ("[extra]\n", "unknown section"),
+                      ("[grid]\nlam = [2.0]\n", "lam must be in"),
+                      ("[base]\nseed = 3\n", "seeds under")]:
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=msg):
+            SweepSpec.from_toml(bad)
+    with pytest.raises(ValueError, match="cannot read"):
+        SweepSpec.from_toml(tmp_path / "missing.toml")
+    assert point_name({"hidden": [40, 20], "lam": 0.7}) == "hidden=40-20_lam=0.7"
+
+
+def test_cli_sweep(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(SWEEP.replace("lam = [0.0, 0.7]", "lam = [0.7]"))
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--parallel", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "hidden=6_lam=0.7" in out and "sweep.json" in out
+
+
+def test_compare_methods_small(tmp_path):
+    s = compare_methods(tmp_path / "c", games=40, hidden=4, rr_games=20, eval_games=10, parallel=3)
+    assert set(s["vs_pubeval"]) == {"td", "backprop", "mutation"}
+    names = [p["name"] for p in s["matrix"]["players"]]
+    assert names == ["td", "backprop", "mutation", "random", "simple3", "pubeval"]
+    for m in ("td", "backprop", "mutation"):
+        assert (tmp_path / "c" / m / "log.jsonl").exists()
+    doc = json.loads((tmp_path / "c" / "compare.json").read_text())
+    assert doc["vs_pubeval"]["td"]["published"] == 0.26
+    assert (tmp_path / "c" / "learning_curves.png").exists()
+    assert "pubeval" in s["table"]

@@ -427,3 +427,14 @@ def test_constructor_validation():
     src[0] = 1                                    # params are copied, not shared
     assert n.params[0] == 0
     assert repr(Network((3,), 1)) == "Network(198-3-1, encoder='tesauro198')"
+
+
+def test_saved_files_are_not_private(tmp_path):
+    import os
+    import stat
+
+    from bgengine import fileio
+
+    path = tmp_path / "n.npz"
+    Network(hidden=(4,), n_outputs=1, seed=1).save(path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~fileio._UMASK

@@ -17,6 +17,8 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would
+        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -26,3 +28,13 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _read_umask() -> int:
+    # os.umask can only be read by setting it: do that once, at import, before any threads
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()

@@ -78,3 +78,34 @@ def test_compare_methods_small(tmp_path):
     assert doc["vs_pubeval"]["td"]["published"] == 0.26
     assert (tmp_path / "c" / "learning_curves.png").exists()
     assert "pubeval" in s["table"]
+
+
+def test_ctrl_c_stops_every_run_and_keeps_the_finished_ones(tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+    import time
+
+    import bgengine.train as T
+
+    calls = [0]
+    real = T._train_chunk
+
+    def chunk(*args, **kw):
+        calls[0] += 1
+        if calls[0] == 3:
+            os.kill(os.getpid(), signal.SIGINT)    # as Ctrl-C would, while runs are training
+            time.sleep(0.5)                        # the main thread's handler sets the stop event
+        return real(*args, **kw)
+
+    monkeypatch.setattr(T, "_train_chunk", chunk)
+    (tmp_path / "s.toml").write_text(SWEEP)
+    code = main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--parallel", "1"])
+    assert code == 130
+    doc = json.loads((tmp_path / "o" / "sweep.json").read_text())
+    assert not doc["complete"]
+    assert sum(r["complete"] for r in doc["runs"]) == 1      # the first run had finished
+    assert "interrupted" in capsys.readouterr().err
+    # running again resumes and completes everything
+    monkeypatch.setattr(T, "_train_chunk", real)
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--parallel", "1"]) == 0
+    assert json.loads((tmp_path / "o" / "sweep.json").read_text())["complete"]

@@ -39,8 +39,10 @@ import itertools
 import json
 import logging
 import math
+import signal
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,28 +134,49 @@ def point_name(point: dict[str, Any]) -> str:
     return "_".join(f"{k}={fmt(v)}" for k, v in point.items()) or "base"
 
 
-def _train_and_evaluate(job: tuple[str, dict, int]) -> dict:
-    """One run (a backend job): train or resume, then play pubeval."""
+def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
+    """One run (a backend job): train or resume, then play pubeval.  With
+    ``stop`` set the run stops early and is reported ``complete: False``."""
     from bgengine.agents import Player
     from bgengine.match import run_match
     from bgengine.train import train
 
     run, cfg_dict, eval_games = job
     cfg = TrainConfig(**cfg_dict)
-    net = train(cfg, run, progress=False)
+    if stop is not None and stop.is_set():
+        return {"run": str(run), "complete": False, "games_trained": None}
+    net = train(cfg, run, progress=False, stop=stop)
+    done = net.metadata["training"]["games"]
+    if done < cfg.games:
+        return {"run": str(run), "complete": False, "games_trained": done}
     res = run_match(Player("net", net, name=Path(run).name), Player("pubeval"), eval_games,
                     seed=EVAL_SEED, threads=1)
     log.info("%s: %+.3f ± %.3f ppg vs pubeval over %d games", run, res.ppg, res.ci95, res.games)
-    return {"run": str(run), "ppg": res.ppg, "ci95": res.ci95, "win": res.win, "games": res.games}
+    return {"run": str(run), "complete": True, "games_trained": done, "ppg": res.ppg,
+            "ci95": res.ci95, "win": res.win, "games": res.games}
 
 
 def _map(backend, jobs: list, parallel: int) -> list:
+    """Run the jobs; on this machine Ctrl-C stops every run after its current
+    chunk (saved, resumable) and the jobs come back incomplete."""
     from bgengine.distributed import LocalBackend
 
     if backend is None or isinstance(backend, LocalBackend):
         workers = parallel if backend is None else backend.threads
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(_train_and_evaluate, jobs))
+        stop = threading.Event()
+        old = None
+        if threading.current_thread() is threading.main_thread():
+            old = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+                futures = [pool.submit(_train_and_evaluate, job, stop) for job in jobs]
+                pending = set(futures)
+                while pending:      # wake up now and then, so that Ctrl-C is handled promptly
+                    _, pending = wait(pending, timeout=0.2)
+                return [f.result() for f in futures]
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGINT, old)
     return backend.map(_train_and_evaluate, jobs)
 
 
@@ -173,21 +196,25 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1)
     table = []
     for point in spec.points():
         name = point_name(point)
-        rows = [r for (n, _, _), r in zip(runs, results) if n == name]
+        rows = [r for (n, _, _), r in zip(runs, results) if n == name and r["complete"]]
+        if not rows:
+            continue
         ppgs = np.array([r["ppg"] for r in rows])
         sd = float(ppgs.std(ddof=1)) if len(ppgs) > 1 else math.nan
         table.append({"point": name, **{k: point[k] for k in point}, "seeds": len(rows),
                       "ppg_mean": float(ppgs.mean()),
                       "ppg_ci95": 1.96 * sd / math.sqrt(len(ppgs)) if len(ppgs) > 1 else None,
                       "ppg_runs": [float(p) for p in ppgs]})
-    doc = {"eval_games": spec.eval_games, "eval_seed": EVAL_SEED, "base": spec.base,
-           "grid": spec.grid, "seeds": spec.seeds, "points": table, "runs": results}
+    complete = all(r["complete"] for r in results)
+    doc = {"complete": complete, "eval_games": spec.eval_games, "eval_seed": EVAL_SEED,
+           "base": spec.base, "grid": spec.grid, "seeds": spec.seeds, "points": table,
+           "runs": results}
     (out / "sweep.json").write_text(json.dumps(doc, indent=2) + "\n")
-    lines = ["point,seeds,ppg_mean,ppg_ci95," + ",".join(f"seed_{s}" for s in spec.seeds)]
+    lines = ["point,seeds,ppg_mean,ppg_ci95,ppg_per_seed"]
     for row in table:
         ci = "" if row["ppg_ci95"] is None else f"{row['ppg_ci95']:.4f}"
         lines.append(f"{row['point']},{row['seeds']},{row['ppg_mean']:.4f},{ci}," +
-                     ",".join(f"{p:.4f}" for p in row["ppg_runs"]))
+                     " ".join(f"{p:.4f}" for p in row["ppg_runs"]))
     (out / "sweep.csv").write_text("\n".join(lines) + "\n")
     return doc
 
@@ -240,6 +267,10 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
                "mutation": TrainConfig(**common, method="mutation")}
     jobs = [(str(out / m), dataclasses.asdict(c), eval_games) for m, c in configs.items()]
     finals = dict(zip(configs, _map(backend, jobs, parallel)))
+    if not all(f["complete"] for f in finals.values()):
+        summary = {"complete": False, "games": games, "runs": finals}
+        (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
+        return summary
     entrants = [Entrant(m, Player("net", Network.load(out / m / "network.npz"), name=m),
                         str(out / m / "network.npz")) for m in configs]
     entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
@@ -252,7 +283,7 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
     except ValueError as exc:       # no matplotlib
         log.warning("%s", exc)
     idx = rr.names.index("pubeval")
-    summary = {"games": games, "network": f"{Network(hidden=(hidden,), n_outputs=outputs, encoder=encoder)!r}",
+    summary = {"complete": True, "games": games, "network": f"{Network(hidden=(hidden,), n_outputs=outputs, encoder=encoder)!r}",
                "vs_pubeval": {m: {"ppg": float(rr.ppg[rr.names.index(m), idx]),
                                   "ci95": float(rr.ci95[rr.names.index(m), idx]),
                                   "published": PUBLISHED[m],
@@ -308,6 +339,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         doc = run_sweep(spec, args.out, backend=backend)
     print(sweep_table(doc), end="")
     print(f"wrote {Path(args.out) / 'sweep.json'}, {Path(args.out) / 'sweep.csv'}")
+    if not doc["complete"]:
+        print("interrupted: the table holds the finished runs only; run the same command again "
+              "to resume the others", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -315,6 +350,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     with _backend(args) as backend:
         s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
                             rr_games=args.rr_games, backend=backend)
+    if not s["complete"]:
+        print("interrupted: the runs are saved; run the same command again to resume",
+              file=sys.stderr)
+        return 130
     print(s["table"], end="")
     print(f"{'method':<10} ppg vs pubeval      published (600k games)")
     for m, v in s["vs_pubeval"].items():

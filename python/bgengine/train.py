@@ -362,12 +362,14 @@ def _train_chunk(config: TrainConfig, net: Network, n: int, alpha: float, first_
 
 
 def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
-          progress: bool = True, stop_after: int | None = None) -> Network:
+          progress: bool = True, stop_after: int | None = None, stop=None) -> Network:
     """Train (or resume) the run in directory ``run``; return the final network.
 
     ``stop_after`` stops once that many games of the run are done (for tests
-    and for splitting a run over sessions); Ctrl-C stops after the current
-    chunk, with everything saved.
+    and for splitting a run over sessions); Ctrl-C (in the main thread) or
+    setting ``stop`` (a ``threading.Event``, from any thread) stops after the
+    current chunk, with everything saved.  ``network.metadata["training"]["games"]``
+    tells how far the run got.
     """
     run = Path(run)
     run.mkdir(parents=True, exist_ok=True)
@@ -404,7 +406,7 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
         pass
     logf = open(run / "log.jsonl", "a")
     try:
-        while state.games < end and not interrupted:
+        while state.games < end and not interrupted and not (stop is not None and stop.is_set()):
             n = min(config.checkpoint_every, end - state.games)
             alpha = alpha_at(config, state.games, state.step_index)
             t0 = time.perf_counter()
@@ -442,6 +444,7 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
             signal.signal(signal.SIGINT, old_handler)
     if interrupted:
         log.warning("interrupted: %s saved at game %d; run again to resume", run, state.games)
+    _stamp(net, config, state, None)
     return net
 
 

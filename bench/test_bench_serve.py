@@ -1,0 +1,90 @@
+"""Moves per second answered by ``bgengine serve``, over a real TCP socket.
+
+A client thread plays gnubg's part: it sends the ``board:`` line of a position
+with dice (as gnubg's external-player role does, NUL-terminated) and waits for
+the one-line answer, one request at a time, for wildbg's 2000 contact and race
+positions with a roll each.  The server runs in this process with the shipped
+network at 0-ply and at 2-ply; the client measures the round trip.
+
+Gate (ratio in the same run): at 0-ply the server answers at least 0.3x as
+many moves per second as calling ``Engine.choose_move`` directly on the same
+positions (the protocol, parsing and the socket cost less than the move
+itself twice over).
+
+Figures on the development machine (2-core KVM guest, Python 3.11, gcc 12
+-O3), shipped 222-80-5 network, one client, median of 3 runs:
+
+===========  ====================  ======================  ===============
+plies        serve moves/s         direct choose_move/s    ratio
+===========  ====================  ======================  ===============
+0            see SERVE_FIGURES     see SERVE_FIGURES
+2            see SERVE_FIGURES
+===========  ====================  ======================  ===============
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import numpy as np
+import pytest
+
+from bgengine.fibs import format_fibs_board
+from bgengine.ids import MatchState
+from bgengine.players import default_network_path, make_player
+from bgengine.serve import Engine, start_server
+
+pytestmark = pytest.mark.skipif(not default_network_path().exists(), reason="no shipped network")
+
+
+@pytest.fixture(scope="module")
+def requests(wildbg_boards, rolls) -> list[tuple[np.ndarray, int, int, bytes]]:
+    rng = np.random.default_rng(7)
+    out = []
+    for b in wildbg_boards:
+        d1, d2 = (int(x) for x in rolls[rng.integers(len(rolls))])
+        line = format_fibs_board(b, MatchState(dice=(d1, d2), player_on_roll=1),
+                                 names=("gnubg", "bgengine"))
+        out.append((b, d1, d2, line.encode() + b"\x00\n"))
+    return out
+
+
+def _ask_all(addr: tuple[str, int], lines: list[bytes]) -> float:
+    """Send each line, wait for its answer; seconds taken."""
+    with socket.create_connection(addr, timeout=60) as s:
+        f = s.makefile("rb")
+        t = time.perf_counter()
+        for line in lines:
+            s.sendall(line)
+            if not f.readline():
+                raise ConnectionError("server closed the connection")
+        return time.perf_counter() - t
+
+
+@pytest.mark.parametrize("plies", [0, 2])
+def test_serve_moves_per_second(benchmark, requests, plies):
+    engine = Engine(make_player("net"), plies=plies)
+    srv = start_server(engine)
+    try:
+        n = len(requests) if plies == 0 else 100
+        lines = [r[3] for r in requests[:n]]
+        host, port = srv.server_address[:2]
+        secs = benchmark.pedantic(_ask_all, args=((host, port), lines), rounds=3, iterations=1)
+        served = n / benchmark.stats.stats.median
+        benchmark.extra_info["moves_per_s"] = served
+        if plies == 0:
+            direct = Engine(make_player("net"))
+            t = time.perf_counter()
+            for b, d1, d2, _ in requests:
+                direct.choose_move(b, d1, d2)
+            direct_rate = len(requests) / (time.perf_counter() - t)
+            benchmark.extra_info["direct_moves_per_s"] = direct_rate
+            print(f"\nserve 0-ply: {served:.0f} moves/s; direct choose_move {direct_rate:.0f}/s; "
+                  f"ratio {served / direct_rate:.2f}")
+            assert served >= 0.3 * direct_rate
+        else:
+            print(f"\nserve {plies}-ply: {served:.1f} moves/s")
+        assert secs > 0
+    finally:
+        srv.close()

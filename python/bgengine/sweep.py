@@ -239,10 +239,14 @@ PUBLISHED = {"td": 0.26, "backprop": -0.18, "mutation": -0.91}
 
 def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, outputs: int = 4,
                     encoder: str = "tesauro198", seed: int = 1, eval_every: int | None = None,
-                    eval_games: int = 1000, rr_games: int = 10_000, backend=None,
-                    parallel: int = 3) -> dict:
+                    eval_games: int = 1000, rr_games: int = 10_000, alpha_td: float = 0.1,
+                    alpha_backprop: float = 0.01, backend=None, parallel: int = 3) -> dict:
     """TD(0.7), backpropagation and mutation hill-climbing, ``games`` games each, then a
     round robin with random, simple3 and pubeval (``rr_games`` games per pairing).
+
+    Constant step sizes: ``alpha_td`` for TD, ``alpha_backprop`` for backprop
+    (which takes ~60 steps toward the same target per game: at 0.1 it stalls
+    near -1.0 ppg against pubeval, at 0.01 it learns); mutation has none.
 
     Writes ``out/<method>/`` (runs), ``out/roundrobin.*`` (matrix, heatmap) and
     ``out/learning_curves.png``; returns a summary dict (also ``out/compare.json``).
@@ -261,9 +265,9 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
     every = eval_every or checkpoint * max(1, games // 10 // checkpoint)
     common = dict(hidden=[hidden], outputs=outputs, encoder=encoder, games=games, seed=seed,
                   checkpoint_every=checkpoint, eval_every=every, eval_games=eval_games, threads=1,
-                  alpha=0.1, schedule="constant", snapshot_every=0)
-    configs = {"td": TrainConfig(**common, method="td", lam=0.7),
-               "backprop": TrainConfig(**common, method="backprop"),
+                  schedule="constant", snapshot_every=0)
+    configs = {"td": TrainConfig(**common, method="td", lam=0.7, alpha=alpha_td),
+               "backprop": TrainConfig(**common, method="backprop", alpha=alpha_backprop),
                "mutation": TrainConfig(**common, method="mutation")}
     jobs = [(str(out / m), dataclasses.asdict(c), eval_games) for m, c in configs.items()]
     finals = dict(zip(configs, _map(backend, jobs, parallel)))

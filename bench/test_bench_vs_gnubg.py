@@ -30,27 +30,31 @@ standard input, so no start-up time is measured.  The network is the shipped
 
 Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
 family 6 model 167, 2-core KVM guest; Python 3.11, gcc 12 -O3; GNU Backgammon
-1.07.001 from Debian), the other core busy with a training run; network
-runs/default/best.npz (no default.npz yet).  Medians of 4 runs of this file
-(each itself the median of 5 or 3 alternating rounds), with the range of the
-per-run ratios:
+1.07.001 from Debian), shipped network ``python/bgengine/data/default.npz``.
+Idle machine (2026-11-23), one run of this file (each line the median of 5 or 3
+alternating rounds, range of the per-round ratios in brackets):
 
 =====================================  =======  ========  ======================  ======  ======
 measurement                            gnubg    bgengine  ratio (range)           target  met
 =====================================  =======  ========  ======================  ======  ======
-static evals/s, 222-80-5, afterstates  110 k    546 k     5.0x (4.9-5.1)          2x      yes
-static evals/s, 222-80-5, random       112 k    321 k     2.9x (2.8-3.0)          2x      yes
-static evals/s, 198-80-5, afterstates  110 k    807 k     7.4x (5.9-8.7)          2x      yes
-rollout trials/s, 1 thread             448      712       1.59x (1.55-1.60)       10x     **no**
-rollout trials/s, 2 threads            455      720       1.58x (1.57-1.58)       10x     **no**
+static evals/s, 222-80-5, afterstates  201 k    598 k     2.98x (2.83-3.08)       2x      yes
+static evals/s, 222-80-5, random       202 k    345 k     1.73x (1.68-1.75)       2x      **no**
+static evals/s, 198-80-5, afterstates  191 k    985 k     5.21x (3.47-5.28)       2x      yes
+rollout trials/s, 1 thread             477      792       1.66x (1.61-1.81)       10x     **no**
+rollout trials/s, 2 threads            478      1502      3.13x (3.06-3.31)       10x     **no**
 =====================================  =======  ========  ======================  ======  ======
 
-gnubg's ``calibrate`` gave 107-117 k here, not the issue's ~167 k; its
-rollouts 445-465 trials/s (issue: ~410).  The rollout target is **not met**:
-we play rollouts about 1.6x as fast as gnubg, not 10x.  Two threads gain
-nothing because the second core is busy.  (Turning gnubg's rollout ``prune``
-off made no measurable difference to its trials/s.)  The 198-80-5 figure is
-the noisiest (about 0.1 s per call).
+(gnubg always uses one thread here: the 2-thread line compares our two threads
+with its one.)  Earlier, with the other core busy training (4 runs, network
+runs/default/best.npz): gnubg calibrate 107-117 k, static 222-80-5 afterstates
+5.0x, random 2.9x, rollouts 448 vs 712 trials/s (1.59x); gnubg's own figures
+nearly double on the idle machine while ours move less, so the ratios are
+lower idle.  The rollout target is **not met**: about 1.7x gnubg on one
+thread, not 10x.  A profile of our rollout (perf, shipped network): 46% in the
+expert encoder (shot and escape counts of every afterstate), 42% in the
+network, 7% in move generation and board code.  The 222-80-5 static figure on
+random contact positions also falls short of 2x (the expert features cost most
+in contact); on real afterstates it is 3x.
 
 Gates (on ratios of the same run only, set at about half of what was measured
 so that they catch a regression, not noise): static 222-80-5 on afterstates

@@ -109,3 +109,10 @@ def test_ctrl_c_stops_every_run_and_keeps_the_finished_ones(tmp_path, monkeypatc
     monkeypatch.setattr(T, "_train_chunk", real)
     assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"), "--parallel", "1"]) == 0
     assert json.loads((tmp_path / "o" / "sweep.json").read_text())["complete"]
+
+
+def test_cli_compare(tmp_path, capsys):
+    assert main(["compare", "--out", str(tmp_path / "c"), "--games", "40", "--hidden", "4",
+                 "--rr-games", "20", "--eval-games", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "published" in out and "mutation" in out and "Ranking" in out

@@ -326,6 +326,8 @@ def add_sweep_parsers(sub) -> None:
     p.add_argument("--games", type=int, default=100_000, help="training games per method (default 100000)")
     p.add_argument("--hidden", type=int, default=40, help="hidden units (default 40)")
     p.add_argument("--rr-games", type=int, default=10_000, help="games per round-robin pairing (default 10000)")
+    p.add_argument("--eval-games", type=int, default=1000,
+                   help="games of each learning-curve evaluation against pubeval (default 1000)")
     p.add_argument("--seed", type=int, default=1)
     add_backend_arguments(p)
     p.set_defaults(func=_cmd_compare)
@@ -353,7 +355,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     with _backend(args) as backend:
         s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
-                            rr_games=args.rr_games, backend=backend)
+                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend)
     if not s["complete"]:
         print("interrupted: the runs are saved; run the same command again to resume",
               file=sys.stderr)

@@ -24,6 +24,7 @@ Three encoders, by name:
 
 import numpy as np
 cimport numpy as cnp
+from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
 from bgengine._types cimport int32_t, real_t
@@ -110,6 +111,31 @@ cdef inline bint _single_reaches(int p, int d1, int d2, const bint* blocked,
     return False
 
 
+# Point masks: bit t (1..24) is point t in one side's numbering; a move of d pips
+# toward home is a right shift by d, and bits shifted below 1 have left the board.
+cdef enum:
+    POINTS_MASK = 0x1FFFFFE      # bits 1..24
+
+
+cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noexcept nogil:
+    """Points one checker standing on a point of ``from_`` can land on with the
+    roll d1-d2, intermediate landings open (a double moves up to four steps)."""
+    cdef uint32_t r, out
+    cdef int k
+    if d1 != d2:
+        out = ((from_ >> d1) | (from_ >> d2)) & open_
+        out |= (((from_ >> d1) & open_) >> d2 | ((from_ >> d2) & open_) >> d1) & open_
+        return out
+    out = 0
+    r = from_
+    for k in range(4):
+        r = (r >> d1) & open_
+        if r == 0:
+            break
+        out |= r
+    return out
+
+
 cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     """Of the 36 rolls of ``roller``, how many hit at least one blot of the
     other side.  Direct and combination shots, checkers on the roller's bar
@@ -122,14 +148,29 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     cdef int t, p, d1, d2, n_bar, count = 0, w, e, s, k, lowest, n_pts
     cdef int pts[24]
     cdef bint hit, any_blot = False
+    cdef uint32_t blot_m = 0, open_m = 0, mine_m = 0
+    for t in range(1, 25):
+        if b.c[other][24 - t] == 1:
+            blot_m |= (<uint32_t>1) << t
+        if b.c[other][24 - t] < 2:
+            open_m |= (<uint32_t>1) << t
+        if b.c[roller][t - 1]:
+            mine_m |= (<uint32_t>1) << t
+    if blot_m == 0:
+        return 0
+    n_bar = b.c[roller][BAR]
+    if n_bar == 0:
+        # the common case, on whole point sets at once
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                if _reach(mine_m, d1, d2, open_m) & blot_m:
+                    count += 1 if d1 == d2 else 2
+        return count
     _blocked_for(b, roller, blocked)
     blot[0] = False
     for t in range(1, 25):
         blot[t] = b.c[other][24 - t] == 1
         any_blot = any_blot or blot[t]
-    if not any_blot:
-        return 0
-    n_bar = b.c[roller][BAR]
     # only the roller's points above the lowest blot can hit anything
     lowest = 1
     while not blot[lowest]:
@@ -199,7 +240,6 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
     An anchor of the other side in ``side``'s home board counts as a block
     too, so a rearmost checker already home in front of one scores 0."""
     cdef bint blocked[25]
-    cdef bint beyond[25]
     cdef int p, t, d1, d2, lowest = 0, count = 0
     p = 0
     if b.c[side][BAR]:
@@ -217,12 +257,14 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
             lowest = t
     if lowest == 0:
         return 36
-    for t in range(25):
-        beyond[t] = 1 <= t < lowest
-    # _single_reaches is symmetric in the dice: the 21 distinct rolls, weighted
+    cdef uint32_t open_m = 0, beyond_m = (((<uint32_t>1) << lowest) - 1) & <uint32_t> POINTS_MASK
+    for t in range(1, 25):
+        if not blocked[t]:
+            open_m |= (<uint32_t>1) << t
+    # the 21 distinct rolls, weighted
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
-            if _single_reaches(p, d1, d2, blocked, beyond):
+            if _reach((<uint32_t>1) << p, d1, d2, open_m) & beyond_m:
                 count += 1 if d1 == d2 else 2
     return count
 
@@ -262,7 +304,7 @@ cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexc
 
 
 cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t* val,
-                      int k) noexcept nogil:
+                      int k, int pips) noexcept nogil:
     cdef int other = 1 - side
     cdef int i, n, back = 0, home = 0, anchors = 0, blots = 0, closed = 0
     cdef int outfield = 0, stack = 0
@@ -281,7 +323,7 @@ cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t
         if i < 6 and b.c[other][i] >= 2:
             closed += 1
     back += b.c[side][BAR]
-    k = _put(idx, val, k, base + 0, board_pips(b, side) / 100.0)
+    k = _put(idx, val, k, base + 0, pips / 100.0)
     k = _put(idx, val, k, base + 1, back / 5.0)
     k = _put(idx, val, k, base + 2, home / 6.0)
     k = _put(idx, val, k, base + 3, longest_prime(b, side) / 6.0)
@@ -300,16 +342,17 @@ cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
     """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
-    cdef int k = 0, i, n, run
+    cdef int k = 0, i, n, run, pips_on_roll, pips_other
     cdef bint race
     k = _point_units(b, 1, 0, idx, val, k)
     k = _point_units(b, 0, 98, idx, val, k)
     if encoder == ENC_EXPERT:
-        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k)
-        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
+        pips_on_roll, pips_other = board_pips(b, 1), board_pips(b, 0)
+        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, pips_on_roll)
+        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, pips_other)
         race = board_is_race(b)
         k = _put(idx, val, k, 220, 1.0 if race else 0.0)
-        k = _put(idx, val, k, 221, (board_pips(b, 1) - board_pips(b, 0)) / 100.0)
+        k = _put(idx, val, k, 221, (pips_on_roll - pips_other) / 100.0)
         return k
     idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
     if encoder == ENC_TESAURO212:

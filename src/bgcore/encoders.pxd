@@ -18,6 +18,8 @@ cdef enum:
     ENC_EXPERT = 2          # tesauro198 points + hand-made features: 222
     N_ENCODERS = 3
     MAX_INPUTS = 256        # upper bound on any encoder's size (buffers)
+    N_SIDE_UNITS = 98       # every encoder starts with the side on roll's 98 point units
+                            # (inputs 0..97), then the other side's (98..195)
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil

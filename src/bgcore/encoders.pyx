@@ -85,32 +85,6 @@ cdef inline void _blocked_for(const board_t* b, int side, bint* blocked) noexcep
         blocked[t] = b.c[1 - side][24 - t] >= 2
 
 
-cdef inline bint _single_reaches(int p, int d1, int d2, const bint* blocked,
-                                 const bint* target) noexcept nogil:
-    """Can one checker on point ``p`` land on a point with ``target[t]``
-    using the roll d1-d2 (intermediate landings must be open)?"""
-    cdef int k, t
-    if d1 != d2:
-        t = p - d1
-        if t >= 1 and not blocked[t] and target[t]:
-            return True
-        t = p - d2
-        if t >= 1 and not blocked[t] and target[t]:
-            return True
-        t = p - d1 - d2
-        if t >= 1 and not blocked[t] and target[t] and (
-                not blocked[p - d1] or not blocked[p - d2]):
-            return True
-        return False
-    for k in range(1, 5):
-        t = p - k * d1
-        if t < 1 or blocked[t]:
-            return False
-        if target[t]:
-            return True
-    return False
-
-
 # Point masks: bit t (1..24) is point t in one side's numbering; a move of d pips
 # toward home is a right shift by d, and bits shifted below 1 have left the board.
 cdef enum:
@@ -136,6 +110,107 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
     return out
 
 
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int bg_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+    static inline int bg_msb32(unsigned int x) { unsigned long i; _BitScanReverse(&i, x); return (int)i; }
+    #else
+    static inline int bg_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    static inline int bg_msb32(unsigned int x) { return 31 - __builtin_clz(x); }
+    #endif
+    """
+    int bg_ctz32(uint32_t x) noexcept nogil   # lowest set bit (x != 0)
+    int bg_msb32(uint32_t x) noexcept nogil   # highest set bit (x != 0)
+
+
+ctypedef struct _masks_t:       # per side, in its own numbering (bit t = point t)
+    uint32_t occ[2]             # points holding any of its checkers
+    uint32_t made[2]            # ... two or more
+    uint32_t blot[2]            # ... exactly one
+
+
+cdef inline void _masks(const board_t* b, _masks_t* M) noexcept nogil:
+    cdef int side, i, n
+    cdef uint32_t bit
+    for side in range(2):
+        M.occ[side] = M.made[side] = M.blot[side] = 0
+        for i in range(24):
+            n = b.c[side][i]
+            if n:
+                bit = (<uint32_t>1) << (i + 1)
+                M.occ[side] |= bit
+                if n == 1:
+                    M.blot[side] |= bit
+                else:
+                    M.made[side] |= bit
+
+
+cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
+    """A mask of one side's points seen in the other side's numbering (t -> 25 - t)."""
+    m = ((m >> 1) & 0x55555555) | ((m & 0x55555555) << 1)
+    m = ((m >> 2) & 0x33333333) | ((m & 0x33333333) << 2)
+    m = ((m >> 4) & 0x0F0F0F0F) | ((m & 0x0F0F0F0F) << 4)
+    m = ((m >> 8) & 0x00FF00FF) | ((m & 0x00FF00FF) << 8)
+    m = (m >> 16) | (m << 16)
+    return m >> 6
+
+
+cdef int _shots_masks(const board_t* b, const _masks_t* M, int roller) noexcept nogil:
+    """shots_36 without checkers on the roller's bar (the common case), from masks."""
+    cdef int other = 1 - roller, d, d1, d2, k, count = 0
+    cdef uint32_t blot_m = _mirror(M.blot[other])
+    cdef uint32_t open_m = ~_mirror(M.made[other]) & <uint32_t> POINTS_MASK
+    cdef uint32_t mine = M.occ[roller], r
+    cdef uint32_t land[7]
+    cdef uint32_t direct[7]
+    if blot_m == 0:
+        return 0
+    for d in range(1, 7):
+        land[d] = (mine >> d) & open_m
+        direct[d] = land[d] & blot_m
+    for d1 in range(1, 7):
+        r = land[d1]
+        k = 1
+        while r and not (r & blot_m) and k < 4:
+            r = (r >> d1) & open_m
+            k += 1
+        if r & blot_m:
+            count += 1
+        for d2 in range(d1 + 1, 7):
+            if direct[d1] | direct[d2] | (((land[d1] >> d2) | (land[d2] >> d1)) & open_m & blot_m):
+                count += 2
+    return count
+
+
+cdef int _escapes_masks(const board_t* b, const _masks_t* M, int side) noexcept nogil:
+    """escapes_36 from masks."""
+    cdef int p, lo, lowest, d1, d2, count = 0
+    cdef uint32_t blocked, window, x, open_m, beyond_m, start
+    if b.c[side][BAR]:
+        p = 25
+    elif M.occ[side]:
+        p = bg_msb32(M.occ[side])
+    else:
+        return 36
+    blocked = _mirror(M.made[1 - side])
+    lo = p - 12 if p > 13 else 1
+    window = (((<uint32_t>1) << p) - 1) & ~(((<uint32_t>1) << lo) - 1)
+    x = blocked & window
+    if x == 0:
+        return 36
+    lowest = bg_ctz32(x)
+    beyond_m = (((<uint32_t>1) << lowest) - 1) & <uint32_t> POINTS_MASK
+    open_m = ~blocked & <uint32_t> POINTS_MASK
+    start = (<uint32_t>1) << p
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            if _reach(start, d1, d2, open_m) & beyond_m:
+                count += 1 if d1 == d2 else 2
+    return count
+
+
 cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     """Of the 36 rolls of ``roller``, how many hit at least one blot of the
     other side.  Direct and combination shots, checkers on the roller's bar
@@ -145,51 +220,26 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     cdef int other = 1 - roller
     cdef bint blocked[25]
     cdef bint blot[25]
-    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s, k, lowest, n_pts
-    cdef int pts[24]
+    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s
     cdef bint hit, any_blot = False
-    cdef uint32_t blot_m = 0, open_m = 0, mine_m = 0
-    for t in range(1, 25):
-        if b.c[other][24 - t] == 1:
-            blot_m |= (<uint32_t>1) << t
-        if b.c[other][24 - t] < 2:
-            open_m |= (<uint32_t>1) << t
-        if b.c[roller][t - 1]:
-            mine_m |= (<uint32_t>1) << t
-    if blot_m == 0:
-        return 0
+    cdef _masks_t M
     n_bar = b.c[roller][BAR]
     if n_bar == 0:
-        # the common case, on whole point sets at once
-        for d1 in range(1, 7):
-            for d2 in range(d1, 7):
-                if _reach(mine_m, d1, d2, open_m) & blot_m:
-                    count += 1 if d1 == d2 else 2
-        return count
+        _masks(b, &M)
+        return _shots_masks(b, &M, roller)
+    # checkers on the bar enter first: the rules of entering, point by point
     _blocked_for(b, roller, blocked)
     blot[0] = False
     for t in range(1, 25):
         blot[t] = b.c[other][24 - t] == 1
         any_blot = any_blot or blot[t]
-    # only the roller's points above the lowest blot can hit anything
-    lowest = 1
-    while not blot[lowest]:
-        lowest += 1
-    n_pts = 0
-    for p in range(24, lowest, -1):
-        if b.c[roller][p - 1]:
-            pts[n_pts] = p
-            n_pts += 1
+    if not any_blot:
+        return 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 1 if d1 == d2 else 2
             hit = False
-            if n_bar == 0:
-                for k in range(n_pts):
-                    if _single_reaches(pts[k], d1, d2, blocked, blot):
-                        hit = True
-                        break
-            elif d1 != d2:
+            if d1 != d2:
                 if (not blocked[25 - d1] and blot[25 - d1]) or (not blocked[25 - d2] and blot[25 - d2]):
                     hit = True
                 elif n_bar == 1:
@@ -239,34 +289,9 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
     point the other side holds in the 12 pips in front of it (36 when none).
     An anchor of the other side in ``side``'s home board counts as a block
     too, so a rearmost checker already home in front of one scores 0."""
-    cdef bint blocked[25]
-    cdef int p, t, d1, d2, lowest = 0, count = 0
-    p = 0
-    if b.c[side][BAR]:
-        p = 25
-    else:
-        for t in range(24, 0, -1):
-            if b.c[side][t - 1]:
-                p = t
-                break
-    if p == 0:
-        return 36
-    _blocked_for(b, side, blocked)
-    for t in range(p - 1, (p - 13 if p > 13 else 0), -1):
-        if blocked[t]:
-            lowest = t
-    if lowest == 0:
-        return 36
-    cdef uint32_t open_m = 0, beyond_m = (((<uint32_t>1) << lowest) - 1) & <uint32_t> POINTS_MASK
-    for t in range(1, 25):
-        if not blocked[t]:
-            open_m |= (<uint32_t>1) << t
-    # the 21 distinct rolls, weighted
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            if _reach((<uint32_t>1) << p, d1, d2, open_m) & beyond_m:
-                count += 1 if d1 == d2 else 2
-    return count
+    cdef _masks_t M
+    _masks(b, &M)
+    return _escapes_masks(b, &M, side)
 
 
 # ---------------------------------------------------------------- encoders
@@ -304,7 +329,7 @@ cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexc
 
 
 cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t* val,
-                      int k, int pips) noexcept nogil:
+                      int k, int pips, const _masks_t* M) noexcept nogil:
     cdef int other = 1 - side
     cdef int i, n, back = 0, home = 0, anchors = 0, blots = 0, closed = 0
     cdef int outfield = 0, stack = 0
@@ -328,8 +353,9 @@ cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t
     k = _put(idx, val, k, base + 2, home / 6.0)
     k = _put(idx, val, k, base + 3, longest_prime(b, side) / 6.0)
     k = _put(idx, val, k, base + 4, anchors / 2.0)
-    k = _put(idx, val, k, base + 5, shots_36(b, other) / 36.0)
-    k = _put(idx, val, k, base + 6, escapes_36(b, side) / 36.0)
+    k = _put(idx, val, k, base + 5,
+             (shots_36(b, other) if b.c[other][BAR] else _shots_masks(b, M, other)) / 36.0)
+    k = _put(idx, val, k, base + 6, _escapes_masks(b, M, side) / 36.0)
     k = _put(idx, val, k, base + 7, blots / 5.0)
     k = _put(idx, val, k, base + 8, closed / 6.0)
     if b.c[side][BAR]:
@@ -344,12 +370,14 @@ cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val)
     """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
     cdef int k = 0, i, n, run, pips_on_roll, pips_other
     cdef bint race
+    cdef _masks_t M
     k = _point_units(b, 1, 0, idx, val, k)
     k = _point_units(b, 0, 98, idx, val, k)
     if encoder == ENC_EXPERT:
         pips_on_roll, pips_other = board_pips(b, 1), board_pips(b, 0)
-        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, pips_on_roll)
-        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, pips_other)
+        _masks(b, &M)
+        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, pips_on_roll, &M)
+        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, pips_other, &M)
         race = board_is_race(b)
         k = _put(idx, val, k, 220, 1.0 if race else 0.0)
         k = _put(idx, val, k, 221, (pips_on_roll - pips_other) / 100.0)

@@ -35,6 +35,13 @@ ctypedef struct netbuf_t:   # per-thread workspace: activations and deltas
 cdef real_t sigmoid(real_t x) noexcept nogil
 cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
                              netbuf_t* buf) noexcept nogil
+# The first layer in two parts, for siblings that share inputs: pre = b0 + the rows of the
+# first nnz inputs; then forward from pre adding the rest.  Rows are added in the order
+# given, so splitting an ascending input list gives bit-identical results.
+cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
+                                  int nnz, real_t* pre) noexcept nogil
+cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
+                                  const real_t* val, int nnz, netbuf_t* buf) noexcept nogil
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil
 cdef void net_backward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
                               netbuf_t* buf, const real_t* dout, real_t* grad,

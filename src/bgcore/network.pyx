@@ -97,15 +97,13 @@ cdef inline void _dense_layer(const net_t* net, int l, const real_t* a, real_t* 
         out[j] = sigmoid(out[j])
 
 
-cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
-                             netbuf_t* buf) noexcept nogil:
-    """Outputs land in buf.act[net.n_layers]; hidden activations stay in buf."""
-    cdef int H = net.sizes[1], k, j, l
-    cdef real_t* h = buf.act[1]
+cdef inline void _add_rows(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
+                           real_t* h) noexcept nogil:
+    """h += the first-layer rows of the nonzero inputs, in the order given."""
+    cdef int H = net.sizes[1], k, j
     cdef const real_t* W0 = net.params + net.offset_W[0]
     cdef const real_t* row
     cdef real_t v
-    memcpy(h, net.params + net.offset_b[0], H * sizeof(real_t))
     for k in range(nnz):
         row = W0 + idx[k] * H
         v = val[k]
@@ -115,10 +113,30 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
         else:
             for j in range(H):
                 h[j] += v * row[j]
+
+
+cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
+                                  int nnz, real_t* pre) noexcept nogil:
+    memcpy(pre, net.params + net.offset_b[0], net.sizes[1] * sizeof(real_t))
+    _add_rows(net, idx, val, nnz, pre)
+
+
+cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
+                                  const real_t* val, int nnz, netbuf_t* buf) noexcept nogil:
+    cdef int H = net.sizes[1], j, l
+    cdef real_t* h = buf.act[1]
+    memcpy(h, pre, H * sizeof(real_t))
+    _add_rows(net, idx, val, nnz, h)
     for j in range(H):
         h[j] = sigmoid(h[j])
     for l in range(1, net.n_layers):
         _dense_layer(net, l, buf.act[l], buf.act[l + 1])
+
+
+cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
+                             netbuf_t* buf) noexcept nogil:
+    """Outputs land in buf.act[net.n_layers]; hidden activations stay in buf."""
+    net_forward_sparse_from(net, net.params + net.offset_b[0], idx, val, nnz, buf)
 
 
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil:

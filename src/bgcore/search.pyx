@@ -24,17 +24,18 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
-from bgengine._types cimport int32_t, real_t, key_t, uint64_t
+from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
 from bgengine.board cimport (board_t, board_key, board_swap, board_checkers, board_win_value,
                              MOVER, OPPONENT)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
-                               outputs_equity, outputs_target, MAX_OUTPUTS)
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+                               outputs_equity, outputs_target, MAX_OUTPUTS, MAX_WIDTH,
+                               net_first_layer_partial, net_forward_sparse_from)
+from bgengine.encoders cimport encode_sparse, MAX_INPUTS, N_SIDE_UNITS
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
@@ -49,12 +50,18 @@ cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level pla
 
 cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
                        netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
+    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v, m
     cdef double e, best_e = -1e300
     cdef board_t s
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t mine[MAX_OUTPUTS]
+    # The side to roll next is the same in every afterstate and, unless a play hits, so
+    # are its checkers: the first-layer sum of its point units (every encoder lists them
+    # first, inputs 0..97) is computed once and shared.  Same summation order: same bits.
+    cdef real_t pre[MAX_WIDTH]
+    cdef checker_t shared[25]
+    cdef bint have_pre = False
     for i in range(n):
         if board_checkers(&ml.boards[i], MOVER) == 0:
             v = board_win_value(&ml.boards[i], MOVER)
@@ -62,7 +69,14 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
         else:
             board_swap(&s, &ml.boards[i])
             nnz = encode_sparse(encoder, &s, idx, val)
-            net_forward_sparse(net, idx, val, nnz, buf)
+            m = 0
+            while m < nnz and idx[m] < N_SIDE_UNITS:
+                m += 1
+            if not have_pre or memcmp(shared, s.c[1], sizeof(shared)) != 0:
+                net_first_layer_partial(net, idx, val, m, pre)
+                memcpy(shared, s.c[1], sizeof(shared))
+                have_pre = True
+            net_forward_sparse_from(net, pre, idx + m, val + m, nnz - m, buf)
             outputs_flip(K, buf.act[net.n_layers], mine)
         e = outputs_equity(K, mine)
         if e > best_e:

@@ -30,31 +30,30 @@ standard input, so no start-up time is measured.  The network is the shipped
 
 Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
 family 6 model 167, 2-core KVM guest; Python 3.11, gcc 12 -O3; GNU Backgammon
-1.07.001 from Debian), shipped network ``python/bgengine/data/default.npz``.
-Idle machine (2026-11-23), one run of this file (each line the median of 5 or 3
-alternating rounds, range of the per-round ratios in brackets):
+1.07.001 from Debian), shipped network ``python/bgengine/data/default.npz``,
+idle machine (2026-11-23), after the rollout work of that day (shots and escapes
+on point masks, the unchanged side's first-layer sum shared by sibling
+afterstates).  Medians of 3 runs of this file (each the median of 5 or 3
+alternating rounds), range of the per-run ratios in brackets:
 
 =====================================  =======  ========  ======================  ======  ======
 measurement                            gnubg    bgengine  ratio (range)           target  met
 =====================================  =======  ========  ======================  ======  ======
-static evals/s, 222-80-5, afterstates  201 k    598 k     2.98x (2.83-3.08)       2x      yes
-static evals/s, 222-80-5, random       202 k    345 k     1.73x (1.68-1.75)       2x      **no**
-static evals/s, 198-80-5, afterstates  191 k    985 k     5.21x (3.47-5.28)       2x      yes
-rollout trials/s, 1 thread             477      792       1.66x (1.61-1.81)       10x     **no**
-rollout trials/s, 2 threads            478      1502      3.13x (3.06-3.31)       10x     **no**
+static evals/s, 222-80-5, afterstates  190 k    677 k     3.52x (3.47-3.54)       2x      yes
+static evals/s, 222-80-5, random       195 k    514 k     2.61x (2.60-2.63)       2x      yes
+static evals/s, 198-80-5, afterstates  197 k    993 k     4.87x (4.41-5.42)       2x      yes
+rollout trials/s, 1 thread             464      1022      2.16x (2.11-2.20)       10x     **no**
+rollout trials/s, 2 threads            482      2062      4.11x (4.11-4.26)       10x     **no**
 =====================================  =======  ========  ======================  ======  ======
 
 (gnubg always uses one thread here: the 2-thread line compares our two threads
-with its one.)  Earlier, with the other core busy training (4 runs, network
-runs/default/best.npz): gnubg calibrate 107-117 k, static 222-80-5 afterstates
-5.0x, random 2.9x, rollouts 448 vs 712 trials/s (1.59x); gnubg's own figures
-nearly double on the idle machine while ours move less, so the ratios are
-lower idle.  The rollout target is **not met**: about 1.7x gnubg on one
-thread, not 10x.  A profile of our rollout (perf, shipped network): 46% in the
-expert encoder (shot and escape counts of every afterstate), 42% in the
-network, 7% in move generation and board code.  The 222-80-5 static figure on
-random contact positions also falls short of 2x (the expert features cost most
-in contact); on real afterstates it is 3x.
+with its one.)  The same morning, before that work: static 2.98x and 1.73x,
+rollouts 792 and 1502 trials/s (1.66x, 3.1x).  Earlier still, with the other
+core busy training: gnubg calibrate 107-117 k (it nearly doubles on an idle
+machine, ours moves less).  The rollout target is **not met**: about 2.2x
+gnubg on one thread, 4.1x with both cores, not 10x.  Profile of our rollout
+(perf, before the work): 46% expert encoder (shot and escape counts of every
+afterstate), 42% network, 7% move generation and board code.
 
 Gates (on ratios of the same run only, set at about half of what was measured
 so that they catch a regression, not noise): static 222-80-5 on afterstates

@@ -76,15 +76,6 @@ cdef int longest_prime(const board_t* b, int side) noexcept nogil:
     return best
 
 
-cdef inline void _blocked_for(const board_t* b, int side, bint* blocked) noexcept nogil:
-    """blocked[t] for t in 1..24 (``side``'s numbering): the other side holds it."""
-    cdef int t
-    blocked[0] = False
-    for t in range(1, 25):
-        # side's point t is the other side's point 25 - t, slot 24 - t
-        blocked[t] = b.c[1 - side][24 - t] >= 2
-
-
 # Point masks: bit t (1..24) is point t in one side's numbering; a move of d pips
 # toward home is a right shift by d, and bits shifted below 1 have left the board.
 cdef enum:
@@ -158,28 +149,56 @@ cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
 
 
 cdef int _shots_masks(const board_t* b, const _masks_t* M, int roller) noexcept nogil:
-    """shots_36 without checkers on the roller's bar (the common case), from masks."""
-    cdef int other = 1 - roller, d, d1, d2, k, count = 0
+    """shots_36 from masks (see there)."""
+    cdef int other = 1 - roller, d, d1, d2, k, s, count = 0, n_bar = b.c[roller][BAR]
     cdef uint32_t blot_m = _mirror(M.blot[other])
     cdef uint32_t open_m = ~_mirror(M.made[other]) & <uint32_t> POINTS_MASK
     cdef uint32_t mine = M.occ[roller], r
     cdef uint32_t land[7]
     cdef uint32_t direct[7]
+    cdef uint32_t enter[7]          # the entry point of each die, if open
     if blot_m == 0:
         return 0
+    if n_bar == 0:
+        for d in range(1, 7):
+            land[d] = (mine >> d) & open_m
+            direct[d] = land[d] & blot_m
+        for d1 in range(1, 7):
+            r = land[d1]
+            k = 1
+            while r and not (r & blot_m) and k < 4:
+                r = (r >> d1) & open_m
+                k += 1
+            if r & blot_m:
+                count += 1
+            for d2 in range(d1 + 1, 7):
+                if direct[d1] | direct[d2] | (((land[d1] >> d2) | (land[d2] >> d1)) & open_m & blot_m):
+                    count += 2
+        return count
+    # checkers on the bar enter first (on the point 25 - die)
     for d in range(1, 7):
-        land[d] = (mine >> d) & open_m
-        direct[d] = land[d] & blot_m
+        enter[d] = ((<uint32_t>1) << (25 - d)) & open_m
     for d1 in range(1, 7):
-        r = land[d1]
-        k = 1
-        while r and not (r & blot_m) and k < 4:
-            r = (r >> d1) & open_m
-            k += 1
-        if r & blot_m:
-            count += 1
+        # a double: enter them all, then up to 4 - n_bar steps for any one checker
+        if enter[d1]:
+            if enter[d1] & blot_m:
+                count += 1
+            else:
+                r = mine | enter[d1]
+                for s in range(4 - n_bar):
+                    r = (r >> d1) & open_m
+                    if r & blot_m:
+                        count += 1
+                        break
+                    if r == 0:
+                        break
         for d2 in range(d1 + 1, 7):
-            if direct[d1] | direct[d2] | (((land[d1] >> d2) | (land[d2] >> d1)) & open_m & blot_m):
+            if (enter[d1] | enter[d2]) & blot_m:
+                count += 2
+            elif n_bar == 1 and (
+                    (enter[d1] and ((enter[d1] >> d2) | (mine >> d2)) & open_m & blot_m) or
+                    (enter[d2] and ((enter[d2] >> d1) | (mine >> d1)) & open_m & blot_m)):
+                # enter with one die, then play the other with any checker
                 count += 2
     return count
 
@@ -217,71 +236,9 @@ cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     entering first.  An approximation of the full rules: a hit with one die
     counts even when the rules would force both dice to be played and the
     other die could not be (about 0.4% of positions overcount by 2-6 rolls)."""
-    cdef int other = 1 - roller
-    cdef bint blocked[25]
-    cdef bint blot[25]
-    cdef int t, p, d1, d2, n_bar, count = 0, w, e, s
-    cdef bint hit, any_blot = False
     cdef _masks_t M
-    n_bar = b.c[roller][BAR]
-    if n_bar == 0:
-        _masks(b, &M)
-        return _shots_masks(b, &M, roller)
-    # checkers on the bar enter first: the rules of entering, point by point
-    _blocked_for(b, roller, blocked)
-    blot[0] = False
-    for t in range(1, 25):
-        blot[t] = b.c[other][24 - t] == 1
-        any_blot = any_blot or blot[t]
-    if not any_blot:
-        return 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 1 if d1 == d2 else 2
-            hit = False
-            if d1 != d2:
-                if (not blocked[25 - d1] and blot[25 - d1]) or (not blocked[25 - d2] and blot[25 - d2]):
-                    hit = True
-                elif n_bar == 1:
-                    # enter with one die, then any checker (the entered one too) with the other
-                    if not blocked[25 - d1]:
-                        t = 25 - d1 - d2
-                        hit = t >= 1 and not blocked[t] and blot[t]
-                        for p in range(24, d2, -1):
-                            if hit:
-                                break
-                            if (b.c[roller][p - 1] and not blocked[p - d2] and blot[p - d2]):
-                                hit = True
-                    if not hit and not blocked[25 - d2]:
-                        t = 25 - d1 - d2
-                        hit = t >= 1 and not blocked[t] and blot[t]
-                        for p in range(24, d1, -1):
-                            if hit:
-                                break
-                            if b.c[roller][p - 1] and not blocked[p - d1] and blot[p - d1]:
-                                hit = True
-            elif not blocked[25 - d1]:
-                # a double with checkers on the bar: they enter on e, and the
-                # dice left move the entered checkers or any other
-                e = 25 - d1
-                if blot[e]:
-                    hit = True
-                else:
-                    for p in range(24, 0, -1):
-                        if p == e or b.c[roller][p - 1]:
-                            t = p
-                            for s in range(4 - n_bar):
-                                t -= d1
-                                if t < 1 or blocked[t]:
-                                    break
-                                if blot[t]:
-                                    hit = True
-                                    break
-                        if hit:
-                            break
-            if hit:
-                count += w
-    return count
+    _masks(b, &M)
+    return _shots_masks(b, &M, roller)
 
 
 cdef int escapes_36(const board_t* b, int side) noexcept nogil:
@@ -353,8 +310,7 @@ cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t
     k = _put(idx, val, k, base + 2, home / 6.0)
     k = _put(idx, val, k, base + 3, longest_prime(b, side) / 6.0)
     k = _put(idx, val, k, base + 4, anchors / 2.0)
-    k = _put(idx, val, k, base + 5,
-             (shots_36(b, other) if b.c[other][BAR] else _shots_masks(b, M, other)) / 36.0)
+    k = _put(idx, val, k, base + 5, _shots_masks(b, M, other) / 36.0)
     k = _put(idx, val, k, base + 6, _escapes_masks(b, M, side) / 36.0)
     k = _put(idx, val, k, base + 7, blots / 5.0)
     k = _put(idx, val, k, base + 8, closed / 6.0)

@@ -626,3 +626,24 @@ def test_time_budget_overruns_are_logged(tmp_path):
     assert len(out) == 1 and not out[0].startswith("Error")
     entry = json.loads(path.read_text().splitlines()[0])
     assert entry["over_budget"] is True and entry["ms"] >= 20
+
+
+def test_time_budget_deepens_while_it_fits(net_engine):
+    from bgengine.movegen import legal_afterstates
+    from bgengine.search import Searcher
+
+    board = STARTING_BOARD
+    net = net_engine.network
+    plies2 = Engine(Player("net", net, name="n"), plies=2)
+    searcher = Searcher(net)
+    # a generous budget reaches the full depth: the same play as plain 2-ply
+    roomy = Engine(Player("net", net, name="n"), plies=2, time_budget=60.0)
+    for d1, d2 in [(3, 1), (6, 5), (4, 4), (2, 1)]:
+        k, depth = roomy._deepen(board, d1, d2)
+        assert depth == 2 and k == plies2.choose_index(board, d1, d2)
+    # a budget too small for more than 0-ply answers at once with the 0-ply play
+    tight = Engine(Player("net", net, name="n"), plies=2, time_budget=1e-9)
+    for d1, d2 in [(3, 1), (6, 5)]:
+        k, depth = tight._deepen(board, d1, d2)
+        assert depth == 0 and k == searcher.best_move(board, d1, d2, plies=0)[0]
+        assert 0 <= tight.choose_index(board, d1, d2) < len(legal_afterstates(board, d1, d2)[0])

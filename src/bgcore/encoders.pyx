@@ -28,7 +28,7 @@ from libc.stdint cimport uint32_t
 from libc.string cimport memset
 
 from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t, board_pips, board_checkers, board_is_race, BAR
+from bgengine.board cimport board_t, board_checkers, board_is_race, BAR
 from bgengine.encoders cimport ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS
 
 from bgengine.board import validate_boards
@@ -116,26 +116,57 @@ cdef extern from *:
     int bg_msb32(uint32_t x) noexcept nogil   # highest set bit (x != 0)
 
 
-ctypedef struct _masks_t:       # per side, in its own numbering (bit t = point t)
-    uint32_t occ[2]             # points holding any of its checkers
+ctypedef struct _masks_t:       # one pass over a board; per side, in its own numbering
+    uint32_t occ[2]             # bit t: point t holds any of its checkers
     uint32_t made[2]            # ... two or more
     uint32_t blot[2]            # ... exactly one
+    int pips[2]                 # pip count (bar = 25)
+    int back[2]                 # checkers on points 19..24 and the bar
+    int outfield[2]             # checkers on points 7..18
+    int stack[2]                # checkers beyond the third on home points (1..6)
 
 
 cdef inline void _masks(const board_t* b, _masks_t* M) noexcept nogil:
-    cdef int side, i, n
-    cdef uint32_t bit
+    cdef int side, i, n, pips, back, outfield, stack
+    cdef uint32_t bit, occ, made, blot
     for side in range(2):
-        M.occ[side] = M.made[side] = M.blot[side] = 0
+        occ = made = blot = 0
+        back = b.c[side][BAR]
+        pips = 25 * back
+        outfield = stack = 0
         for i in range(24):
             n = b.c[side][i]
             if n:
                 bit = (<uint32_t>1) << (i + 1)
-                M.occ[side] |= bit
+                occ |= bit
                 if n == 1:
-                    M.blot[side] |= bit
+                    blot |= bit
                 else:
-                    M.made[side] |= bit
+                    made |= bit
+                pips += n * (i + 1)
+                if i >= 18:
+                    back += n
+                elif i >= 6:
+                    outfield += n
+                elif n > 3:
+                    stack += n - 3
+        M.occ[side], M.made[side], M.blot[side] = occ, made, blot
+        M.pips[side], M.back[side], M.outfield[side], M.stack[side] = pips, back, outfield, stack
+
+
+cdef inline int _popcount(uint32_t x) noexcept nogil:
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    return <int>((((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101) >> 24)
+
+
+cdef inline int _longest_run(uint32_t x) noexcept nogil:
+    """Length of the longest run of consecutive set bits."""
+    cdef int n = 0
+    while x:
+        x &= x >> 1
+        n += 1
+    return n
 
 
 cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
@@ -286,57 +317,40 @@ cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexc
 
 
 cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t* val,
-                      int k, int pips, const _masks_t* M) noexcept nogil:
+                      int k, const _masks_t* M) noexcept nogil:
     cdef int other = 1 - side
-    cdef int i, n, back = 0, home = 0, anchors = 0, blots = 0, closed = 0
-    cdef int outfield = 0, stack = 0
-    for i in range(24):
-        n = b.c[side][i]
-        if i >= 18:
-            back += n
-            anchors += n >= 2
-        elif i >= 6:
-            outfield += n
-        else:
-            home += n >= 2
-            if n > 3:
-                stack += n - 3
-        blots += n == 1
-        if i < 6 and b.c[other][i] >= 2:
-            closed += 1
-    back += b.c[side][BAR]
-    k = _put(idx, val, k, base + 0, pips / 100.0)
-    k = _put(idx, val, k, base + 1, back / 5.0)
-    k = _put(idx, val, k, base + 2, home / 6.0)
-    k = _put(idx, val, k, base + 3, longest_prime(b, side) / 6.0)
-    k = _put(idx, val, k, base + 4, anchors / 2.0)
+    cdef int closed = _popcount(M.made[other] & 0x7E)         # the other side's home points made
+    k = _put(idx, val, k, base + 0, M.pips[side] / 100.0)
+    k = _put(idx, val, k, base + 1, M.back[side] / 5.0)
+    k = _put(idx, val, k, base + 2, _popcount(M.made[side] & 0x7E) / 6.0)
+    k = _put(idx, val, k, base + 3, _longest_run(M.made[side]) / 6.0)
+    k = _put(idx, val, k, base + 4, _popcount(M.made[side] & 0x1F80000) / 2.0)
     k = _put(idx, val, k, base + 5, _shots_masks(b, M, other) / 36.0)
     k = _put(idx, val, k, base + 6, _escapes_masks(b, M, side) / 36.0)
-    k = _put(idx, val, k, base + 7, blots / 5.0)
+    k = _put(idx, val, k, base + 7, _popcount(M.blot[side]) / 5.0)
     k = _put(idx, val, k, base + 8, closed / 6.0)
     if b.c[side][BAR]:
         # chance of NOT entering a checker, (closed / 6)^2
         k = _put(idx, val, k, base + 9, (closed * closed) / 36.0)
-    k = _put(idx, val, k, base + 10, outfield / 15.0)
-    k = _put(idx, val, k, base + 11, stack / 10.0)
+    k = _put(idx, val, k, base + 10, M.outfield[side] / 15.0)
+    k = _put(idx, val, k, base + 11, M.stack[side] / 10.0)
     return k
 
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
     """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
-    cdef int k = 0, i, n, run, pips_on_roll, pips_other
+    cdef int k = 0, i, n, run
     cdef bint race
     cdef _masks_t M
     k = _point_units(b, 1, 0, idx, val, k)
     k = _point_units(b, 0, 98, idx, val, k)
     if encoder == ENC_EXPERT:
-        pips_on_roll, pips_other = board_pips(b, 1), board_pips(b, 0)
         _masks(b, &M)
-        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, pips_on_roll, &M)
-        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, pips_other, &M)
+        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, &M)
+        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, &M)
         race = board_is_race(b)
         k = _put(idx, val, k, 220, 1.0 if race else 0.0)
-        k = _put(idx, val, k, 221, (pips_on_roll - pips_other) / 100.0)
+        k = _put(idx, val, k, 221, (M.pips[1] - M.pips[0]) / 100.0)
         return k
     idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
     if encoder == ENC_TESAURO212:

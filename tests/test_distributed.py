@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,17 @@ def test_ray_sweep_equals_local(ray_backend, tmp_path):
     local = run_sweep(spec, tmp_path / "local", parallel=2)
     remote = run_sweep(spec, tmp_path / "ray", backend=ray_backend)
     assert local["points"] == remote["points"]
+
+
+def test_cli_tournament_and_match_on_ray(ray_backend, tmp_path, capsys):
+    from bgengine.cli import main
+
+    assert main(["tournament", "roundrobin", "pubeval", "simple3", "random", "--games", "20",
+                 "--backend", "ray", "--out", str(tmp_path / "t"), "--quiet"]) == 0
+    assert (tmp_path / "t" / "roundrobin.json").exists()
+    assert main(["match", "pubeval", "simple3", "--games", "40", "--backend", "ray", "--json"]) == 0
+    out = capsys.readouterr().out
+    ray_doc = json.loads(out[out.index("{"):])
+    assert main(["match", "pubeval", "simple3", "--games", "40", "--json"]) == 0
+    local_doc = json.loads(capsys.readouterr().out)
+    assert ray_doc == local_doc

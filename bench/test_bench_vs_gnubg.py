@@ -31,27 +31,27 @@ standard input, so no start-up time is measured.  The network is the shipped
 Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
 family 6 model 167, 2-core KVM guest; Python 3.11, gcc 12 -O3; GNU Backgammon
 1.07.001 from Debian), shipped network ``python/bgengine/data/default.npz``,
-idle machine (2026-11-23), after the rollout work of that day (shots and escapes
-on point masks, the unchanged side's first-layer sum shared by sibling
-afterstates).  Medians of 3 runs of this file (each the median of 5 or 3
-alternating rounds), range of the per-run ratios in brackets:
+idle machine (2026-11-23), after the rollout work of that day (shot and escape
+counts on point masks from one pass per board, the unchanged side's first-layer
+sum shared by sibling afterstates).  Medians of 3 runs of this file (each the
+median of 5 or 3 alternating rounds), range of the per-run ratios in brackets:
 
 =====================================  =======  ========  ======================  ======  ======
 measurement                            gnubg    bgengine  ratio (range)           target  met
 =====================================  =======  ========  ======================  ======  ======
-static evals/s, 222-80-5, afterstates  190 k    677 k     3.52x (3.47-3.54)       2x      yes
-static evals/s, 222-80-5, random       195 k    514 k     2.61x (2.60-2.63)       2x      yes
-static evals/s, 198-80-5, afterstates  197 k    993 k     4.87x (4.41-5.42)       2x      yes
-rollout trials/s, 1 thread             464      1022      2.16x (2.11-2.20)       10x     **no**
-rollout trials/s, 2 threads            482      2062      4.11x (4.11-4.26)       10x     **no**
+static evals/s, 222-80-5, afterstates  186 k    688 k     3.70x (3.66-3.76)       2x      yes
+static evals/s, 222-80-5, random       184 k    504 k     2.74x (2.70-2.74)       2x      yes
+static evals/s, 198-80-5, afterstates  184 k    950 k     5.11x (5.06-5.27)       2x      yes
+rollout trials/s, 1 thread             433      1069      2.47x (2.42-2.50)       10x     **no**
+rollout trials/s, 2 threads            441      2094      4.73x (4.56-4.80)       10x     **no**
 =====================================  =======  ========  ======================  ======  ======
 
 (gnubg always uses one thread here: the 2-thread line compares our two threads
 with its one.)  The same morning, before that work: static 2.98x and 1.73x,
-rollouts 792 and 1502 trials/s (1.66x, 3.1x).  Earlier still, with the other
+rollouts 792 and 1502 trials/s (1.66x, 3.1x); midway, 2.16x and 4.1x.  Earlier still, with the other
 core busy training: gnubg calibrate 107-117 k (it nearly doubles on an idle
-machine, ours moves less).  The rollout target is **not met**: about 2.2x
-gnubg on one thread, 4.1x with both cores, not 10x.  Profile of our rollout
+machine, ours moves less).  The rollout target is **not met**: about 2.5x
+gnubg on one thread, 4.7x with both cores, not 10x.  Profile of our rollout
 (perf, before the work): 46% expert encoder (shot and escape counts of every
 afterstate), 42% network, 7% move generation and board code.
 

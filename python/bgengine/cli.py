@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
-    except ValueError as exc:
+    except (ValueError, ImportError) as exc:    # bad input; an optional dependency missing
         print(f"bgengine: error: {exc}", file=sys.stderr)
         return 2
 

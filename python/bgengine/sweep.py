@@ -145,6 +145,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
     cfg = TrainConfig(**cfg_dict)
     if stop is not None and stop.is_set():
         return {"run": str(run), "complete": False, "games_trained": None}
+    log.info("%s: training %d games (%s)", run, cfg.games, cfg.method)
     net = train(cfg, run, progress=False, stop=stop)
     done = net.metadata["training"]["games"]
     if done < cfg.games:
@@ -341,6 +342,7 @@ def _backend(args):
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     spec = SweepSpec.from_toml(args.config)
+    logging.getLogger("bgengine").setLevel(logging.INFO)     # a line per run started and finished
     with _backend(args) as backend:
         doc = run_sweep(spec, args.out, backend=backend)
     print(sweep_table(doc), end="")
@@ -353,6 +355,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    logging.getLogger("bgengine").setLevel(logging.INFO)
     with _backend(args) as backend:
         s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
                             rr_games=args.rr_games, eval_games=args.eval_games, backend=backend)

@@ -71,3 +71,14 @@ def test_cli_match_with_the_cube(tmp_path, capsys):
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["match_length"] == 3 and doc["n"] == 2 and doc["games"] >= 2
+
+
+def test_cli_missing_optional_dependency_is_a_clean_error(monkeypatch, capsys):
+    import bgengine.distributed as D
+
+    def no_ray(*args, **kw):
+        raise ImportError("the Ray backend needs Ray: pip install 'bgengine[distributed]'")
+
+    monkeypatch.setattr(D, "make_backend", no_ray)
+    assert main(["match", "pubeval", "random", "--games", "2", "--backend", "ray"]) == 2
+    assert "bgengine[distributed]" in capsys.readouterr().err

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.learners import _flip, mutation_games, rollout_target_games
-from bgengine.network import Network
+from bgengine.learners import mutation_games, rollout_target_games
+from bgengine.network import Network, equity_of, flip_outputs
 from bgengine.train import TrainConfig, read_log, train
 
 
@@ -57,8 +57,9 @@ def test_mutation_argument_errors():
 
 def test_flip_is_an_involution():
     v = np.array([[0.6, 0.2, 0.01, 0.1, 0.02]])
-    assert np.allclose(_flip(_flip(v)), v)
-    assert np.allclose(_flip(np.array([[0.7, 0.3, 0.1, 0.05]])), [[0.3, 0.7, 0.05, 0.1]])
+    assert np.allclose(flip_outputs(flip_outputs(v)), v)
+    assert np.allclose(flip_outputs(np.array([[0.7, 0.3, 0.1, 0.05]])), [[0.3, 0.7, 0.05, 0.1]])
+    assert equity_of(flip_outputs(v[0])) == pytest.approx(-equity_of(v[0]))
 
 
 def test_rollout_targets_train_and_are_reproducible():

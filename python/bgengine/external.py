@@ -27,20 +27,18 @@ import time
 
 import numpy as np
 
+from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.fibs import format_fibs_board
 from bgengine.ids import MatchState
 from bgengine.match import MatchResult, summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_move, match_move
+from bgengine.position import STARTING_BOARD
 
 __all__ = ["ExternalPlayer", "ExternalPlayerError", "play_external_match", "parse_address",
            "STARTING_BOARD"]
 
-_START_ROW = np.zeros(25, dtype=np.uint8)
-_START_ROW[[23, 12, 7, 5]] = [2, 5, 3, 5]
-STARTING_BOARD = np.stack([_START_ROW, _START_ROW])
-STARTING_BOARD.setflags(write=False)
 
 #: Longest reply line accepted (gnubg's replies are short).
 MAX_REPLY = 64 * 1024
@@ -280,10 +278,8 @@ def _play_game(players, dice: Dice, seed: int, pair: int, game: int) -> tuple[in
             raise ExternalPlayerError(f"{players[turn]!r} chose play {k} of {len(after)}")
         n_moves += 1
         a = after[k]
-        if int(a[1].sum()) == 0:        # the mover has borne off all its checkers
-            v = 1
-            if int(a[0].sum()) == 15:
-                v = 3 if int(a[0, 18:].sum()) else 2
+        v = game_result(a)              # > 0 once the mover has borne off all its checkers
+        if v:
             return (v if turn == 0 else -v), n_moves
         board = np.ascontiguousarray(a[::-1])
         turn ^= 1

@@ -24,11 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from bgengine.agents import Player, play_match
+from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.encoders import encode
 from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
-from bgengine.search import rollout
+from bgengine.network import Network, equity_of, flip_outputs
+from bgengine.position import STARTING_BOARD
+from bgengine.search import _target, rollout
 
 __all__ = ["mutation_games", "rollout_target_games"]
 
@@ -86,25 +88,6 @@ def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: flo
             "error": np.zeros(n_games)}
 
 
-def _flip(v: np.ndarray) -> np.ndarray:
-    """Outputs of the other side (for 1, 4 or 5 outputs)."""
-    k = v.shape[-1]
-    if k == 1:
-        return 1.0 - v
-    if k == 4:
-        return v[..., [1, 0, 3, 2]]
-    return np.stack([1.0 - v[..., 0], v[..., 3], v[..., 4], v[..., 1], v[..., 2]], axis=-1)
-
-
-def _equity(v: np.ndarray) -> np.ndarray:
-    k = v.shape[-1]
-    if k == 1:
-        return 2 * v[..., 0] - 1
-    if k == 4:
-        return v[..., 0] - v[..., 1] + v[..., 2] - v[..., 3]
-    return 2 * v[..., 0] - 1 + v[..., 1] - v[..., 3] + v[..., 2] - v[..., 4]
-
-
 def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int = 3, worst: int = 1,
                          trials: int = 36, truncate: int = 0, seed: int = 0,
                          first_game: int = 0, threads: int = 1) -> dict:
@@ -122,34 +105,33 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
     moves = np.zeros(n_games, dtype=np.int32)
     result = np.zeros(n_games, dtype=np.int8)
     error = np.zeros(n_games)
-    start = np.zeros((2, 25), dtype=np.uint8)
-    start[:, [23, 12, 7, 5]] = [2, 5, 3, 5]
     for i in range(n_games):
         g = first_game + i
         dice = Dice(seed, stream=g)
-        board = start.copy()
+        board = STARTING_BOARD.copy()
         d1, d2 = dice.opening_roll()
         turn, k, errs = 0, 0, []
         while True:
             after, _ = legal_afterstates(board, d1, d2)
             opp_view = np.ascontiguousarray(after[:, ::-1])          # the opponent on roll
             if len(after) > 1:
-                mine = _flip(np.asarray(net.evaluate(opp_view), dtype=np.float64))
-                eq = _equity(mine)
+                mine = flip_outputs(np.asarray(net.evaluate(opp_view), dtype=np.float64))
+                eq = equity_of(mine)
                 order = np.argsort(-eq, kind="stable")
                 cand = list(dict.fromkeys(list(order[:best]) + (list(order[-worst:]) if worst else [])))
                 targets = np.zeros((len(cand), mine.shape[1]), dtype=np.float32)
                 for j, c in enumerate(cand):
-                    if int(after[c, 1].sum()) == 0:                   # the play wins: exact target
-                        targets[j] = _result_target(after[c], mine.shape[1])
+                    won = game_result(after[c])
+                    if won:                                           # the play wins: exact target
+                        targets[j] = _target(mine.shape[1], won)
                         continue
                     r = rollout(net, opp_view[c], trials, seed=_mix(seed, g, k, j), truncate=truncate,
                                 n_threads=threads)
-                    targets[j] = _flip(np.asarray(r["outputs"], dtype=np.float64))
-                pick = cand[int(np.argmax(_equity(targets.astype(np.float64))))]
+                    targets[j] = flip_outputs(np.asarray(r["outputs"], dtype=np.float64))
+                pick = cand[int(np.argmax(equity_of(targets.astype(np.float64))))]
                 # train toward the rollout means (targets are the mover's; the net sees the opponent on roll)
                 x = encode(opp_view[cand], net.encoder)
-                want = _flip(targets.astype(np.float64)).astype(np.float32)
+                want = flip_outputs(targets.astype(np.float64)).astype(np.float32)
                 out = net.forward(x)
                 params = net.params
                 params += np.float32(alpha) * net.backward(x, want - out)
@@ -158,8 +140,8 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
                 pick = 0
             a = after[pick]
             k += 1
-            if int(a[1].sum()) == 0:
-                v = int(_result_points(a))
+            v = game_result(a)
+            if v:
                 result[i] = v if turn == 0 else -v
                 break
             board = np.ascontiguousarray(a[::-1])
@@ -168,20 +150,3 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
         moves[i] = k
         error[i] = float(np.mean(errs)) if errs else 0.0
     return {"moves": moves, "result": result, "error": error}
-
-
-def _result_points(a: np.ndarray) -> int:
-    """Points won by the mover whose afterstate ``a`` (row 1) has borne off everything."""
-    if int(a[0].sum()) < 15:
-        return 1
-    return 3 if int(a[0, 18:].sum()) else 2
-
-
-def _result_target(a: np.ndarray, k: int) -> np.ndarray:
-    """The mover's exact outputs for a finished game (it won)."""
-    pts = _result_points(a)
-    if k == 1:
-        return np.array([1.0])
-    if k == 4:
-        return np.array([1.0, 0.0, float(pts >= 2), 0.0])
-    return np.array([1.0, float(pts >= 2), float(pts >= 3), 0.0, 0.0])

@@ -148,8 +148,9 @@ class _CubeGame:
     def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
         """Play to the end; (winner seat, points won).  Cube decisions come
         before every roll except the opening one."""
-        from bgengine.external import STARTING_BOARD
+        from bgengine.board import game_result
         from bgengine.movegen import legal_afterstates
+        from bgengine.position import STARTING_BOARD
 
         board = STARTING_BOARD.copy()
         turn, (d1, d2) = first, opening
@@ -170,12 +171,10 @@ class _CubeGame:
                 raise RuntimeError(f"{self.players[turn]!r} chose play {k} of {len(after)}")
             n += 1
             a = after[k]
-            if int(a[1].sum()) == 0:
-                level = 1
-                if int(a[0].sum()) == 15:
-                    level = 3 if int(a[0, 18:].sum()) else 2
+            level = game_result(a)
+            if level:
                 if self.match_length == 0 and self.jacoby and self.owner == -1:
-                    level = 1
+                    level = 1       # Jacoby: no gammons before the cube is turned
                 return turn, level * self.cube
             board = np.ascontiguousarray(a[::-1])
             turn ^= 1

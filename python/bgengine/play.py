@@ -56,6 +56,7 @@ import numpy as np
 
 from bgengine.dice import Dice
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
+from bgengine.network import equity_of, flip_outputs
 from bgengine.position import Move, Position
 
 __all__ = ["PlaySession", "LEVELS", "add_play_parser", "play_main"]
@@ -131,28 +132,6 @@ def _quote(text: str, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[:limit] + "..."
     return repr(text)
-
-
-def _flip(out: np.ndarray) -> np.ndarray:
-    """Outputs of a position seen from the other side (as bgengine.network does)."""
-    t = np.asarray(out, dtype=np.float64)
-    k = t.shape[-1]
-    if k == 1:
-        return np.array([1.0 - t[0]])
-    if k == 4:
-        return t[[1, 0, 3, 2]]
-    return np.array([1.0 - t[0], t[3], t[4], t[1], t[2]])
-
-
-def _equity(out: np.ndarray) -> float:
-    """Cubeless money equity of outputs (side they belong to)."""
-    t = np.asarray(out, dtype=np.float64)
-    k = t.shape[-1]
-    if k == 1:
-        return 2.0 * t[0] - 1.0
-    if k == 4:
-        return float(t[0] - t[1] + t[2] - t[3])
-    return float(2.0 * t[0] - 1.0 + t[1] - t[3] + t[2] - t[4])
 
 
 def _probs_text(out: np.ndarray) -> str:
@@ -621,8 +600,8 @@ class PlaySession:
                 if after.is_game_over():
                     deeper.append((i, o, e, plies))
                     continue
-                out = _flip(self.searcher.evaluate(after.board, plies))
-                deeper.append((i, out, _equity(out), plies))
+                out = flip_outputs(self.searcher.evaluate(after.board, plies))
+                deeper.append((i, out, equity_of(out), plies))
             deeper.sort(key=lambda r: -r[2])
             top = deeper + top[max(n, 5):]
         return top[:n]
@@ -647,7 +626,7 @@ class PlaySession:
         state = self._state_for(HUMAN)
         board = self._board_for(HUMAN)
         probs = self.engine.evaluate(board)
-        self.say(f"Before rolling: {_probs_text(probs)}; cubeless equity {_equity(probs):+.3f}.")
+        self.say(f"Before rolling: {_probs_text(probs)}; cubeless equity {equity_of(probs):+.3f}.")
         reason = self._double_refusal(HUMAN)
         if reason:
             self.say(f"You cannot double: {reason}. Roll.")
@@ -662,7 +641,7 @@ class PlaySession:
     def _hint_take(self) -> None:
         board = self._board_for(ENGINE)
         take = self.engine.take_decision(board, self._state_for(ENGINE))
-        probs = _flip(self.engine.evaluate(board))
+        probs = flip_outputs(self.engine.evaluate(board))
         self.say(f"Your chances: {_probs_text(probs)}.")
         self.say("The engine would take in your place." if take
                  else "The engine would drop in your place.")

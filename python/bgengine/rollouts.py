@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgengine.board import validate_board
-from bgengine.network import Network
+from bgengine.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
 from bgengine.position import Position
 from bgengine.search import Searcher, _target, rollout
 
@@ -32,26 +32,6 @@ class RolloutResult:
     def __str__(self) -> str:
         probs = " ".join(f"{p:.3f}" for p in self.outputs)
         return f"{self.label:<28} equity {self.equity:+.4f} ± {self.stderr:.4f}   [{probs}]"
-
-
-# Outputs seen by the other side: a permutation (plus 1 - p for the win
-# output of the 1- and 5-output forms).  Standard errors only permute.
-_PERM = {1: [0], 4: [1, 0, 3, 2], 5: [0, 3, 4, 1, 2]}
-
-
-def _flip_outputs(v: np.ndarray) -> np.ndarray:
-    out = np.asarray(v, dtype=np.float64)[_PERM[len(v)]]
-    if len(v) != 4:
-        out[0] = 1 - out[0]
-    return out
-
-
-def _equity(v: np.ndarray) -> float:
-    if v.shape[0] == 1:
-        return float(2 * v[0] - 1)
-    if v.shape[0] == 4:
-        return float(v[0] - v[1] + v[2] - v[3])
-    return float(2 * v[0] - 1 + v[1] - v[3] + v[2] - v[4])
 
 
 def rollout_position(network: Network, board, trials: int = 1296, **kw) -> RolloutResult:
@@ -78,12 +58,12 @@ def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
         after = move.position          # opponent on roll
         if after.result():             # the play ends the game: its value is exact
             out = _target(network.n_outputs, -after.result()).astype(np.float64)
-            results.append(RolloutResult(str(move), _equity(out), 0.0, tuple(out),
+            results.append(RolloutResult(str(move), equity_of(out), 0.0, tuple(out),
                                          (0.0,) * len(out), trials))
             continue
         r = rollout(network, after.board, trials, **kw)
-        mine = _flip_outputs(r["outputs"])
-        err = np.asarray(r["outputs_stderr"])[_PERM[len(mine)]]
+        mine = flip_outputs(r["outputs"])
+        err = np.asarray(r["outputs_stderr"])[list(OUTPUT_FLIP_ORDER[len(mine)])]   # errors only permute
         results.append(RolloutResult(str(move), -r["equity"], r["stderr"], tuple(mine),
                                      tuple(err), r["trials"]))
     results.sort(key=lambda r: -r.equity)

@@ -68,6 +68,39 @@ cdef inline real_t sigmoid(real_t x) noexcept nogil:
     return sig_table[i] + t * (sig_table[i + 1] - sig_table[i])
 
 
+# Outputs seen by the other side: a permutation, plus 1 - p for the win output of the
+# 1- and 5-output forms (the 4-output form lists both sides' wins).
+OUTPUT_FLIP_ORDER = {1: (0,), 4: (1, 0, 3, 2), 5: (0, 3, 4, 1, 2)}
+
+
+def flip_outputs(v) -> np.ndarray:
+    """The same probabilities seen by the other side: ``(..., K)`` -> float64 ``(..., K)``."""
+    t = np.asarray(v, dtype=np.float64)
+    K = t.shape[t.ndim - 1]      # (wraparound is off in the core: no negative indices)
+    if K not in OUTPUT_FLIP_ORDER:
+        raise ValueError(f"outputs must have 1, 4 or 5 values, got {K}")
+    out = t[..., list(OUTPUT_FLIP_ORDER[K])]
+    if K != 4:
+        out[..., 0] = 1.0 - out[..., 0]
+    return out
+
+
+def equity_of(v):
+    """Cubeless equity (points per game) of outputs ``(..., K)`` for the side they
+    belong to: a float for one set of outputs, else an array of shape ``(...)``."""
+    t = np.asarray(v, dtype=np.float64)
+    K = t.shape[t.ndim - 1]      # (wraparound is off in the core: no negative indices)
+    if K == 1:
+        e = 2 * t[..., 0] - 1
+    elif K == 4:
+        e = t[..., 0] - t[..., 1] + t[..., 2] - t[..., 3]
+    elif K == 5:
+        e = 2 * t[..., 0] - 1 + t[..., 1] - t[..., 3] + t[..., 2] - t[..., 4]
+    else:
+        raise ValueError(f"outputs must have 1, 4 or 5 values, got {K}")
+    return float(e) if t.ndim == 1 else e
+
+
 def sigmoid_table(x) -> np.ndarray:
     """The network's sigmoid applied to an array (float32), for tests."""
     arr = np.ascontiguousarray(x, dtype=np.float32)
@@ -415,17 +448,7 @@ cdef class Network:
 
     def equity(self, boards) -> np.ndarray:
         """Cubeless equity (ppg) of the side on roll for each position."""
-        v = self.evaluate(boards)
-        single = v.ndim == 1
-        v = np.atleast_2d(v).astype(np.float64)
-        K = self.sizes[len(self.sizes) - 1]
-        if K == 1:
-            e = 2 * v[:, 0] - 1
-        elif K == 4:
-            e = v[:, 0] - v[:, 1] + v[:, 2] - v[:, 3]
-        else:
-            e = 2 * v[:, 0] - 1 + v[:, 1] - v[:, 3] + v[:, 2] - v[:, 4]
-        return e[0] if single else e
+        return equity_of(self.evaluate(boards))
 
     # ------------------------------------------------------------ files
     def save(self, path) -> None:

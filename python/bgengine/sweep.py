@@ -329,7 +329,7 @@ def add_sweep_parsers(sub) -> None:
     p.add_argument("--rr-games", type=int, default=10_000, help="games per round-robin pairing (default 10000)")
     p.add_argument("--eval-games", type=int, default=1000,
                    help="games of each learning-curve evaluation against pubeval (default 1000)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="seed of weights, dice and the round robin (default 1)")
     add_backend_arguments(p)
     p.set_defaults(func=_cmd_compare)
 

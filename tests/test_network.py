@@ -12,7 +12,8 @@ import pytest
 
 from bgengine.encoders import encode, n_inputs
 from bgengine.movegen import legal_afterstates
-from bgengine.network import OUTPUT_FORMS, Network, sigmoid_table
+from bgengine.network import (KERNELS, OUTPUT_FORMS, Network, available_kernels, kernel,
+                              sigmoid_table, use_kernel)
 
 
 def start_board() -> np.ndarray:
@@ -109,6 +110,71 @@ def test_forward_matches_reference(hidden, K, encoder):
     # float64 and list inputs are converted
     np.testing.assert_array_equal(net.forward(x.astype(np.float64).tolist()), y)
     assert net.forward(np.zeros((0, net.n_inputs))).shape == (0, K)
+
+
+def exact_forward(sizes, params, x) -> np.ndarray:
+    """The forward pass in float32, in the fixed order nnkernels.h defines: first-layer
+    rows of the nonzero inputs added one by one, then for every later layer four partial
+    sums over i mod 4, combined as b + ((s0 + s1) + (s2 + s3)).  The sigmoid is the
+    core's table (tested on its own above)."""
+    p = np.asarray(params, np.float32)
+    out = []
+    for xi in np.asarray(x, np.float32):
+        off, a = 0, xi
+        for l in range(len(sizes) - 1):
+            n_in, n_out = sizes[l], sizes[l + 1]
+            W = p[off:off + n_in * n_out].reshape(n_in, n_out)
+            b = p[off + n_in * n_out:off + n_in * n_out + n_out]
+            off += n_in * n_out + n_out
+            if l == 0:
+                h = b.copy()
+                for i in np.flatnonzero(a):
+                    h = h + W[i] if a[i] == 1 else h + a[i] * W[i]
+            else:
+                s = [np.zeros(n_out, np.float32) for _ in range(4)]
+                for i in range(n_in):
+                    s[i % 4] = s[i % 4] + a[i] * W[i]
+                h = b + ((s[0] + s[1]) + (s[2] + s[3]))
+            a = sigmoid_table(h)
+        out.append(a)
+    return np.array(out)
+
+
+KERNEL_NETS = [((80,), 5), ((1,), 1), ((7,), 4), ((8,), 5), ((16,), 1), ((17,), 5), ((100,), 4),
+               ((130,), 5), ((200,), 5), ((40, 9), 5), ((12, 9, 3), 1)]
+
+
+@pytest.mark.parametrize("hidden,K", KERNEL_NETS)
+def test_forward_exact_order_every_kernel(hidden, K):
+    """Every SIMD kernel this CPU runs gives the exact float32 result of the fixed
+    summation order, bit for bit: the kernel changes speed, never results."""
+    net = Network(hidden, K, "expert", seed=11, init_range=0.7)
+    boards = random_positions(60, seed=2)
+    x = encode(boards, "expert")
+    x[::7, 5] = 0.37                                 # some values that are not 0 or 1
+    want = exact_forward(net.sizes, net.params, x)
+    assert "c" in available_kernels() and kernel() == available_kernels()[0]
+    previous = kernel()
+    try:
+        for name in available_kernels():
+            use_kernel(name)
+            assert kernel() == name
+            np.testing.assert_array_equal(net.forward(x), want, err_msg=name)
+            np.testing.assert_array_equal(net.evaluate(boards), exact_forward(
+                net.sizes, net.params, encode(boards, "expert")), err_msg=name)
+    finally:
+        use_kernel(previous)
+
+
+def test_use_kernel_errors():
+    with pytest.raises(ValueError, match="unknown kernel"):
+        use_kernel("sse9")
+    missing = [k for k in KERNELS if k not in available_kernels()]
+    for name in missing:
+        with pytest.raises(ValueError, match="does not run on this CPU"):
+            use_kernel(name)
+    before = kernel()
+    assert use_kernel(None) == before and kernel() == available_kernels()[0]
 
 
 def test_init_range_and_seed():

@@ -6,6 +6,9 @@
 # 15 - sum(c[side]).  A numpy uint8 array of shape (2, 25), C-contiguous, has
 # exactly this layout, so kernels cast its data pointer to board_t*.
 
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+
 from bgengine._types cimport checker_t, key_t
 
 cdef enum:
@@ -31,3 +34,11 @@ cdef bint board_is_race(const board_t* b) noexcept nogil
 cdef int board_win_value(const board_t* b, int winner) noexcept nogil
 cdef int board_result(const board_t* b) noexcept nogil
 cdef int board_check(const board_t* b) noexcept nogil
+
+
+cdef inline bint board_side_empty(const board_t* b, int side) noexcept nogil:
+    """True when ``side`` has borne off all its checkers (inline: the rollout loop asks
+    this of every afterstate)."""
+    cdef uint64_t w[3]
+    memcpy(w, b.c[side], 24)
+    return (w[0] | w[1] | w[2]) == 0 and b.c[side][BAR] == 0

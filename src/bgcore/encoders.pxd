@@ -8,8 +8,10 @@
 #     cdef int32_t idx[MAX_INPUTS]
 #     cdef real_t val[MAX_INPUTS]
 #     nnz = encode_sparse(ENC_TESAURO198, &board, idx, val)
+#
+# idx and val must hold MAX_INPUTS entries: an encoder may write a few past the last pair.
 
-from bgengine._types cimport int32_t, real_t
+from bgengine._types cimport int32_t, uint32_t, real_t
 from bgengine.board cimport board_t
 
 cdef enum:
@@ -21,8 +23,33 @@ cdef enum:
     N_SIDE_UNITS = 98       # every encoder starts with the side on roll's 98 point units
                             # (inputs 0..97), then the other side's (98..195)
 
+ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
+    uint32_t occ            # bit t (1..24): point t holds any of its checkers
+    uint32_t made           # ... two or more
+    uint32_t blot           # ... exactly one
+    int pips                # pip count (bar = 25)
+    int back                # checkers on points 19..24 and the bar
+    int outfield            # checkers on points 7..18
+    int stack               # checkers beyond the third on home points (1..6)
+    int checkers            # checkers on the board and the bar
+    int bar                 # checkers on the bar
+
+# The part of an encoding that depends on the side on roll's checkers alone: its
+# point units (inputs 0..97) and summary.  Sibling afterstates share one (the side to
+# roll next is the same in all, unless a play hits), so it is computed once for them.
+ctypedef struct enc_head_t:
+    int nnz
+    int32_t idx[N_SIDE_UNITS + 4]   # + room for the unconditional writes of 4 units
+    real_t val[N_SIDE_UNITS + 4]
+    side_summary_t side
+
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil
+# encode_sparse in two parts: the head of b (side on roll), then the rest of the inputs
+# (98 onwards) given a head made from b's side on roll.  Concatenated, the same pairs.
+cdef void encode_head(const board_t* b, enc_head_t* head) noexcept nogil
+cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
+                     int32_t* idx, real_t* val) noexcept nogil
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil
 
 # Features the expert encoder is built from, exposed for tests and players.

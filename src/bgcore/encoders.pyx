@@ -25,11 +25,12 @@ Three encoders, by name:
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint32_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
-from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t, board_checkers, board_is_race, BAR
-from bgengine.encoders cimport ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS
+from bgengine._types cimport checker_t, int32_t, real_t
+from bgengine.board cimport board_t, BAR
+from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS,
+                                N_SIDE_UNITS, side_summary_t, enc_head_t)
 
 from bgengine.board import validate_boards
 
@@ -116,42 +117,97 @@ cdef extern from *:
     int bg_msb32(uint32_t x) noexcept nogil   # highest set bit (x != 0)
 
 
-ctypedef struct _masks_t:       # one pass over a board; per side, in its own numbering
-    uint32_t occ[2]             # bit t: point t holds any of its checkers
-    uint32_t made[2]            # ... two or more
-    uint32_t blot[2]            # ... exactly one
-    int pips[2]                 # pip count (bar = 25)
-    int back[2]                 # checkers on points 19..24 and the bar
-    int outfield[2]             # checkers on points 7..18
-    int stack[2]                # checkers beyond the third on home points (1..6)
+cdef extern from *:
+    """
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    #endif
+    /* bits 1..24: points 1..24 (slots 0..23) of one side holding any checker / exactly one */
+    static inline void bg_point_masks(const unsigned char *c, unsigned int *occ, unsigned int *one)
+    {
+    #if defined(__SSE2__) || defined(_M_X64)
+        __m128i lo = _mm_loadu_si128((const __m128i *)c);
+        __m128i hi = _mm_loadl_epi64((const __m128i *)(c + 16));
+        __m128i z = _mm_setzero_si128(), u = _mm_set1_epi8(1);
+        unsigned int empty = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, z))
+                           | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, z)) << 16);
+        unsigned int ones = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, u))
+                          | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, u)) << 16);
+        *occ = (~empty & 0xFFFFFFu) << 1;
+        *one = (ones & 0xFFFFFFu) << 1;
+    #else
+        unsigned int o = 0, b = 0;
+        int i;
+        for (i = 0; i < 24; i++) {
+            o |= (unsigned int)(c[i] != 0) << (i + 1);
+            b |= (unsigned int)(c[i] == 1) << (i + 1);
+        }
+        *occ = o;
+        *one = b;
+    #endif
+    }
+    """
+    void bg_point_masks(const checker_t* c, uint32_t* occ, uint32_t* one) noexcept nogil
 
 
-cdef inline void _masks(const board_t* b, _masks_t* M) noexcept nogil:
-    cdef int side, i, n, pips, back, outfield, stack
-    cdef uint32_t bit, occ, made, blot
-    for side in range(2):
-        occ = made = blot = 0
-        back = b.c[side][BAR]
-        pips = 25 * back
-        outfield = stack = 0
-        for i in range(24):
-            n = b.c[side][i]
-            if n:
-                bit = (<uint32_t>1) << (i + 1)
-                occ |= bit
-                if n == 1:
-                    blot |= bit
-                else:
-                    made |= bit
-                pips += n * (i + 1)
-                if i >= 18:
-                    back += n
-                elif i >= 6:
-                    outfield += n
-                elif n > 3:
-                    stack += n - 3
-        M.occ[side], M.made[side], M.blot[side] = occ, made, blot
-        M.pips[side], M.back[side], M.outfield[side], M.stack[side] = pips, back, outfield, stack
+# The four tesauro units of a point with n checkers: how many are nonzero, and their values.
+cdef int UNIT_COUNT[16]
+cdef real_t UNIT_VALUE[16][4]
+# Per slot 0..23: 0 home (points 1..6), 1 outfield (7..18), 2 back (19..24)
+cdef int REGION[24]
+
+
+cdef void _init_tables() noexcept nogil:
+    cdef int n, i
+    for n in range(16):
+        UNIT_COUNT[n] = n if n <= 3 else 4
+        for i in range(4):
+            UNIT_VALUE[n][i] = 1.0 if i < 3 and n > i else 0.0
+        UNIT_VALUE[n][3] = (n - 3) * 0.5 if n > 3 else 0.0
+    for i in range(24):
+        REGION[i] = 0 if i < 6 else (1 if i < 18 else 2)
+
+_init_tables()
+
+
+cdef inline int _side(const board_t* b, int side, int base, int32_t* idx, real_t* val, int k,
+                      side_summary_t* S) noexcept nogil:
+    """The 98 tesauro units of one side from input ``base`` (four entries written per point,
+    ``k`` advanced by the nonzero ones), and its summary."""
+    cdef const checker_t* c = b.c[side]
+    cdef uint32_t occ, blot, x
+    cdef int i, n, u, total = 0, pips = 0, stack = 0
+    cdef int region[3]
+    region[0] = region[1] = region[2] = 0
+    bg_point_masks(c, &occ, &blot)
+    x = occ >> 1
+    while x:
+        i = bg_ctz32(x)
+        x &= x - 1
+        n = c[i]
+        u = base + 4 * i
+        idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
+        memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
+        k += UNIT_COUNT[n]
+        total += n
+        pips += n * (i + 1)
+        region[REGION[i]] += n
+        if i < 6 and n > 3:
+            stack += n - 3
+    n = c[BAR]
+    if n:
+        idx[k] = base + 96; val[k] = n * 0.5; k += 1
+    total += n
+    if total < 15:
+        idx[k] = base + 97; val[k] = (15 - total) / 15.0; k += 1
+    S.occ, S.blot, S.made = occ, blot, occ & ~blot
+    S.pips = pips + 25 * n
+    S.back = region[2] + n
+    S.outfield = region[1]
+    S.stack = stack
+    S.checkers = total
+    S.bar = n
+    return k
 
 
 cdef inline int _popcount(uint32_t x) noexcept nogil:
@@ -179,12 +235,22 @@ cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
     return m >> 6
 
 
-cdef int _shots_masks(const board_t* b, const _masks_t* M, int roller) noexcept nogil:
-    """shots_36 from masks (see there)."""
-    cdef int other = 1 - roller, d, d1, d2, k, s, count = 0, n_bar = b.c[roller][BAR]
-    cdef uint32_t blot_m = _mirror(M.blot[other])
-    cdef uint32_t open_m = ~_mirror(M.made[other]) & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = M.occ[roller], r
+cdef inline bint _is_race(const side_summary_t* a, const side_summary_t* b) noexcept nogil:
+    """board_is_race from two summaries: nobody on the bar and every checker of one side
+    past every checker of the other."""
+    if a.bar or b.bar:
+        return False
+    if a.occ == 0 or b.occ == 0:
+        return True
+    return bg_msb32(a.occ) + bg_msb32(b.occ) < 25
+
+
+cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil:
+    """shots_36 of the roller R against the blots of the other side O (see there)."""
+    cdef int d, d1, d2, k, s, count = 0, n_bar = R.bar
+    cdef uint32_t blot_m = _mirror(O.blot)
+    cdef uint32_t open_m = ~_mirror(O.made) & <uint32_t> POINTS_MASK
+    cdef uint32_t mine = R.occ, r
     cdef uint32_t land[7]
     cdef uint32_t direct[7]
     cdef uint32_t enter[7]          # the entry point of each die, if open
@@ -234,17 +300,17 @@ cdef int _shots_masks(const board_t* b, const _masks_t* M, int roller) noexcept 
     return count
 
 
-cdef int _escapes_masks(const board_t* b, const _masks_t* M, int side) noexcept nogil:
-    """escapes_36 from masks."""
+cdef int _escapes(const side_summary_t* S, const side_summary_t* O) noexcept nogil:
+    """escapes_36 of side S's rearmost checker past the points of the other side O."""
     cdef int p, lo, lowest, d1, d2, count = 0
     cdef uint32_t blocked, window, x, open_m, beyond_m, start
-    if b.c[side][BAR]:
+    if S.bar:
         p = 25
-    elif M.occ[side]:
-        p = bg_msb32(M.occ[side])
+    elif S.occ:
+        p = bg_msb32(S.occ)
     else:
         return 36
-    blocked = _mirror(M.made[1 - side])
+    blocked = _mirror(O.made)
     lo = p - 12 if p > 13 else 1
     window = (((<uint32_t>1) << p) - 1) & ~(((<uint32_t>1) << lo) - 1)
     x = blocked & window
@@ -261,15 +327,22 @@ cdef int _escapes_masks(const board_t* b, const _masks_t* M, int side) noexcept 
     return count
 
 
+cdef inline void _summaries(const board_t* b, side_summary_t* S) noexcept nogil:
+    cdef int32_t idx[N_SIDE_UNITS + 4]
+    cdef real_t val[N_SIDE_UNITS + 4]
+    _side(b, 0, 0, idx, val, 0, &S[0])
+    _side(b, 1, 0, idx, val, 0, &S[1])
+
+
 cdef int shots_36(const board_t* b, int roller) noexcept nogil:
     """Of the 36 rolls of ``roller``, how many hit at least one blot of the
     other side.  Direct and combination shots, checkers on the roller's bar
     entering first.  An approximation of the full rules: a hit with one die
     counts even when the rules would force both dice to be played and the
     other die could not be (about 0.4% of positions overcount by 2-6 rolls)."""
-    cdef _masks_t M
-    _masks(b, &M)
-    return _shots_masks(b, &M, roller)
+    cdef side_summary_t S[2]
+    _summaries(b, S)
+    return _shots(&S[roller], &S[1 - roller])
 
 
 cdef int escapes_36(const board_t* b, int side) noexcept nogil:
@@ -277,36 +350,12 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
     point the other side holds in the 12 pips in front of it (36 when none).
     An anchor of the other side in ``side``'s home board counts as a block
     too, so a rearmost checker already home in front of one scores 0."""
-    cdef _masks_t M
-    _masks(b, &M)
-    return _escapes_masks(b, &M, side)
+    cdef side_summary_t S[2]
+    _summaries(b, S)
+    return _escapes(&S[side], &S[1 - side])
 
 
 # ---------------------------------------------------------------- encoders
-
-cdef inline int _point_units(const board_t* b, int side, int base,
-                             int32_t* idx, real_t* val, int k) noexcept nogil:
-    """The 98 tesauro units of one side starting at ``base``."""
-    cdef int i, n, u
-    for i in range(24):
-        n = b.c[side][i]
-        if n:
-            u = base + 4 * i
-            idx[k] = u; val[k] = 1.0; k += 1
-            if n >= 2:
-                idx[k] = u + 1; val[k] = 1.0; k += 1
-                if n >= 3:
-                    idx[k] = u + 2; val[k] = 1.0; k += 1
-                    if n > 3:
-                        idx[k] = u + 3; val[k] = (n - 3) * 0.5; k += 1
-    n = b.c[side][BAR]
-    if n:
-        idx[k] = base + 96; val[k] = n * 0.5; k += 1
-    n = 15 - board_checkers(b, side)
-    if n:
-        idx[k] = base + 97; val[k] = n / 15.0; k += 1
-    return k
-
 
 cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexcept nogil:
     if x != 0:
@@ -316,51 +365,61 @@ cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexc
     return k
 
 
-cdef int _expert_side(const board_t* b, int side, int base, int32_t* idx, real_t* val,
-                      int k, const _masks_t* M) noexcept nogil:
-    cdef int other = 1 - side
-    cdef int closed = _popcount(M.made[other] & 0x7E)         # the other side's home points made
-    k = _put(idx, val, k, base + 0, M.pips[side] / 100.0)
-    k = _put(idx, val, k, base + 1, M.back[side] / 5.0)
-    k = _put(idx, val, k, base + 2, _popcount(M.made[side] & 0x7E) / 6.0)
-    k = _put(idx, val, k, base + 3, _longest_run(M.made[side]) / 6.0)
-    k = _put(idx, val, k, base + 4, _popcount(M.made[side] & 0x1F80000) / 2.0)
-    k = _put(idx, val, k, base + 5, _shots_masks(b, M, other) / 36.0)
-    k = _put(idx, val, k, base + 6, _escapes_masks(b, M, side) / 36.0)
-    k = _put(idx, val, k, base + 7, _popcount(M.blot[side]) / 5.0)
+cdef int _expert_side(const side_summary_t* S, const side_summary_t* O, int base,
+                      int32_t* idx, real_t* val, int k) noexcept nogil:
+    """The 12 hand-made features of side S (O: the other side) from input ``base``."""
+    cdef int closed = _popcount(O.made & 0x7E)         # the other side's home points made
+    k = _put(idx, val, k, base + 0, S.pips / 100.0)
+    k = _put(idx, val, k, base + 1, S.back / 5.0)
+    k = _put(idx, val, k, base + 2, _popcount(S.made & 0x7E) / 6.0)
+    k = _put(idx, val, k, base + 3, _longest_run(S.made) / 6.0)
+    k = _put(idx, val, k, base + 4, _popcount(S.made & 0x1F80000) / 2.0)
+    k = _put(idx, val, k, base + 5, _shots(O, S) / 36.0)
+    k = _put(idx, val, k, base + 6, _escapes(S, O) / 36.0)
+    k = _put(idx, val, k, base + 7, _popcount(S.blot) / 5.0)
     k = _put(idx, val, k, base + 8, closed / 6.0)
-    if b.c[side][BAR]:
+    if S.bar:
         # chance of NOT entering a checker, (closed / 6)^2
         k = _put(idx, val, k, base + 9, (closed * closed) / 36.0)
-    k = _put(idx, val, k, base + 10, M.outfield[side] / 15.0)
-    k = _put(idx, val, k, base + 11, M.stack[side] / 10.0)
+    k = _put(idx, val, k, base + 10, S.outfield / 15.0)
+    k = _put(idx, val, k, base + 11, S.stack / 10.0)
+    return k
+
+
+cdef void encode_head(const board_t* b, enc_head_t* head) noexcept nogil:
+    head.nnz = _side(b, 1, 0, head.idx, head.val, 0, &head.side)
+
+
+cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
+                     int32_t* idx, real_t* val) noexcept nogil:
+    cdef const side_summary_t* S1 = &head.side
+    cdef side_summary_t S0
+    cdef int k, i, n, run
+    cdef bint race
+    k = _side(b, 0, N_SIDE_UNITS, idx, val, 0, &S0)
+    if encoder == ENC_EXPERT:
+        k = _expert_side(S1, &S0, N_POINT_UNITS, idx, val, k)
+        k = _expert_side(&S0, S1, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
+        k = _put(idx, val, k, 220, 1.0 if _is_race(S1, &S0) else 0.0)
+        k = _put(idx, val, k, 221, (S1.pips - S0.pips) / 100.0)
+        return k
+    idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
+    if encoder == ENC_TESAURO212:
+        idx[k] = 198 if _is_race(S1, &S0) else 199; val[k] = 1.0; k += 1
+        for i in range(2):
+            run = _longest_run(S1.made if i == 0 else S0.made)
+            for n in range(run if run < 6 else 6):
+                idx[k] = 200 + 6 * i + n; val[k] = 1.0; k += 1
     return k
 
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
     """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
-    cdef int k = 0, i, n, run
-    cdef bint race
-    cdef _masks_t M
-    k = _point_units(b, 1, 0, idx, val, k)
-    k = _point_units(b, 0, 98, idx, val, k)
-    if encoder == ENC_EXPERT:
-        _masks(b, &M)
-        k = _expert_side(b, 1, N_POINT_UNITS, idx, val, k, &M)
-        k = _expert_side(b, 0, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k, &M)
-        race = board_is_race(b)
-        k = _put(idx, val, k, 220, 1.0 if race else 0.0)
-        k = _put(idx, val, k, 221, (M.pips[1] - M.pips[0]) / 100.0)
-        return k
-    idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
-    if encoder == ENC_TESAURO212:
-        race = board_is_race(b)
-        idx[k] = 198 if race else 199; val[k] = 1.0; k += 1
-        for i in range(2):
-            run = longest_prime(b, 1 - i)
-            for n in range(run if run < 6 else 6):
-                idx[k] = 200 + 6 * i + n; val[k] = 1.0; k += 1
-    return k
+    cdef enc_head_t head
+    encode_head(b, &head)
+    memcpy(idx, head.idx, head.nnz * sizeof(int32_t))
+    memcpy(val, head.val, head.nnz * sizeof(real_t))
+    return head.nnz + encode_tail(encoder, b, &head, idx + head.nnz, val + head.nnz)
 
 
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport exp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
@@ -37,35 +36,63 @@ OUTPUT_FORMS = {
     5: ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"),
 }
 
-# ---------------------------------------------------------------- sigmoid
+# ---------------------------------------------------------------- kernels
 
-cdef enum:
-    SIG_STEPS = 4096
-cdef double SIG_RANGE = 16.0
-cdef double SIG_SCALE = SIG_STEPS / (2.0 * 16.0)
-cdef real_t sig_table[SIG_STEPS + 2]
+cdef extern from "nnkernels.h" nogil:
+    ctypedef void (*bg_add_rows_fn)(const real_t* W, int H, const int32_t* idx, const real_t* val,
+                                    int nnz, real_t* h) noexcept nogil
+    ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
+                                    const real_t* val, int nnz, const real_t* W1, const real_t* b1,
+                                    int K, real_t* act1, real_t* act2) noexcept nogil
+    ctypedef struct bg_kernels_t:
+        const char* name
+        bg_add_rows_fn add_rows
+        bg_forward1_fn forward1
+    bg_kernels_t bg_kernels
+    void bg_sigmoid_init()
+    real_t bg_sigmoid(real_t x)
+    void bg_sigmoid_c(real_t* x, int n)
+    void bg_dense_c(const real_t* a, int n_in, const real_t* W, const real_t* b, int n_out,
+                    real_t* out)
+    int bg_kernels_available(const char* name)
+    int bg_kernels_select(const char* name)
+
+bg_sigmoid_init()
+bg_kernels_select(NULL)
+
+#: SIMD kernels of the forward pass, fastest first; all give bit-identical results.
+KERNELS = ("avx512", "avx2", "c")
 
 
-cdef void _init_sigmoid() noexcept nogil:
-    cdef int i
-    cdef double x
-    for i in range(SIG_STEPS + 2):
-        x = i / SIG_SCALE - SIG_RANGE
-        sig_table[i] = <real_t>(1.0 / (1.0 + exp(-x)))
+def available_kernels() -> tuple:
+    """The forward-pass kernels this CPU runs (see ``KERNELS``)."""
+    return tuple(k for k in KERNELS if bg_kernels_available(k.encode()))
 
-_init_sigmoid()
+
+def kernel() -> str:
+    """The forward-pass kernel in use (the fastest available unless :func:`use_kernel` chose)."""
+    return bg_kernels.name.decode()
+
+
+def use_kernel(name=None) -> str:
+    """Use forward-pass kernel ``name`` (None: the fastest available), process-wide; returns
+    the previous one.  Results do not change, only speed: for tests and benchmarks.  Not to be
+    called while other threads evaluate."""
+    previous = kernel()
+    if name is not None and name not in KERNELS:
+        raise ValueError(f"unknown kernel {name!r}; known: {', '.join(KERNELS)}")
+    if name is not None and name not in available_kernels():
+        raise ValueError(f"kernel {name!r} does not run on this CPU; available: "
+                         f"{', '.join(available_kernels())}")
+    if name is None:
+        bg_kernels_select(NULL)
+    else:
+        bg_kernels_select(name.encode())
+    return previous
 
 
 cdef inline real_t sigmoid(real_t x) noexcept nogil:
-    cdef real_t t = (x + <real_t>SIG_RANGE) * <real_t>SIG_SCALE
-    cdef int i
-    if t <= 0:
-        return sig_table[0]
-    if t >= SIG_STEPS:
-        return sig_table[SIG_STEPS]
-    i = <int>t
-    t -= i
-    return sig_table[i] + t * (sig_table[i + 1] - sig_table[i])
+    return bg_sigmoid(x)
 
 
 # Outputs seen by the other side: a permutation, plus 1 - p for the win output of the
@@ -114,56 +141,33 @@ def sigmoid_table(x) -> np.ndarray:
 
 # ---------------------------------------------------------------- forward
 
-cdef inline void _dense_layer(const net_t* net, int l, const real_t* a, real_t* out) noexcept nogil:
-    cdef int n_in = net.sizes[l], n_out = net.sizes[l + 1], i, j
-    cdef const real_t* W = net.params + net.offset_W[l]
-    cdef const real_t* row
-    cdef real_t ai
-    memcpy(out, net.params + net.offset_b[l], n_out * sizeof(real_t))
-    for i in range(n_in):
-        ai = a[i]
-        if ai != 0:
-            row = W + i * n_out
-            for j in range(n_out):
-                out[j] += ai * row[j]
-    for j in range(n_out):
-        out[j] = sigmoid(out[j])
-
-
-cdef inline void _add_rows(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
-                           real_t* h) noexcept nogil:
-    """h += the first-layer rows of the nonzero inputs, in the order given."""
-    cdef int H = net.sizes[1], k, j
-    cdef const real_t* W0 = net.params + net.offset_W[0]
-    cdef const real_t* row
-    cdef real_t v
-    for k in range(nnz):
-        row = W0 + idx[k] * H
-        v = val[k]
-        if v == 1:
-            for j in range(H):
-                h[j] += row[j]
-        else:
-            for j in range(H):
-                h[j] += v * row[j]
+cdef inline void _upper_layers(const net_t* net, netbuf_t* buf) noexcept nogil:
+    """Layers 1.. from the first hidden layer's activations in buf.act[1]."""
+    cdef int l
+    for l in range(1, net.n_layers):
+        bg_dense_c(buf.act[l], net.sizes[l], net.params + net.offset_W[l],
+                   net.params + net.offset_b[l], net.sizes[l + 1], buf.act[l + 1])
+        bg_sigmoid_c(buf.act[l + 1], net.sizes[l + 1])
 
 
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
                                   int nnz, real_t* pre) noexcept nogil:
     memcpy(pre, net.params + net.offset_b[0], net.sizes[1] * sizeof(real_t))
-    _add_rows(net, idx, val, nnz, pre)
+    bg_kernels.add_rows(net.params + net.offset_W[0], net.sizes[1], idx, val, nnz, pre)
 
 
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
                                   const real_t* val, int nnz, netbuf_t* buf) noexcept nogil:
-    cdef int H = net.sizes[1], j, l
-    cdef real_t* h = buf.act[1]
-    memcpy(h, pre, H * sizeof(real_t))
-    _add_rows(net, idx, val, nnz, h)
-    for j in range(H):
-        h[j] = sigmoid(h[j])
-    for l in range(1, net.n_layers):
-        _dense_layer(net, l, buf.act[l], buf.act[l + 1])
+    cdef int H = net.sizes[1]
+    if net.n_layers == 2 and net.sizes[2] <= 8:     # the usual shape: one fused kernel
+        bg_kernels.forward1(net.params + net.offset_W[0], H, pre, idx, val, nnz,
+                            net.params + net.offset_W[1], net.params + net.offset_b[1],
+                            net.sizes[2], buf.act[1], buf.act[2])
+        return
+    memcpy(buf.act[1], pre, H * sizeof(real_t))
+    bg_kernels.add_rows(net.params + net.offset_W[0], H, idx, val, nnz, buf.act[1])
+    bg_sigmoid_c(buf.act[1], H)
+    _upper_layers(net, buf)
 
 
 cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
@@ -173,10 +177,16 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
 
 
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil:
-    cdef int l
-    memcpy(buf.act[0], x, net.sizes[0] * sizeof(real_t))
-    for l in range(net.n_layers):
-        _dense_layer(net, l, buf.act[l], buf.act[l + 1])
+    """The sparse pass over the nonzero inputs of x: the same result bit for bit."""
+    cdef int32_t idx[MAX_WIDTH]
+    cdef real_t val[MAX_WIDTH]
+    cdef int i, nnz = 0
+    for i in range(net.sizes[0]):
+        if x[i] != 0:
+            idx[nnz] = i
+            val[nnz] = x[i]
+            nnz += 1
+    net_forward_sparse(net, idx, val, nnz, buf)
 
 
 # ---------------------------------------------------------------- backward

@@ -28,14 +28,14 @@ from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
 from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
-from bgengine.board cimport (board_t, board_key, board_swap, board_checkers, board_win_value,
+from bgengine.board cimport (board_t, board_key, board_swap, board_checkers, board_side_empty, board_win_value,
                              MOVER, OPPONENT)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
                                outputs_equity, outputs_target, MAX_OUTPUTS, MAX_WIDTH,
                                net_first_layer_partial, net_forward_sparse_from)
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS, N_SIDE_UNITS
+from bgengine.encoders cimport encode_sparse, encode_head, encode_tail, enc_head_t, MAX_INPUTS
 
 from bgengine.board import validate_board
 from bgengine.encoders import encoder_id
@@ -50,33 +50,34 @@ cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level pla
 
 cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
                        netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v, m
+    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
     cdef double e, best_e = -1e300
     cdef board_t s
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t mine[MAX_OUTPUTS]
     # The side to roll next is the same in every afterstate and, unless a play hits, so
-    # are its checkers: the first-layer sum of its point units (every encoder lists them
-    # first, inputs 0..97) is computed once and shared.  Same summation order: same bits.
+    # are its checkers: their encoding (every encoder lists their point units first) and
+    # its first-layer sum are computed once and shared.  Same summation order: same bits.
     cdef real_t pre[MAX_WIDTH]
+    cdef enc_head_t head
     cdef checker_t shared[25]
     cdef bint have_pre = False
+    if n == 1 and out == NULL:
+        return 0                    # no choice to make, no value asked for
     for i in range(n):
-        if board_checkers(&ml.boards[i], MOVER) == 0:
+        if board_side_empty(&ml.boards[i], MOVER):
             v = board_win_value(&ml.boards[i], MOVER)
             outputs_target(K, v, mine)
         else:
             board_swap(&s, &ml.boards[i])
-            nnz = encode_sparse(encoder, &s, idx, val)
-            m = 0
-            while m < nnz and idx[m] < N_SIDE_UNITS:
-                m += 1
             if not have_pre or memcmp(shared, s.c[1], sizeof(shared)) != 0:
-                net_first_layer_partial(net, idx, val, m, pre)
+                encode_head(&s, &head)
+                net_first_layer_partial(net, head.idx, head.val, head.nnz, pre)
                 memcpy(shared, s.c[1], sizeof(shared))
                 have_pre = True
-            net_forward_sparse_from(net, pre, idx + m, val + m, nnz - m, buf)
+            nnz = encode_tail(encoder, &s, &head, idx, val)
+            net_forward_sparse_from(net, pre, idx, val, nnz, buf)
             outputs_flip(K, buf.act[net.n_layers], mine)
         e = outputs_equity(K, mine)
         if e > best_e:
@@ -275,7 +276,8 @@ cdef void _rollout_trial(searcher_t* S, const board_t* start, int t, uint64_t se
                     _best_for_roll(S, &s, x1, x2, 0, &tmp, a)
                     for k in range(K):
                         avg[k] += (1 if x1 == x2 else 2) * a[k] / 36.0
-        _best_for_roll(S, &s, d1, d2, plies, &after, m)
+        # the chosen play's value is needed only for the luck of a 0-ply roll
+        _best_for_roll(S, &s, d1, d2, plies, &after, m if vr and plies == 0 else NULL)
         if vr:
             if plies > 0:
                 _mover_static(S, &after, m)

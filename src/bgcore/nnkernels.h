@@ -1,0 +1,370 @@
+/* Inner loops of the network forward pass, in portable C and in x86-64 SIMD
+ * (AVX2, AVX-512) selected at run time.
+ *
+ * Every implementation computes bit-for-bit the same floats: each output
+ * element is summed in one fixed order, products and sums are separate
+ * roundings (the build passes -ffp-contract=off, so no fused multiply-add),
+ * and the sigmoid is the same table.  Which kernel runs only changes speed.
+ *
+ * The fixed orders:
+ *   first layer   h[j] = pre[j] + row_0[j] + row_1[j] + ...   (rows in the order given;
+ *                 a row of value v != 1 adds v * row[j])
+ *   later layers  out[j] = b[j] + ((s_0 + s_1) + (s_2 + s_3)),
+ *                 s_r = sum over i = r, r + 4, r + 8, ... ascending of a[i] * W[i][j]
+ *                 (four partial sums, so that SIMD code is not one long chain of adds)
+ *   sigmoid       t = clamp((x + 16) * 128, 0, 4096); i = trunc(t);
+ *                 value[i] + (t - i) * slope[i]       (table of 4096 steps over [-16, 16])
+ */
+#ifndef BG_NNKERNELS_H
+#define BG_NNKERNELS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define BG_SIG_STEPS 4096
+#define BG_SIG_RANGE 16.0f
+#define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
+
+/* slope[i] = value[i + 1] - value[i], rounded once, as the interpolation needs it */
+static float bg_sig_value[BG_SIG_STEPS + 2];
+static float bg_sig_slope[BG_SIG_STEPS + 1];
+
+static void bg_sigmoid_init(void)
+{
+    int i;
+    for (i = 0; i < BG_SIG_STEPS + 2; i++) {
+        double x = i / (double)BG_SIG_SCALE - BG_SIG_RANGE;
+        bg_sig_value[i] = (float)(1.0 / (1.0 + exp(-x)));
+    }
+    for (i = 0; i <= BG_SIG_STEPS; i++)
+        bg_sig_slope[i] = bg_sig_value[i + 1] - bg_sig_value[i];
+}
+
+static inline float bg_sigmoid(float x)
+{
+    float t = (x + BG_SIG_RANGE) * BG_SIG_SCALE;
+    int i;
+    if (!(t > 0.0f))                /* also NaN: as the SIMD max(t, 0) */
+        t = 0.0f;
+    else if (t > (float)BG_SIG_STEPS)
+        t = (float)BG_SIG_STEPS;
+    i = (int)t;
+    return bg_sig_value[i] + (t - (float)i) * bg_sig_slope[i];
+}
+
+/* ------------------------------------------------------------------ portable C */
+
+/* h[0..H) += the rows W[idx[k]] (row length H) times val[k], in order */
+static void bg_add_rows_c(const float *W, int H, const int32_t *idx, const float *val, int nnz,
+                          float *h)
+{
+    int k, j;
+    for (k = 0; k < nnz; k++) {
+        const float *row = W + (size_t)idx[k] * H;
+        float v = val[k];
+        if (v == 1.0f)
+            for (j = 0; j < H; j++) h[j] += row[j];
+        else
+            for (j = 0; j < H; j++) h[j] += v * row[j];
+    }
+}
+
+static void bg_sigmoid_c(float *x, int n)
+{
+    int j;
+    for (j = 0; j < n; j++) x[j] = bg_sigmoid(x[j]);
+}
+
+/* out[j] = b[j] + the fixed-order sum of a[i] * W[i][j] (W row-major n_in x n_out) */
+static void bg_dense_c(const float *a, int n_in, const float *W, const float *b, int n_out,
+                       float *out)
+{
+    int i, j;
+    for (j = 0; j < n_out; j++) {
+        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (i = 0; i < n_in; i++) s[i & 3] += a[i] * W[(size_t)i * n_out + j];
+        out[j] = b[j] + ((s[0] + s[1]) + (s[2] + s[3]));
+    }
+}
+
+/* A whole forward pass of a net with one hidden layer, from the first layer's
+ * partial sum ``pre``: act1 = sigmoid(pre + rows), act2 = sigmoid(W1, b1 over act1). */
+typedef void (*bg_forward1_fn)(const float *W0, int H, const float *pre, const int32_t *idx,
+                               const float *val, int nnz, const float *W1, const float *b1, int K,
+                               float *act1, float *act2);
+
+static void bg_forward1_c(const float *W0, int H, const float *pre, const int32_t *idx,
+                          const float *val, int nnz, const float *W1, const float *b1, int K,
+                          float *act1, float *act2)
+{
+    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
+    bg_add_rows_c(W0, H, idx, val, nnz, act1);
+    bg_sigmoid_c(act1, H);
+    bg_dense_c(act1, H, W1, b1, K, act2);
+    bg_sigmoid_c(act2, K);
+}
+
+/* ------------------------------------------------------------------ x86-64 SIMD */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BG_HAVE_X86_KERNELS 1
+#include <immintrin.h>
+
+#define BG_AVX2 __attribute__((target("avx2")))
+#define BG_AVX512 __attribute__((target("avx2,avx512f")))
+
+/* lanes [0, n) of 8 set, for masked loads and stores */
+BG_AVX2 static inline __m256i bg_mask8(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
+{
+    __m256 t = _mm256_mul_ps(_mm256_add_ps(x, _mm256_set1_ps(BG_SIG_RANGE)),
+                             _mm256_set1_ps(BG_SIG_SCALE));
+    __m256i i;
+    t = _mm256_max_ps(t, _mm256_setzero_ps());     /* max(NaN, 0) = 0 */
+    t = _mm256_min_ps(t, _mm256_set1_ps((float)BG_SIG_STEPS));
+    i = _mm256_cvttps_epi32(t);
+    t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
+    return _mm256_add_ps(_mm256_i32gather_ps(bg_sig_value, i, 4),
+                         _mm256_mul_ps(t, _mm256_i32gather_ps(bg_sig_slope, i, 4)));
+}
+
+/* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4 */
+BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
+                                      int K, float *act2)
+{
+    __m256i km = bg_mask8(K);
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, o;
+    int i = 0;
+    for (; i + 4 <= H; i += 4) {
+        const float *w = W1 + (size_t)i * K;
+        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(w, km)));
+        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_maskload_ps(w + K, km)));
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_maskload_ps(w + 2 * K, km)));
+        s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(a[i + 3]), _mm256_maskload_ps(w + 3 * K, km)));
+    }
+    if (i < H)
+        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(W1 + (size_t)i * K, km)));
+    if (i + 1 < H)
+        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_maskload_ps(W1 + (size_t)(i + 1) * K, km)));
+    if (i + 2 < H)
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_maskload_ps(W1 + (size_t)(i + 2) * K, km)));
+    o = _mm256_add_ps(_mm256_maskload_ps(b1, km),
+                      _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+    _mm256_maskstore_ps(act2, km, bg_sigmoid8(o));
+}
+
+/* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
+ * rows (one load and one add per vector and row; h is read and written once). */
+#define BG_ROWS_AVX2_BLOCK(NB)                                                              \
+    do {                                                                                    \
+        __m256 acc[NB];                                                                     \
+        int v, k;                                                                           \
+        for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(h + 8 * v);                   \
+        acc[NB - 1] = _mm256_maskload_ps(h + 8 * (NB - 1), tail);                           \
+        for (k = 0; k < nnz; k++) {                                                         \
+            const float *row = W + (size_t)idx[k] * H + j0;                                 \
+            if (val[k] == 1.0f) {                                                           \
+                for (v = 0; v < NB - 1; v++)                                                \
+                    acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(row + 8 * v));           \
+                acc[NB - 1] = _mm256_add_ps(acc[NB - 1],                                    \
+                                            _mm256_maskload_ps(row + 8 * (NB - 1), tail)); \
+            } else {                                                                        \
+                __m256 vv = _mm256_set1_ps(val[k]);                                         \
+                for (v = 0; v < NB - 1; v++)                                                \
+                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(vv, _mm256_loadu_ps(row + 8 * v))); \
+                acc[NB - 1] = _mm256_add_ps(acc[NB - 1], _mm256_mul_ps(                     \
+                    vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail)));                     \
+            }                                                                               \
+        }                                                                                   \
+        for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, acc[v]);                   \
+        _mm256_maskstore_ps(h + 8 * (NB - 1), tail, acc[NB - 1]);                           \
+    } while (0)
+
+BG_AVX2 static void bg_add_rows_avx2(const float *W, int H, const int32_t *idx,
+                                     const float *val, int nnz, float *h0)
+{
+    int j0;
+    for (j0 = 0; j0 < H; j0 += 96) {              /* 12 vectors: 12 of the 16 registers */
+        int n = H - j0 < 96 ? H - j0 : 96;
+        int nb = (n + 7) / 8;
+        __m256i tail = bg_mask8(n - 8 * (nb - 1));
+        float *h = h0 + j0;
+        switch (nb) {
+        case 1: BG_ROWS_AVX2_BLOCK(1); break;
+        case 2: BG_ROWS_AVX2_BLOCK(2); break;
+        case 3: BG_ROWS_AVX2_BLOCK(3); break;
+        case 4: BG_ROWS_AVX2_BLOCK(4); break;
+        case 5: BG_ROWS_AVX2_BLOCK(5); break;
+        case 6: BG_ROWS_AVX2_BLOCK(6); break;
+        case 7: BG_ROWS_AVX2_BLOCK(7); break;
+        case 8: BG_ROWS_AVX2_BLOCK(8); break;
+        case 9: BG_ROWS_AVX2_BLOCK(9); break;
+        case 10: BG_ROWS_AVX2_BLOCK(10); break;
+        case 11: BG_ROWS_AVX2_BLOCK(11); break;
+        default: BG_ROWS_AVX2_BLOCK(12); break;
+        }
+    }
+}
+
+BG_AVX2 static void bg_sigmoid_avx2(float *x, int n)
+{
+    int j = 0;
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(x + j, bg_sigmoid8(_mm256_loadu_ps(x + j)));
+    if (j < n) {
+        __m256i m = bg_mask8(n - j);
+        _mm256_maskstore_ps(x + j, m, bg_sigmoid8(_mm256_maskload_ps(x + j, m)));
+    }
+}
+
+BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
+                                     const int32_t *idx, const float *val, int nnz,
+                                     const float *W1, const float *b1, int K, float *act1,
+                                     float *act2)
+{
+    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
+    bg_add_rows_avx2(W0, H, idx, val, nnz, act1);
+    bg_sigmoid_avx2(act1, H);
+    bg_output8(act1, H, W1, b1, K, act2);
+}
+
+/* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass) */
+#define BG_ROWS_AVX512_BLOCK(NB)                                                            \
+    do {                                                                                    \
+        __m512 acc[NB];                                                                     \
+        int v, k;                                                                           \
+        for (v = 0; v < NB - 1; v++) acc[v] = _mm512_loadu_ps(h + 16 * v);                  \
+        acc[NB - 1] = _mm512_maskz_loadu_ps(tail, h + 16 * (NB - 1));                       \
+        for (k = 0; k < nnz; k++) {                                                         \
+            const float *row = W + (size_t)idx[k] * H + j0;                                 \
+            if (val[k] == 1.0f) {                                                           \
+                for (v = 0; v < NB - 1; v++)                                                \
+                    acc[v] = _mm512_add_ps(acc[v], _mm512_loadu_ps(row + 16 * v));          \
+                acc[NB - 1] = _mm512_add_ps(acc[NB - 1],                                    \
+                                            _mm512_maskz_loadu_ps(tail, row + 16 * (NB - 1))); \
+            } else {                                                                        \
+                __m512 vv = _mm512_set1_ps(val[k]);                                         \
+                for (v = 0; v < NB - 1; v++)                                                \
+                    acc[v] = _mm512_add_ps(acc[v], _mm512_mul_ps(vv, _mm512_loadu_ps(row + 16 * v))); \
+                acc[NB - 1] = _mm512_add_ps(acc[NB - 1], _mm512_mul_ps(                     \
+                    vv, _mm512_maskz_loadu_ps(tail, row + 16 * (NB - 1))));                 \
+            }                                                                               \
+        }                                                                                   \
+        for (v = 0; v < NB - 1; v++) _mm512_storeu_ps(h + 16 * v, acc[v]);                  \
+        _mm512_mask_storeu_ps(h + 16 * (NB - 1), tail, acc[NB - 1]);                        \
+    } while (0)
+
+BG_AVX512 static void bg_add_rows_avx512(const float *W, int H, const int32_t *idx,
+                                         const float *val, int nnz, float *h0)
+{
+    int j0;
+    for (j0 = 0; j0 < H; j0 += 128) {
+        int n = H - j0 < 128 ? H - j0 : 128;
+        int nb = (n + 15) / 16;
+        __mmask16 tail = (__mmask16)((1u << (n - 16 * (nb - 1))) - 1u);
+        float *h = h0 + j0;
+        switch (nb) {
+        case 1: BG_ROWS_AVX512_BLOCK(1); break;
+        case 2: BG_ROWS_AVX512_BLOCK(2); break;
+        case 3: BG_ROWS_AVX512_BLOCK(3); break;
+        case 4: BG_ROWS_AVX512_BLOCK(4); break;
+        case 5: BG_ROWS_AVX512_BLOCK(5); break;
+        case 6: BG_ROWS_AVX512_BLOCK(6); break;
+        case 7: BG_ROWS_AVX512_BLOCK(7); break;
+        default: BG_ROWS_AVX512_BLOCK(8); break;
+        }
+    }
+}
+
+BG_AVX512 static inline __m512 bg_sigmoid16(__m512 x)
+{
+    __m512 t = _mm512_mul_ps(_mm512_add_ps(x, _mm512_set1_ps(BG_SIG_RANGE)),
+                             _mm512_set1_ps(BG_SIG_SCALE));
+    __m512i i;
+    t = _mm512_max_ps(t, _mm512_setzero_ps());
+    t = _mm512_min_ps(t, _mm512_set1_ps((float)BG_SIG_STEPS));
+    i = _mm512_cvttps_epi32(t);
+    t = _mm512_sub_ps(t, _mm512_cvtepi32_ps(i));
+    return _mm512_add_ps(_mm512_i32gather_ps(i, bg_sig_value, 4),
+                         _mm512_mul_ps(t, _mm512_i32gather_ps(i, bg_sig_slope, 4)));
+}
+
+BG_AVX512 static void bg_sigmoid_avx512(float *x, int n)
+{
+    int j = 0;
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(x + j, bg_sigmoid16(_mm512_loadu_ps(x + j)));
+    if (j < n) {
+        __mmask16 m = (__mmask16)((1u << (n - j)) - 1u);
+        _mm512_mask_storeu_ps(x + j, m, bg_sigmoid16(_mm512_maskz_loadu_ps(m, x + j)));
+    }
+}
+
+BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pre,
+                                         const int32_t *idx, const float *val, int nnz,
+                                         const float *W1, const float *b1, int K, float *act1,
+                                         float *act2)
+{
+    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
+    bg_add_rows_avx512(W0, H, idx, val, nnz, act1);
+    bg_sigmoid_avx512(act1, H);
+    bg_output8(act1, H, W1, b1, K, act2);
+}
+#endif  /* x86-64 */
+
+/* ------------------------------------------------------------------ dispatch */
+
+typedef void (*bg_add_rows_fn)(const float *W, int H, const int32_t *idx, const float *val,
+                               int nnz, float *h);
+
+typedef struct {
+    const char *name;
+    bg_add_rows_fn add_rows;
+    bg_forward1_fn forward1;    /* one hidden layer and at most 8 outputs */
+} bg_kernels_t;
+
+static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c};
+#ifdef BG_HAVE_X86_KERNELS
+static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2};
+static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512};
+#endif
+
+static bg_kernels_t bg_kernels;     /* the ones in use; set by bg_kernels_select */
+
+/* 1 if this CPU (and OS) runs kernel ``name`` ("c", "avx2", "avx512") */
+static int bg_kernels_available(const char *name)
+{
+    if (strcmp(name, "c") == 0) return 1;
+#ifdef BG_HAVE_X86_KERNELS
+    __builtin_cpu_init();
+    if (strcmp(name, "avx2") == 0) return __builtin_cpu_supports("avx2");
+    if (strcmp(name, "avx512") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f");
+#endif
+    return 0;
+}
+
+/* Use kernel ``name``, or the fastest available for NULL; 0 on success, -1 if unavailable. */
+static int bg_kernels_select(const char *name)
+{
+    if (name == NULL) {
+#ifdef BG_HAVE_X86_KERNELS
+        if (bg_kernels_available("avx512")) name = "avx512";
+        else if (bg_kernels_available("avx2")) name = "avx2";
+        else
+#endif
+            name = "c";
+    }
+    if (!bg_kernels_available(name)) return -1;
+#ifdef BG_HAVE_X86_KERNELS
+    if (strcmp(name, "avx512") == 0) { bg_kernels = bg_kernels_avx512; return 0; }
+    if (strcmp(name, "avx2") == 0) { bg_kernels = bg_kernels_avx2; return 0; }
+#endif
+    bg_kernels = bg_kernels_c;
+    return 0;
+}
+
+#endif  /* BG_NNKERNELS_H */

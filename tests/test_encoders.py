@@ -448,6 +448,33 @@ def test_escapes_match_reference():
         assert f["escapes_opponent"] == ref_escapes(b, 0), b.tolist()
 
 
+def test_escapes_table_equals_search():
+    """The escape table (12 points ahead + the 15-pip point) against the 21-roll search:
+    every pattern of the 12 points ahead of the bar and of points 13 and 14, with the
+    points beyond all open or all held, and random masks for every other point."""
+    from bgengine.encoders import _escapes_both
+    rest = (1 << 25) - 2                       # bits 1..24
+    for p in (25, 14, 13):
+        ahead = sum(1 << t for t in range(max(1, p - 12), p))
+        for w in range(1 << 12):
+            m = 0
+            for k in range(12):
+                if (w >> k) & 1:
+                    m |= 1 << (p - 1 - k)
+            m &= ahead
+            for far in (0, rest & ~ahead & ((1 << (p - 12)) - 1)):
+                a, b = _escapes_both(p, m | far)
+                assert a == b, (p, bin(m | far))
+    rng = np.random.default_rng(4)
+    for _ in range(60000):
+        p = int(rng.integers(1, 26))
+        m = int(rng.integers(0, 1 << 25)) & int(rng.integers(0, 1 << 25))
+        a, b = _escapes_both(p, m)
+        assert a == b, (p, bin(m))
+    with pytest.raises(ValueError):
+        _escapes_both(0, 0)
+
+
 def test_escape_hand_cases():
     b = np.zeros((2, 25), np.uint8)
     b[1, 23] = 1                          # mover's back checker on 24

@@ -27,6 +27,8 @@ ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     uint32_t occ            # bit t (1..24): point t holds any of its checkers
     uint32_t made           # ... two or more
     uint32_t blot           # ... exactly one
+    uint32_t made_seen      # made and blot in the other side's numbering (point t -> 25 - t)
+    uint32_t blot_seen
     int pips                # pip count (bar = 25)
     int back                # checkers on points 19..24 and the bar
     int outfield            # checkers on points 7..18

@@ -150,6 +150,31 @@ cdef extern from *:
     void bg_point_masks(const checker_t* c, uint32_t* occ, uint32_t* one) noexcept nogil
 
 
+cdef inline int _popcount(uint32_t x) noexcept nogil:
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    return <int>((((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101) >> 24)
+
+
+cdef inline int _longest_run(uint32_t x) noexcept nogil:
+    """Length of the longest run of consecutive set bits."""
+    cdef int n = 0
+    while x:
+        x &= x >> 1
+        n += 1
+    return n
+
+
+cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
+    """A mask of one side's points seen in the other side's numbering (t -> 25 - t)."""
+    m = ((m >> 1) & 0x55555555) | ((m & 0x55555555) << 1)
+    m = ((m >> 2) & 0x33333333) | ((m & 0x33333333) << 2)
+    m = ((m >> 4) & 0x0F0F0F0F) | ((m & 0x0F0F0F0F) << 4)
+    m = ((m >> 8) & 0x00FF00FF) | ((m & 0x00FF00FF) << 8)
+    m = (m >> 16) | (m << 16)
+    return m >> 6
+
+
 # The four tesauro units of a point with n checkers: how many are nonzero, and their values.
 cdef int UNIT_COUNT[16]
 cdef real_t UNIT_VALUE[16][4]
@@ -201,6 +226,7 @@ cdef inline int _side(const board_t* b, int side, int base, int32_t* idx, real_t
     if total < 15:
         idx[k] = base + 97; val[k] = (15 - total) / 15.0; k += 1
     S.occ, S.blot, S.made = occ, blot, occ & ~blot
+    S.made_seen, S.blot_seen = _mirror(S.made), _mirror(blot)
     S.pips = pips + 25 * n
     S.back = region[2] + n
     S.outfield = region[1]
@@ -208,31 +234,6 @@ cdef inline int _side(const board_t* b, int side, int base, int32_t* idx, real_t
     S.checkers = total
     S.bar = n
     return k
-
-
-cdef inline int _popcount(uint32_t x) noexcept nogil:
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    return <int>((((x + (x >> 4)) & 0x0F0F0F0F) * 0x01010101) >> 24)
-
-
-cdef inline int _longest_run(uint32_t x) noexcept nogil:
-    """Length of the longest run of consecutive set bits."""
-    cdef int n = 0
-    while x:
-        x &= x >> 1
-        n += 1
-    return n
-
-
-cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
-    """A mask of one side's points seen in the other side's numbering (t -> 25 - t)."""
-    m = ((m >> 1) & 0x55555555) | ((m & 0x55555555) << 1)
-    m = ((m >> 2) & 0x33333333) | ((m & 0x33333333) << 2)
-    m = ((m >> 4) & 0x0F0F0F0F) | ((m & 0x0F0F0F0F) << 4)
-    m = ((m >> 8) & 0x00FF00FF) | ((m & 0x00FF00FF) << 8)
-    m = (m >> 16) | (m << 16)
-    return m >> 6
 
 
 cdef inline bint _is_race(const side_summary_t* a, const side_summary_t* b) noexcept nogil:
@@ -248,19 +249,24 @@ cdef inline bint _is_race(const side_summary_t* a, const side_summary_t* b) noex
 cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil:
     """shots_36 of the roller R against the blots of the other side O (see there)."""
     cdef int d, d1, d2, k, s, count = 0, n_bar = R.bar
-    cdef uint32_t blot_m = _mirror(O.blot)
-    cdef uint32_t open_m = ~_mirror(O.made) & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = R.occ, r
+    cdef uint32_t blot_m = O.blot_seen
+    cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
+    cdef uint32_t mine = R.occ, r, direct = 0
     cdef uint32_t land[7]
-    cdef uint32_t direct[7]
     cdef uint32_t enter[7]          # the entry point of each die, if open
     if blot_m == 0:
         return 0
     if n_bar == 0:
+        if mine == 0 or bg_msb32(mine) <= bg_ctz32(blot_m):
+            return 0                # every blot is behind every checker of the roller
         for d in range(1, 7):
             land[d] = (mine >> d) & open_m
-            direct[d] = land[d] & blot_m
+            if land[d] & blot_m:
+                direct |= 1u << d   # bit d: a die of d hits (blots stand on open points)
         for d1 in range(1, 7):
+            if (direct >> d1) & 1:
+                count += 1 + 2 * (6 - d1)       # the double and every pair with a higher die
+                continue
             r = land[d1]
             k = 1
             while r and not (r & blot_m) and k < 4:
@@ -269,7 +275,7 @@ cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil
             if r & blot_m:
                 count += 1
             for d2 in range(d1 + 1, 7):
-                if direct[d1] | direct[d2] | (((land[d1] >> d2) | (land[d2] >> d1)) & open_m & blot_m):
+                if (direct >> d2) & 1 or ((land[d1] >> d2) | (land[d2] >> d1)) & blot_m:
                     count += 2
         return count
     # checkers on the bar enter first (on the point 25 - die)
@@ -300,17 +306,11 @@ cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil
     return count
 
 
-cdef int _escapes(const side_summary_t* S, const side_summary_t* O) noexcept nogil:
-    """escapes_36 of side S's rearmost checker past the points of the other side O."""
-    cdef int p, lo, lowest, d1, d2, count = 0
-    cdef uint32_t blocked, window, x, open_m, beyond_m, start
-    if S.bar:
-        p = 25
-    elif S.occ:
-        p = bg_msb32(S.occ)
-    else:
-        return 36
-    blocked = _mirror(O.made)
+cdef int _escapes_search(int p, uint32_t blocked) noexcept nogil:
+    """escapes_36 of a rearmost checker on point p (25: the bar) past the points of
+    ``blocked`` (its own numbering), by trying the 21 rolls.  Builds ESCAPES."""
+    cdef int lo, lowest, d1, d2, count = 0
+    cdef uint32_t window, x, open_m, beyond_m, start
     lo = p - 12 if p > 13 else 1
     window = (((<uint32_t>1) << p) - 1) & ~(((<uint32_t>1) << lo) - 1)
     x = blocked & window
@@ -325,6 +325,52 @@ cdef int _escapes(const side_summary_t* S, const side_summary_t* O) noexcept nog
             if _reach(start, d1, d2, open_m) & beyond_m:
                 count += 1 if d1 == d2 else 2
     return count
+
+
+# escapes_36 by table.  Every roll's landings lie within 12 pips of the checker but one:
+# 5-5 can first get past the farthest held point at 15 pips (held points at 11 or 12 pips,
+# 5 and 10 open).  So the count is a function of the 12 points in front, n of them on the
+# board (n = min(12, p - 1)), plus that one point.  ESCAPES[(1 << n) | open bits] holds the
+# count with the 15-pip point held, and bit 7 set when opening it adds the 5-5 escape.
+cdef unsigned char ESCAPES[1 << 13]
+
+
+cdef void _init_escapes() noexcept nogil:
+    cdef int n, w, p, m, a, b
+    cdef uint32_t blocked
+    for n in range(13):
+        p = 25 if n == 12 else n + 1
+        for w in range(1 << n):
+            blocked = 0
+            for m in range(1, n + 1):            # bit m - 1 of w: the point m pips ahead is open
+                if not (w >> (n - m)) & 1:
+                    blocked |= (<uint32_t>1) << (p - m)
+            a = _escapes_search(p, blocked | ((<uint32_t>1) << (p - 15) if p > 15 else 0))
+            b = _escapes_search(p, blocked)
+            ESCAPES[(1 << n) | w] = a | (0x80 if b != a else 0)
+
+
+cdef inline int _escapes_table(int p, uint32_t blocked) noexcept nogil:
+    """_escapes_search(p, blocked) by table."""
+    cdef int n = p - 1 if p < 13 else 12, e
+    cdef uint32_t open_m = ~blocked & <uint32_t> POINTS_MASK
+    # bits n-1 .. 0: the points 1 .. n pips ahead (p - 1 down to p - n)
+    e = ESCAPES[(1 << n) | ((open_m >> (p - n)) & ((1u << n) - 1))]
+    if e & 0x80:                # the 5-5 escape, if the point 15 pips ahead is on the board and open
+        return (e & 0x7F) + (<int>((open_m >> (p - 15)) & 1) if p >= 15 else 0)
+    return e
+
+
+cdef inline int _escapes(const side_summary_t* S, const side_summary_t* O) noexcept nogil:
+    """escapes_36 of side S's rearmost checker past the points of the other side O."""
+    if S.bar:
+        return _escapes_table(25, O.made_seen)
+    if S.occ:
+        return _escapes_table(bg_msb32(S.occ), O.made_seen)
+    return 36
+
+
+_init_escapes()
 
 
 cdef inline void _summaries(const board_t* b, side_summary_t* S) noexcept nogil:
@@ -365,24 +411,51 @@ cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexc
     return k
 
 
+# n / d as the encoders round it (in double, then to float), by table: a division per
+# feature was a fifth of the encoder's time.  Q_d[n] for every n a feature can take.
+cdef real_t Q2[8], Q5[16], Q6[25], Q10[16], Q15[16], Q36[37], Q100[376]
+
+
+cdef void _fill(real_t* q, int n, double d) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        q[i] = <real_t>(i / d)
+
+
+cdef void _init_quotients() noexcept nogil:
+    _fill(Q2, 8, 2.0); _fill(Q5, 16, 5.0); _fill(Q6, 25, 6.0); _fill(Q10, 16, 10.0)
+    _fill(Q15, 16, 15.0); _fill(Q36, 37, 36.0); _fill(Q100, 376, 100.0)
+
+_init_quotients()
+
+# checkers on the 6 points of a home board (mask bits 1..6 or 19..24, shifted to 0..5)
+cdef unsigned char POP6[64]
+cdef void _init_pop6() noexcept nogil:
+    cdef int i
+    for i in range(64):
+        POP6[i] = _popcount(i)
+
+_init_pop6()
+
+
 cdef int _expert_side(const side_summary_t* S, const side_summary_t* O, int base,
                       int32_t* idx, real_t* val, int k) noexcept nogil:
     """The 12 hand-made features of side S (O: the other side) from input ``base``."""
-    cdef int closed = _popcount(O.made & 0x7E)         # the other side's home points made
-    k = _put(idx, val, k, base + 0, S.pips / 100.0)
-    k = _put(idx, val, k, base + 1, S.back / 5.0)
-    k = _put(idx, val, k, base + 2, _popcount(S.made & 0x7E) / 6.0)
-    k = _put(idx, val, k, base + 3, _longest_run(S.made) / 6.0)
-    k = _put(idx, val, k, base + 4, _popcount(S.made & 0x1F80000) / 2.0)
-    k = _put(idx, val, k, base + 5, _shots(O, S) / 36.0)
-    k = _put(idx, val, k, base + 6, _escapes(S, O) / 36.0)
-    k = _put(idx, val, k, base + 7, _popcount(S.blot) / 5.0)
-    k = _put(idx, val, k, base + 8, closed / 6.0)
+    cdef int closed = POP6[(O.made >> 1) & 0x3F]         # the other side's home points made
+    k = _put(idx, val, k, base + 0, Q100[S.pips])
+    k = _put(idx, val, k, base + 1, Q5[S.back])
+    k = _put(idx, val, k, base + 2, Q6[POP6[(S.made >> 1) & 0x3F]])
+    k = _put(idx, val, k, base + 3, Q6[_longest_run(S.made)])
+    k = _put(idx, val, k, base + 4, Q2[POP6[(S.made >> 19) & 0x3F]])
+    k = _put(idx, val, k, base + 5, Q36[_shots(O, S)])
+    k = _put(idx, val, k, base + 6, Q36[_escapes(S, O)])
+    k = _put(idx, val, k, base + 7, Q5[_popcount(S.blot)])
+    k = _put(idx, val, k, base + 8, Q6[closed])
     if S.bar:
         # chance of NOT entering a checker, (closed / 6)^2
-        k = _put(idx, val, k, base + 9, (closed * closed) / 36.0)
-    k = _put(idx, val, k, base + 10, S.outfield / 15.0)
-    k = _put(idx, val, k, base + 11, S.stack / 10.0)
+        k = _put(idx, val, k, base + 9, Q36[closed * closed])
+    k = _put(idx, val, k, base + 10, Q15[S.outfield])
+    k = _put(idx, val, k, base + 11, Q10[S.stack])
     return k
 
 
@@ -401,7 +474,8 @@ cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
         k = _expert_side(S1, &S0, N_POINT_UNITS, idx, val, k)
         k = _expert_side(&S0, S1, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
         k = _put(idx, val, k, 220, 1.0 if _is_race(S1, &S0) else 0.0)
-        k = _put(idx, val, k, 221, (S1.pips - S0.pips) / 100.0)
+        n = S1.pips - S0.pips           # (n / 100.0 rounds symmetrically about 0)
+        k = _put(idx, val, k, 221, Q100[n] if n >= 0 else -Q100[-n])
         return k
     idx[k] = 196; val[k] = 1.0; k += 1      # turn units: side on roll = (1, 0)
     if encoder == ENC_TESAURO212:
@@ -479,6 +553,15 @@ def encode(boards, name: str = "tesauro198", out=None) -> np.ndarray:
         for i in range(n):
             encode_dense(enc, &bp[i], &ov[i, 0])
     return out[0] if single else out
+
+
+def _escapes_both(int p, blocked) -> tuple:
+    """(by table, by search) escape counts of a checker on point ``p`` (25: the bar) past
+    the points of the mask ``blocked`` (bit t: point t), for tests."""
+    if not 1 <= p <= 25:
+        raise ValueError(f"p must be 1..25, got {p}")
+    cdef uint32_t m = <uint32_t>(int(blocked) & POINTS_MASK)
+    return _escapes_table(p, m), _escapes_search(p, m)
 
 
 def expert_features(board) -> dict:

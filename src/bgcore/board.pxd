@@ -27,7 +27,6 @@ cdef key_t zobrist[2][25][16]
 
 cdef key_t board_key(const board_t* b) noexcept nogil
 cdef void board_start(board_t* b) noexcept nogil
-cdef void board_swap(board_t* out, const board_t* b) noexcept nogil
 cdef int board_pips(const board_t* b, int side) noexcept nogil
 cdef int board_checkers(const board_t* b, int side) noexcept nogil
 cdef bint board_is_race(const board_t* b) noexcept nogil
@@ -42,3 +41,11 @@ cdef inline bint board_side_empty(const board_t* b, int side) noexcept nogil:
     cdef uint64_t w[3]
     memcpy(w, b.c[side], 24)
     return (w[0] | w[1] | w[2]) == 0 and b.c[side][BAR] == 0
+
+
+cdef inline void board_swap(board_t* out, const board_t* b) noexcept nogil:
+    """Exchange the rows: the opponent is now on roll.  ``out`` may alias ``b``."""
+    cdef checker_t tmp[25]
+    memcpy(tmp, b.c[0], N_SLOTS)
+    memcpy(out.c[0], b.c[1], N_SLOTS)
+    memcpy(out.c[1], tmp, N_SLOTS)

@@ -63,14 +63,6 @@ cdef void board_start(board_t* b) noexcept nogil:
         b.c[s][5] = 5
 
 
-cdef void board_swap(board_t* out, const board_t* b) noexcept nogil:
-    """Exchange the rows: the opponent is now on roll.  ``out`` may alias ``b``."""
-    cdef checker_t tmp[25]
-    memcpy(tmp, b.c[0], N_SLOTS)
-    memcpy(out.c[0], b.c[1], N_SLOTS)
-    memcpy(out.c[1], tmp, N_SLOTS)
-
-
 cdef int board_pips(const board_t* b, int side) noexcept nogil:
     """Pip count of ``side``: each checker on slot i needs i + 1 pips, the bar 25."""
     cdef int i, pips = 0

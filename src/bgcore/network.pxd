@@ -13,6 +13,8 @@
 #   4: the sources' (win, lose, win gammon, lose gammon)
 #   5: gnubg's (win, win gammon, win backgammon, lose gammon, lose backgammon)
 
+from libc.string cimport memcpy
+
 from bgengine._types cimport int32_t, real_t
 
 cdef enum:
@@ -49,10 +51,6 @@ cdef void net_backward_sparse(const net_t* net, const int32_t* idx, const real_t
 cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
                              const real_t* dout, real_t* grad) noexcept nogil
 
-# Outputs of the side on roll -> the same probabilities seen by the other side.
-cdef void outputs_flip(int n_outputs, const real_t* v, real_t* out) noexcept nogil
-# Cubeless equity (points per game) of the side on roll.
-cdef double outputs_equity(int n_outputs, const real_t* v) noexcept nogil
 # The training target of a finished game won by the side on roll (value > 0)
 # or lost (value < 0), value = 1, 2 or 3 points.
 cdef void outputs_target(int n_outputs, int value, real_t* out) noexcept nogil
@@ -64,3 +62,24 @@ cdef class Network:
     cdef readonly tuple sizes
     cdef readonly str encoder
     cdef public dict metadata
+
+
+# Outputs of the side on roll -> the same probabilities seen by the other side.
+cdef inline void outputs_flip(int n_outputs, const real_t* v, real_t* out) noexcept nogil:
+    cdef real_t t[MAX_OUTPUTS]
+    memcpy(t, v, n_outputs * sizeof(real_t))
+    if n_outputs == 1:
+        out[0] = 1 - t[0]
+    elif n_outputs == 4:
+        out[0] = t[1]; out[1] = t[0]; out[2] = t[3]; out[3] = t[2]
+    else:
+        out[0] = 1 - t[0]; out[1] = t[3]; out[2] = t[4]; out[3] = t[1]; out[4] = t[2]
+
+
+# Cubeless equity (points per game) of the side on roll.
+cdef inline double outputs_equity(int n_outputs, const real_t* v) noexcept nogil:
+    if n_outputs == 1:
+        return 2.0 * v[0] - 1.0
+    if n_outputs == 4:
+        return <double>v[0] - v[1] + v[2] - v[3]
+    return 2.0 * v[0] - 1.0 + v[1] - v[3] + v[2] - v[4]

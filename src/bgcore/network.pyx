@@ -260,25 +260,6 @@ cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
 
 # ---------------------------------------------------------------- outputs
 
-cdef void outputs_flip(int n_outputs, const real_t* v, real_t* out) noexcept nogil:
-    cdef real_t t[MAX_OUTPUTS]
-    memcpy(t, v, n_outputs * sizeof(real_t))
-    if n_outputs == 1:
-        out[0] = 1 - t[0]
-    elif n_outputs == 4:
-        out[0] = t[1]; out[1] = t[0]; out[2] = t[3]; out[3] = t[2]
-    else:
-        out[0] = 1 - t[0]; out[1] = t[3]; out[2] = t[4]; out[3] = t[1]; out[4] = t[2]
-
-
-cdef double outputs_equity(int n_outputs, const real_t* v) noexcept nogil:
-    if n_outputs == 1:
-        return 2.0 * v[0] - 1.0
-    if n_outputs == 4:
-        return <double>v[0] - v[1] + v[2] - v[3]
-    return 2.0 * v[0] - 1.0 + v[1] - v[3] + v[2] - v[4]
-
-
 cdef void outputs_target(int n_outputs, int value, real_t* out) noexcept nogil:
     cdef int a = value if value > 0 else -value
     cdef bint won = value > 0

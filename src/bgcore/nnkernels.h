@@ -13,7 +13,7 @@
  *                 s_r = sum over i = r, r + 4, r + 8, ... ascending of a[i] * W[i][j]
  *                 (four partial sums, so that SIMD code is not one long chain of adds)
  *   sigmoid       t = clamp((x + 16) * 128, 0, 4096); i = trunc(t);
- *                 value[i] + (t - i) * slope[i]       (table of 4096 steps over [-16, 16])
+ *                 v[i] + (t - i) * (v[i + 1] - v[i])  (table of 4096 steps over [-16, 16])
  */
 #ifndef BG_NNKERNELS_H
 #define BG_NNKERNELS_H
@@ -26,9 +26,7 @@
 #define BG_SIG_RANGE 16.0f
 #define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
 
-/* slope[i] = value[i + 1] - value[i], rounded once, as the interpolation needs it */
 static float bg_sig_value[BG_SIG_STEPS + 2];
-static float bg_sig_slope[BG_SIG_STEPS + 1];
 
 static void bg_sigmoid_init(void)
 {
@@ -37,8 +35,6 @@ static void bg_sigmoid_init(void)
         double x = i / (double)BG_SIG_SCALE - BG_SIG_RANGE;
         bg_sig_value[i] = (float)(1.0 / (1.0 + exp(-x)));
     }
-    for (i = 0; i <= BG_SIG_STEPS; i++)
-        bg_sig_slope[i] = bg_sig_value[i + 1] - bg_sig_value[i];
 }
 
 static inline float bg_sigmoid(float x)
@@ -50,7 +46,7 @@ static inline float bg_sigmoid(float x)
     else if (t > (float)BG_SIG_STEPS)
         t = (float)BG_SIG_STEPS;
     i = (int)t;
-    return bg_sig_value[i] + (t - (float)i) * bg_sig_slope[i];
+    return bg_sig_value[i] + (t - (float)i) * (bg_sig_value[i + 1] - bg_sig_value[i]);
 }
 
 /* ------------------------------------------------------------------ portable C */
@@ -129,8 +125,8 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     t = _mm256_min_ps(t, _mm256_set1_ps((float)BG_SIG_STEPS));
     i = _mm256_cvttps_epi32(t);
     t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
-    return _mm256_add_ps(_mm256_i32gather_ps(bg_sig_value, i, 4),
-                         _mm256_mul_ps(t, _mm256_i32gather_ps(bg_sig_slope, i, 4)));
+    x = _mm256_i32gather_ps(bg_sig_value, i, 4);
+    return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_sub_ps(_mm256_i32gather_ps(bg_sig_value + 1, i, 4), x)));
 }
 
 /* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4 */
@@ -289,8 +285,8 @@ BG_AVX512 static inline __m512 bg_sigmoid16(__m512 x)
     t = _mm512_min_ps(t, _mm512_set1_ps((float)BG_SIG_STEPS));
     i = _mm512_cvttps_epi32(t);
     t = _mm512_sub_ps(t, _mm512_cvtepi32_ps(i));
-    return _mm512_add_ps(_mm512_i32gather_ps(i, bg_sig_value, 4),
-                         _mm512_mul_ps(t, _mm512_i32gather_ps(i, bg_sig_slope, 4)));
+    x = _mm512_i32gather_ps(i, bg_sig_value, 4);
+    return _mm512_add_ps(x, _mm512_mul_ps(t, _mm512_sub_ps(_mm512_i32gather_ps(i, bg_sig_value + 1, 4), x)));
 }
 
 BG_AVX512 static void bg_sigmoid_avx512(float *x, int n)

@@ -155,7 +155,8 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
- * rows (one load and one add per vector and row; h is read and written once). */
+ * rows (one load, multiply and add per vector and row; h is read and written once).
+ * Every row is multiplied by its value (1 * x == x exactly): no branch to mispredict. */
 #define BG_ROWS_AVX2_BLOCK(NB)                                                              \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
@@ -164,18 +165,11 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
         acc[NB - 1] = _mm256_maskload_ps(h + 8 * (NB - 1), tail);                           \
         for (k = 0; k < nnz; k++) {                                                         \
             const float *row = W + (size_t)idx[k] * H + j0;                                 \
-            if (val[k] == 1.0f) {                                                           \
-                for (v = 0; v < NB - 1; v++)                                                \
-                    acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(row + 8 * v));           \
-                acc[NB - 1] = _mm256_add_ps(acc[NB - 1],                                    \
-                                            _mm256_maskload_ps(row + 8 * (NB - 1), tail)); \
-            } else {                                                                        \
-                __m256 vv = _mm256_set1_ps(val[k]);                                         \
-                for (v = 0; v < NB - 1; v++)                                                \
-                    acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(vv, _mm256_loadu_ps(row + 8 * v))); \
-                acc[NB - 1] = _mm256_add_ps(acc[NB - 1], _mm256_mul_ps(                     \
-                    vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail)));                     \
-            }                                                                               \
+            __m256 vv = _mm256_set1_ps(val[k]);                                             \
+            for (v = 0; v < NB - 1; v++)                                                    \
+                acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(vv, _mm256_loadu_ps(row + 8 * v))); \
+            acc[NB - 1] = _mm256_add_ps(acc[NB - 1], _mm256_mul_ps(                         \
+                vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail)));                         \
         }                                                                                   \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, acc[v]);                   \
         _mm256_maskstore_ps(h + 8 * (NB - 1), tail, acc[NB - 1]);                           \
@@ -228,30 +222,28 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
     bg_output8(act1, H, W1, b1, K, act2);
 }
 
-/* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass) */
-#define BG_ROWS_AVX512_BLOCK(NB)                                                            \
+/* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass), in
+ * named registers; every row multiplied by its value (1 * x == x exactly: no branch). */
+#define BG_LD(r, v) ((v) == NB - 1 ? _mm512_maskz_loadu_ps(tail, (r) + 16 * (v)) \
+                                   : _mm512_loadu_ps((r) + 16 * (v)))
+#define BG_EACH(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+#define BG_DECL(v) __m512 x##v = _mm512_setzero_ps();
+#define BG_INIT(v) if (NB > v) x##v = BG_LD(h, v);
+#define BG_ADD(v) if (NB > v) x##v = _mm512_add_ps(x##v, _mm512_mul_ps(vv, BG_LD(row, v)));
+#define BG_STORE(v) if (NB > v) { if ((v) == NB - 1) _mm512_mask_storeu_ps(h + 16 * (v), tail, x##v); \
+                                  else _mm512_storeu_ps(h + 16 * (v), x##v); }
+#define BG_ROWS_AVX512_BLOCK(NB_)                                                           \
     do {                                                                                    \
-        __m512 acc[NB];                                                                     \
-        int v, k;                                                                           \
-        for (v = 0; v < NB - 1; v++) acc[v] = _mm512_loadu_ps(h + 16 * v);                  \
-        acc[NB - 1] = _mm512_maskz_loadu_ps(tail, h + 16 * (NB - 1));                       \
+        enum { NB = NB_ };                                                                  \
+        int k;                                                                              \
+        BG_EACH(BG_DECL)                                                                    \
+        BG_EACH(BG_INIT)                                                                    \
         for (k = 0; k < nnz; k++) {                                                         \
             const float *row = W + (size_t)idx[k] * H + j0;                                 \
-            if (val[k] == 1.0f) {                                                           \
-                for (v = 0; v < NB - 1; v++)                                                \
-                    acc[v] = _mm512_add_ps(acc[v], _mm512_loadu_ps(row + 16 * v));          \
-                acc[NB - 1] = _mm512_add_ps(acc[NB - 1],                                    \
-                                            _mm512_maskz_loadu_ps(tail, row + 16 * (NB - 1))); \
-            } else {                                                                        \
-                __m512 vv = _mm512_set1_ps(val[k]);                                         \
-                for (v = 0; v < NB - 1; v++)                                                \
-                    acc[v] = _mm512_add_ps(acc[v], _mm512_mul_ps(vv, _mm512_loadu_ps(row + 16 * v))); \
-                acc[NB - 1] = _mm512_add_ps(acc[NB - 1], _mm512_mul_ps(                     \
-                    vv, _mm512_maskz_loadu_ps(tail, row + 16 * (NB - 1))));                 \
-            }                                                                               \
+            __m512 vv = _mm512_set1_ps(val[k]);                                             \
+            BG_EACH(BG_ADD)                                                                 \
         }                                                                                   \
-        for (v = 0; v < NB - 1; v++) _mm512_storeu_ps(h + 16 * v, acc[v]);                  \
-        _mm512_mask_storeu_ps(h + 16 * (NB - 1), tail, acc[NB - 1]);                        \
+        BG_EACH(BG_STORE)                                                                   \
     } while (0)
 
 BG_AVX512 static void bg_add_rows_avx512(const float *W, int H, const int32_t *idx,

@@ -403,8 +403,12 @@ def test_rollout_trials_vs_gnubg(benchmark, nets, gnubg, n_threads):
                        variance_reduction=False, plies=0, n_threads=n_threads)
 
     rollout(net, board, 324, seed=2, n_threads=n_threads)     # warm-up
-    gnubg_rates, seconds, out = _versus(benchmark, gnubg.rollout_trials_per_second,
-                                        ours, ROLLOUT_ROUNDS)
+    gnubg.request(f"set threads {n_threads}")                # all cores against all cores
+    try:
+        gnubg_rates, seconds, out = _versus(benchmark, gnubg.rollout_trials_per_second,
+                                            ours, ROLLOUT_ROUNDS)
+    finally:
+        gnubg.request("set threads 1")
     assert out["trials"] == ROLLOUT_TRIALS and np.isfinite(out["equity"])
     assert abs(out["equity"]) < 0.5            # the opening is roughly even
     our_rates = [ROLLOUT_TRIALS / s for s in seconds]

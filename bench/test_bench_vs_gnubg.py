@@ -18,10 +18,11 @@ ratios are the medians of the per-round ratios.
    games (no truncation, bearoff-database truncation off too), no variance
    reduction, 1296 trials.  gnubg: ``rollout`` with those ``set rollout``
    settings (checked through ``show rollout`` and ``gnubg.rolloutcontext()``),
-   one thread, its defaults otherwise (quasi-random dice, ``prune`` on); timed
-   inside gnubg's own Python around ``gnubg.command('rollout')``.  bgengine:
-   ``bgengine.search.rollout(net, STARTING_BOARD, 1296)`` with ``n_threads`` 1
-   and 2.  Target: >= 10x gnubg's trials/s.
+   with as many threads as ours, its defaults otherwise (quasi-random dice,
+   ``prune`` on); timed inside gnubg's own Python around
+   ``gnubg.command('rollout')``.  bgengine: ``bgengine.search.rollout(net,
+   STARTING_BOARD, 1296)`` with ``n_threads`` 1 and 2.  Target: >= 10x gnubg's
+   trials/s.
 
 gnubg runs as one persistent ``gnubg -t -q -p`` process fed requests on its
 standard input, so no start-up time is measured.  The network is the shipped
@@ -29,37 +30,35 @@ standard input, so no start-up time is measured.  The network is the shipped
 (the training run's best so far, same architecture); else the module skips.
 
 Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
-family 6 model 167, 2-core KVM guest; Python 3.11, gcc 12 -O3; GNU Backgammon
-1.07.001 from Debian), shipped network ``python/bgengine/data/default.npz``,
-idle machine (2026-11-23), after the rollout work of that day (shot and escape
-counts on point masks from one pass per board, the unchanged side's first-layer
-sum shared by sibling afterstates).  Medians of 3 runs of this file (each the
-median of 5 or 3 alternating rounds), range of the per-run ratios in brackets:
+family 6 model 167, 2-core KVM guest with AVX-512; Python 3.11, gcc 12 -O3, the
+AVX-512 network kernels; GNU Backgammon 1.07.001 from Debian), shipped network
+``python/bgengine/data/default.npz``, idle machine (2026-11-23, after the SIMD
+kernels and the encoder's head/tail split and tables).  Medians of 3 runs of this
+file (each the median of 5 or 3 alternating rounds), per-run ratios in brackets:
 
 =====================================  =======  ========  ======================  ======  ======
-measurement                            gnubg    bgengine  ratio (range)           target  met
+measurement                            gnubg    bgengine  ratio (runs)            target  met
 =====================================  =======  ========  ======================  ======  ======
-static evals/s, 222-80-5, afterstates  186 k    688 k     3.70x (3.66-3.76)       2x      yes
-static evals/s, 222-80-5, random       184 k    504 k     2.74x (2.70-2.74)       2x      yes
-static evals/s, 198-80-5, afterstates  184 k    950 k     5.11x (5.06-5.27)       2x      yes
-rollout trials/s, 1 thread             433      1069      2.47x (2.42-2.50)       10x     **no**
-rollout trials/s, 2 threads            441      2094      4.73x (4.56-4.80)       10x     **no**
+static evals/s, 222-80-5, afterstates  199 k    1.55 M    7.59x (7.75 7.59 7.46)  2x      yes
+static evals/s, 222-80-5, random       203 k    1.33 M    6.71x (6.96 6.71 6.59)  2x      yes
+static evals/s, 198-80-5, afterstates  207 k    1.93 M    9.46x (9.46 9.83 8.81)  2x      yes
+rollout trials/s, 1 thread             478      2959      6.19x (6.19 6.53 6.18)  10x     **no**
+rollout trials/s, 2 threads            973      6056      6.13x (6.10 6.13 6.13)  10x     **no**
 =====================================  =======  ========  ======================  ======  ======
 
-(gnubg always uses one thread here: the 2-thread line compares our two threads
-with its one.)  The same morning, before that work: static 2.98x and 1.73x,
-rollouts 792 and 1502 trials/s (1.66x, 3.1x); midway, 2.16x and 4.1x.  Earlier still, with the other
-core busy training: gnubg calibrate 107-117 k (it nearly doubles on an idle
-machine, ours moves less).  The rollout target is **not met**: about 2.5x
-gnubg on one thread, 4.7x with both cores, not 10x.  Profile of our rollout
-(perf, before the work): 46% expert encoder (shot and escape counts of every
-afterstate), 42% network, 7% move generation and board code.
+The 2-thread line gives gnubg two threads too (``set threads 2``); our two threads
+against gnubg's one are 12.7x.  Earlier the same day: rollouts 1069 trials/s on one
+thread (2.47x gnubg's 433), static 3.70x and 2.74x; at the start of that day 792
+trials/s (1.66x).  The rollout target is **not met** on one thread: about 6.2x, not
+10x.  Profile of our rollout now (perf): network 39% (first-layer row adds 19%,
+sigmoid and output layer 20%), expert features 27% (shot counts 12%), the rest of
+the encoder 7%, move generation 12%.
 
 Gates (on ratios of the same run only, set at about half of what was measured
 so that they catch a regression, not noise): static 222-80-5 on afterstates
->= 2.0x (the target itself; measured ~5x); static 222-80-5 on random
-positions >= 1.5x (measured ~2.9x); rollout trials/s on one thread >= 0.8x
-gnubg (measured ~1.6x; the 10x target is reported, not gated).  The 198-80-5
+>= 2.0x (the target itself; measured ~7.6x); static 222-80-5 on random
+positions >= 1.5x (measured ~6.7x); rollout trials/s on one thread >= 0.8x
+gnubg (measured ~6.2x; the 10x target is reported, not gated).  The 198-80-5
 and two-thread figures are reported only.  ``pytest bench/test_bench_vs_gnubg.py
 --benchmark-disable`` takes about 50 s.
 """

@@ -62,8 +62,9 @@ cdef extern from "nnkernels.h" nogil:
 bg_sigmoid_init()
 bg_kernels_select(NULL)
 
-#: SIMD kernels of the forward pass, fastest first; all give bit-identical results.
-KERNELS = ("avx512", "avx2", "c")
+#: SIMD kernels of the forward pass, in order of preference (measured fastest first on an
+#: AVX-512 Xeon, see bench/test_bench_kernels.py); all give bit-identical results.
+KERNELS = ("avx2", "avx512", "c")
 
 
 def available_kernels() -> tuple:
@@ -72,12 +73,13 @@ def available_kernels() -> tuple:
 
 
 def kernel() -> str:
-    """The forward-pass kernel in use (the fastest available unless :func:`use_kernel` chose)."""
+    """The forward-pass kernel in use (the first of ``KERNELS`` available unless
+    :func:`use_kernel` chose)."""
     return bg_kernels.name.decode()
 
 
 def use_kernel(name=None) -> str:
-    """Use forward-pass kernel ``name`` (None: the fastest available), process-wide; returns
+    """Use forward-pass kernel ``name`` (None: the preferred one available), process-wide; returns
     the previous one.  Results do not change, only speed: for tests and benchmarks.  Not to be
     called while other threads evaluate."""
     previous = kernel()

@@ -34,7 +34,7 @@ from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t, uint64_t
 from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, board_is_race,
-                             board_win_value, board_pips, MOVER, OPPONENT, BAR)
+                             board_side_empty, board_win_value, board_pips, MOVER, OPPONENT, BAR)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
@@ -204,7 +204,7 @@ cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dic
         n = generate_moves(ml, &b, d1, d2)
         k = choose_move(players[turn], &b, ml, n, buf, prng, NULL, searchers[turn])
         n_moves[0] += 1
-        if board_checkers(&ml.boards[k], MOVER) == 0:
+        if board_side_empty(&ml.boards[k], MOVER):
             v = board_win_value(&ml.boards[k], MOVER)
             return v if turn == 0 else -v
         board_swap(&b, &ml.boards[k])

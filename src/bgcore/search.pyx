@@ -28,7 +28,7 @@ from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
 from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
-from bgengine.board cimport (board_t, board_key, board_swap, board_checkers, board_side_empty, board_win_value,
+from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
                              MOVER, OPPONENT)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
@@ -138,7 +138,7 @@ cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out)
     cdef real_t t[MAX_OUTPUTS]
     cdef board_t s2
     cdef int K = S.K, d1, d2, n, c, k, w
-    if board_checkers(s, OPPONENT) == 0:      # the side that just moved has won
+    if board_side_empty(s, OPPONENT):      # the side that just moved has won
         outputs_target(K, -board_win_value(s, OPPONENT), out)
         return
     if S.cache != NULL:
@@ -158,7 +158,7 @@ cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out)
                 w = 1 if d1 == d2 else 2
                 n = generate_moves(&S.ml[plies], s, d1, d2)
                 c = net_best_move(S.net, S.encoder, &S.ml[plies], n, S.buf, m)
-                if plies > 1 and board_checkers(&S.ml[plies].boards[c], MOVER) > 0:
+                if plies > 1 and not board_side_empty(&S.ml[plies].boards[c], MOVER):
                     board_swap(&s2, &S.ml[plies].boards[c])
                     eval_position(S, &s2, plies - 1, t)
                     outputs_flip(K, t, m)
@@ -201,7 +201,7 @@ cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
         if ceq[j] < ceq[0] - S.margin:
             break
         i = cand[j]
-        if board_checkers(&ml.boards[i], MOVER) == 0:
+        if board_side_empty(&ml.boards[i], MOVER):
             outputs_target(K, board_win_value(&ml.boards[i], MOVER), m)
         else:
             board_swap(&s, &ml.boards[i])
@@ -219,7 +219,7 @@ cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
 cdef inline void _mover_static(searcher_t* S, const board_t* after, real_t* out) noexcept nogil:
     cdef board_t s
     cdef real_t t[MAX_OUTPUTS]
-    if board_checkers(after, MOVER) == 0:
+    if board_side_empty(after, MOVER):
         outputs_target(S.K, board_win_value(after, MOVER), out)
         return
     board_swap(&s, after)
@@ -256,7 +256,7 @@ cdef void _rollout_trial(searcher_t* S, const board_t* start, int t, uint64_t se
     memcpy(&s, start, sizeof(board_t))
     memset(luck, 0, K * sizeof(real_t))
     while True:
-        if board_checkers(&s, OPPONENT) == 0:         # previous mover won
+        if board_side_empty(&s, OPPONENT):         # previous mover won
             outputs_target(K, -board_win_value(&s, OPPONENT), m)
             break
         if truncate > 0 and moves >= truncate:

@@ -35,7 +35,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
 from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport board_t, board_start, board_swap, board_checkers, board_win_value, MOVER
+from bgengine.board cimport board_t, board_start, board_swap, board_side_empty, board_win_value, MOVER
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, net_backward_sparse,
@@ -197,7 +197,7 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
             c = rng_below(explore, n)
             _mover_outputs(L, &L.ml.boards[c], M)
         n_moves[0] += 1
-        if board_checkers(&L.ml.boards[c], MOVER) == 0:
+        if board_side_empty(&L.ml.boards[c], MOVER):
             v = board_win_value(&L.ml.boards[c], MOVER)
             outputs_target(K, v, M)
             done = True
@@ -230,7 +230,7 @@ cdef void _mover_outputs(learner_t* L, const board_t* after, real_t* out) noexce
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef int nnz
-    if board_checkers(after, MOVER) == 0:
+    if board_side_empty(after, MOVER):
         outputs_target(L.K, board_win_value(after, MOVER), out)
         return
     board_swap(&s, after)
@@ -275,7 +275,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
         if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
             c = rng_below(explore, n)
         n_moves[0] += 1
-        if board_checkers(&L.ml.boards[c], MOVER) == 0:
+        if board_side_empty(&L.ml.boards[c], MOVER):
             v = board_win_value(&L.ml.boards[c], MOVER)
             break
         board_swap(&b, &L.ml.boards[c])

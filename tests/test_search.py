@@ -112,6 +112,20 @@ def test_rollout_reproducible_and_thread_independent(net):
     assert not np.array_equal(a["per_trial"], c["per_trial"])
 
 
+@pytest.mark.parametrize("kw", [{}, {"variance_reduction": True, "truncate": 7},
+                                {"plies": 1, "truncate": 3}])
+def test_rollout_keeps_the_first_two_plays_without_changing_a_trial(net, kw):
+    """A rollout of more than 36 trials makes the plays of the first two (stratified)
+    moves once per thread; in runs of at most 36 trials every trial makes its own.
+    Trial by trial, the same results."""
+    whole = rollout(net, STARTING_BOARD, 180, seed=6, **kw)["per_trial"]
+    parts = [rollout(net, STARTING_BOARD, 36, seed=6, first_trial=f, **kw)["per_trial"]
+             for f in range(0, 180, 36)]
+    np.testing.assert_array_equal(whole, np.concatenate(parts))
+    with pytest.raises(ValueError, match="first_trial"):
+        rollout(net, STARTING_BOARD, 10, first_trial=-1)
+
+
 def test_truncated_rollout_after_one_play_is_the_first_roll_average(net):
     """truncate=1 with 36 trials: each trial plays the stratified first roll at
     0-ply and stops, so the mean is exactly the 36-roll average of the best play."""

@@ -241,17 +241,53 @@ cdef void _best_for_roll(searcher_t* S, const board_t* s, int d1, int d2, int pl
     memcpy(after, &S.ml[TOP].boards[c], sizeof(board_t))
 
 
-cdef void _rollout_trial(searcher_t* S, const board_t* start, int t, uint64_t seed,
-                         int truncate, bint vr, int plies, real_t* result) noexcept nogil:
-    """Outputs of one trial from the side on roll at ``start``'s view."""
-    cdef board_t s, after, tmp
+# The first two rolls of trial t are stratified (roll t % 36, then (t // 36) % 36) and
+# every trial starts from the same position, so the plays of those two moves depend on
+# the trial only through those rolls: a rollout makes each once per thread and keeps it.
+cdef enum:
+    MEMO_SLOTS = 36 + 36 * 36   # move 0 by its roll, move 1 by both rolls
+
+ctypedef struct memo_entry_t:
+    bint ready
+    board_t after
+    real_t m[MAX_OUTPUTS]       # the play's value (mover's view), when computed
+    real_t avg[MAX_OUTPUTS]     # mean over the 36 rolls of the best play (variance reduction)
+
+
+cdef void _decide(searcher_t* S, const board_t* s, int d1, int d2, bint vr, int plies,
+                  board_t* after, real_t* m, real_t* avg) noexcept nogil:
+    """The play for (d1, d2) at ``s`` into ``after``; with variance reduction, its value
+    ``m`` and the mean ``avg`` over all rolls of the best play's value (mover's view)."""
+    cdef board_t tmp
+    cdef real_t a[MAX_OUTPUTS]
+    cdef int K = S.K, x1, x2, k
+    if vr:
+        memset(avg, 0, K * sizeof(real_t))
+        for x1 in range(1, 7):
+            for x2 in range(x1, 7):
+                _best_for_roll(S, s, x1, x2, 0, &tmp, a)
+                for k in range(K):
+                    avg[k] += (1 if x1 == x2 else 2) * a[k] / 36.0
+    # the chosen play's value is needed only for the luck of a 0-ply roll
+    _best_for_roll(S, s, d1, d2, plies, after, m if vr and plies == 0 else NULL)
+    if vr and plies > 0:
+        _mover_static(S, after, m)
+
+
+cdef void _rollout_trial(searcher_t* S, memo_entry_t* memo, const board_t* start, int t,
+                         uint64_t seed, int truncate, bint vr, int plies,
+                         real_t* result) noexcept nogil:
+    """Outputs of one trial from the side on roll at ``start``'s view.  ``memo``: the
+    thread's MEMO_SLOTS plays of the first two moves (NULL: none kept)."""
+    cdef board_t s, after
     cdef real_t m[MAX_OUTPUTS]
     cdef real_t avg[MAX_OUTPUTS]
     cdef real_t luck[MAX_OUTPUTS]
     cdef real_t a[MAX_OUTPUTS]
     cdef real_t b[MAX_OUTPUTS]
     cdef rng_t rng
-    cdef int K = S.K, d1, d2, x1, x2, k, r, moves = 0, root_to_move = 1
+    cdef memo_entry_t* e
+    cdef int K = S.K, d1, d2, k, r0 = t % 36, r1 = (t // 36) % 36, moves = 0, root_to_move = 1
     rng_seed(&rng, seed, <uint64_t>t)
     memcpy(&s, start, sizeof(board_t))
     memset(luck, 0, K * sizeof(real_t))
@@ -263,24 +299,22 @@ cdef void _rollout_trial(searcher_t* S, const board_t* start, int t, uint64_t se
             eval_position(S, &s, 0, m)
             break
         if moves == 0:
-            _roll_index(t % 36, &d1, &d2)
+            _roll_index(r0, &d1, &d2)
         elif moves == 1:
-            _roll_index((t // 36) % 36, &d1, &d2)
+            _roll_index(r1, &d1, &d2)
         else:
             rng_roll(&rng, &d1, &d2)
+        if moves < 2 and memo != NULL:
+            e = &memo[r0 if moves == 0 else 36 + 36 * r0 + r1]
+            if not e.ready:
+                _decide(S, &s, d1, d2, vr, plies, &e.after, e.m, e.avg)
+                e.ready = True
+            memcpy(&after, &e.after, sizeof(board_t))
+            memcpy(m, e.m, K * sizeof(real_t))
+            memcpy(avg, e.avg, K * sizeof(real_t))
+        else:
+            _decide(S, &s, d1, d2, vr, plies, &after, m, avg)
         if vr:
-            # mean over the 36 rolls of the best play's value, mover's view
-            memset(avg, 0, K * sizeof(real_t))
-            for x1 in range(1, 7):
-                for x2 in range(x1, 7):
-                    _best_for_roll(S, &s, x1, x2, 0, &tmp, a)
-                    for k in range(K):
-                        avg[k] += (1 if x1 == x2 else 2) * a[k] / 36.0
-        # the chosen play's value is needed only for the luck of a 0-ply roll
-        _best_for_roll(S, &s, d1, d2, plies, &after, m if vr and plies == 0 else NULL)
-        if vr:
-            if plies > 0:
-                _mover_static(S, &after, m)
             # luck of this roll, put in the root's frame
             if root_to_move:
                 for k in range(K):
@@ -437,6 +471,9 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int trunc
         raise ValueError(f"trials must be >= 1, got {trials}")
     if truncate < 0:
         raise ValueError(f"truncate must be >= 0, got {truncate}")
+    if first_trial < 0 or first_trial + trials > 2**31 - 1:
+        raise ValueError(f"trials first_trial .. first_trial + trials - 1 must lie in 0..2**31 - 2, "
+                         f"got first_trial={first_trial}, trials={trials}")
     if not 0 <= plies <= MAX_PLIES:
         raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
     cdef int nt = check_threads(n_threads)
@@ -447,8 +484,15 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int trunc
     per = np.zeros((trials, K), dtype=np.float32)
     cdef real_t[:, ::1] pv = per
     cdef searcher_t* S = <searcher_t*> calloc(nt, sizeof(searcher_t))
+    # the first two moves' plays, per thread (worth it once trials repeat the rolls)
+    cdef memo_entry_t* memo = NULL
     if S == NULL:
         raise MemoryError()
+    if trials > 36:
+        memo = <memo_entry_t*> calloc(<size_t>nt * MEMO_SLOTS, sizeof(memo_entry_t))
+        if memo == NULL:
+            free(S)
+            raise MemoryError()
     cdef int i, n_ready = 0
     cdef Py_ssize_t t
     try:
@@ -457,12 +501,15 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int trunc
             n_ready += 1
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
-                _rollout_trial(&S[threadid()], b, <int>(first_trial + t), sd, truncate,
-                               variance_reduction, plies, &pv[t, 0])
+                _rollout_trial(&S[threadid()],
+                               memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
+                               b, <int>(first_trial + t), sd, truncate, variance_reduction,
+                               plies, &pv[t, 0])
     finally:
         for i in range(n_ready):
             searcher_free(&S[i])
         free(S)
+        free(memo)
     per64 = per.astype(np.float64)
     if K == 1:
         eq = 2 * per64[:, 0] - 1

@@ -404,11 +404,10 @@ cdef int escapes_36(const board_t* b, int side) noexcept nogil:
 # ---------------------------------------------------------------- encoders
 
 cdef inline int _put(int32_t* idx, real_t* val, int k, int unit, real_t x) noexcept nogil:
-    if x != 0:
-        idx[k] = unit
-        val[k] = x
-        k += 1
-    return k
+    # written always, kept if nonzero: no branch to mispredict (buffers hold MAX_INPUTS)
+    idx[k] = unit
+    val[k] = x
+    return k + (x != 0)
 
 
 # n / d as the encoders round it (in double, then to float), by table: a division per

@@ -448,6 +448,31 @@ def test_escapes_match_reference():
         assert f["escapes_opponent"] == ref_escapes(b, 0), b.tolist()
 
 
+def test_shots_simd_equals_plain_c():
+    """The AVX2 shot count (the 36 rolls as a bit matrix) against the plain C loops, on
+    the shot patterns of real positions and on random masks of every density."""
+    from bgengine.encoders import _shots_both
+    if _shots_both(2, 0, 0)[0] is None:
+        pytest.skip("this CPU has no AVX2")
+    rng = np.random.default_rng(11)
+    pts = np.arange(1, 25)
+    n = 0
+    for density in (0.1, 0.3, 0.5, 0.7):
+        for _ in range(15000):
+            mine, made, blot = (int(((rng.random(24) < density) << pts).sum()) for _ in range(3))
+            made &= ~mine
+            blot &= ~mine & ~made
+            open_ = ~made & ((1 << 25) - 2)
+            fast, plain = _shots_both(mine, blot, open_)
+            assert fast == plain, (hex(mine), hex(blot), hex(open_))
+            n += plain > 0
+    assert n > 20000                           # most cases have shots to count
+    for mine, blot, open_ in ((1 << 24, 1 << 23, (1 << 25) - 2), ((1 << 25) - 2, 0, 0),
+                              (1 << 13, 1 << 1, (1 << 25) - 2), (1 << 7, 1 << 1, 0x2)):
+        fast, plain = _shots_both(mine, blot, open_)
+        assert fast == plain
+
+
 def test_escapes_table_equals_search():
     """The escape table (12 points ahead + the 15-pip point) against the 21-roll search:
     every pattern of the 12 points ahead of the bar and of points 13 and 14, with the

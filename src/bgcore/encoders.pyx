@@ -150,6 +150,63 @@ cdef extern from *:
     void bg_point_masks(const checker_t* c, uint32_t* occ, uint32_t* one) noexcept nogil
 
 
+cdef extern from *:
+    """
+    /* Shots of a roller with no checker on the bar, as a 6 x 6 bit matrix of the rolls:
+     * lanes of AVX2 vectors are the first die, so each second die costs one shift, and,
+     * compare.  mine: the roller's points; blot, open: the other side's blots and the
+     * points it does not hold, in the roller's numbering (bits 1..24). */
+    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    #include <immintrin.h>
+    #define BG_HAVE_SHOTS_AVX2 1
+    #define BG_NZ6(v) ((unsigned)~_mm256_movemask_ps(_mm256_castsi256_ps( \
+        _mm256_cmpeq_epi32((v), _mm256_setzero_si256()))) & 0x3Fu)
+    #define BG_ROW(d) ((unsigned long long)BG_NZ6(_mm256_and_si256(_mm256_srli_epi32(L, d), B)) \
+                       << (8 * ((d) - 1)))
+    __attribute__((target("avx2,popcnt")))
+    static int bg_shots_avx2(unsigned int mine, unsigned int blot, unsigned int open)
+    {
+        const __m256i dv = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 32, 32);  /* 32: lane empty */
+        const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
+        __m256i L = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)mine), dv), O);
+        __m256i R = L, H = _mm256_and_si256(L, B);
+        unsigned long long x, y, t;
+        unsigned direct = BG_NZ6(H), doubles;
+        int k;
+        for (k = 0; k < 3; k++) {       /* a double: up to four steps of one checker */
+            R = _mm256_and_si256(_mm256_srlv_epi32(R, dv), O);
+            H = _mm256_or_si256(H, _mm256_and_si256(R, B));
+        }
+        doubles = BG_NZ6(H);
+        /* x: byte d2 - 1, bit d1 - 1: d1 hits directly, or d1 then d2 hits */
+        x = (unsigned long long)direct * 0x010101010101ULL
+            | BG_ROW(1) | BG_ROW(2) | BG_ROW(3) | BG_ROW(4) | BG_ROW(5) | BG_ROW(6);
+        /* or its transpose (d2 directly, or d2 then d1): the roll d1-d2 hits */
+        y = x;
+        t = (y ^ (y >> 7)) & 0x00AA00AA00AA00AAULL; y = y ^ t ^ (t << 7);
+        t = (y ^ (y >> 14)) & 0x0000CCCC0000CCCCULL; y = y ^ t ^ (t << 14);
+        t = (y ^ (y >> 28)) & 0x00000000F0F0F0F0ULL; y = y ^ t ^ (t << 28);
+        x |= y;
+        /* each non-double twice (off the diagonal), each double once */
+        return __builtin_popcountll(x & 0x3F3F3F3F3F3FULL & ~0x201008040201ULL)
+               + __builtin_popcount(doubles);
+    }
+    static int bg_shots_use_avx2(void)
+    {
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+    }
+    #else
+    static int bg_shots_avx2(unsigned int mine, unsigned int blot, unsigned int open)
+    { (void)mine; (void)blot; (void)open; return -1; }
+    static int bg_shots_use_avx2(void) { return 0; }
+    #endif
+    """
+    int bg_shots_avx2(uint32_t mine, uint32_t blot, uint32_t open_) noexcept nogil
+    int bg_shots_use_avx2() noexcept nogil
+
+cdef bint SHOTS_AVX2 = bg_shots_use_avx2()
+
+
 cdef inline int _popcount(uint32_t x) noexcept nogil:
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
@@ -248,37 +305,53 @@ cdef inline bint _is_race(const side_summary_t* a, const side_summary_t* b) noex
 
 cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil:
     """shots_36 of the roller R against the blots of the other side O (see there)."""
-    cdef int d, d1, d2, k, s, count = 0, n_bar = R.bar
     cdef uint32_t blot_m = O.blot_seen
     cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = R.occ, r, direct = 0
-    cdef uint32_t land[7]
-    cdef uint32_t enter[7]          # the entry point of each die, if open
+    cdef uint32_t mine = R.occ
     if blot_m == 0:
         return 0
-    if n_bar == 0:
+    if R.bar == 0:
         if mine == 0 or bg_msb32(mine) <= bg_ctz32(blot_m):
             return 0                # every blot is behind every checker of the roller
-        for d in range(1, 7):
-            land[d] = (mine >> d) & open_m
-            if land[d] & blot_m:
-                direct |= 1u << d   # bit d: a die of d hits (blots stand on open points)
-        for d1 in range(1, 7):
-            if (direct >> d1) & 1:
-                count += 1 + 2 * (6 - d1)       # the double and every pair with a higher die
-                continue
-            r = land[d1]
-            k = 1
-            while r and not (r & blot_m) and k < 4:
-                r = (r >> d1) & open_m
-                k += 1
-            if r & blot_m:
-                count += 1
-            for d2 in range(d1 + 1, 7):
-                if (direct >> d2) & 1 or ((land[d1] >> d2) | (land[d2] >> d1)) & blot_m:
-                    count += 2
-        return count
-    # checkers on the bar enter first (on the point 25 - die)
+        if SHOTS_AVX2:
+            return bg_shots_avx2(mine, blot_m, open_m)
+        return _shots_scalar(mine, blot_m, open_m)
+    return _shots_bar(R, O)
+
+
+cdef int _shots_scalar(uint32_t mine, uint32_t blot_m, uint32_t open_m) noexcept nogil:
+    """bg_shots_avx2 in plain C: the roller's checkers all on points (none on the bar)."""
+    cdef int d, d1, d2, k, count = 0
+    cdef uint32_t r, direct = 0
+    cdef uint32_t land[7]
+    for d in range(1, 7):
+        land[d] = (mine >> d) & open_m
+        if land[d] & blot_m:
+            direct |= 1u << d   # bit d: a die of d hits (blots stand on open points)
+    for d1 in range(1, 7):
+        if (direct >> d1) & 1:
+            count += 1 + 2 * (6 - d1)       # the double and every pair with a higher die
+            continue
+        r = land[d1]
+        k = 1
+        while r and not (r & blot_m) and k < 4:
+            r = (r >> d1) & open_m
+            k += 1
+        if r & blot_m:
+            count += 1
+        for d2 in range(d1 + 1, 7):
+            if (direct >> d2) & 1 or ((land[d1] >> d2) | (land[d2] >> d1)) & blot_m:
+                count += 2
+    return count
+
+
+cdef int _shots_bar(const side_summary_t* R, const side_summary_t* O) noexcept nogil:
+    """_shots for a roller with checkers on the bar: they enter first (on the point 25 - die)."""
+    cdef int d, d1, d2, s, count = 0, n_bar = R.bar
+    cdef uint32_t blot_m = O.blot_seen
+    cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
+    cdef uint32_t mine = R.occ, r
+    cdef uint32_t enter[7]          # the entry point of each die, if open
     for d in range(1, 7):
         enter[d] = ((<uint32_t>1) << (25 - d)) & open_m
     for d1 in range(1, 7):
@@ -561,6 +634,15 @@ def _escapes_both(int p, blocked) -> tuple:
         raise ValueError(f"p must be 1..25, got {p}")
     cdef uint32_t m = <uint32_t>(int(blocked) & POINTS_MASK)
     return _escapes_table(p, m), _escapes_search(p, m)
+
+
+def _shots_both(mine, blot, open_) -> tuple:
+    """(AVX2 or None when this CPU lacks it, plain C) shot counts of a roller with no
+    checker on the bar: ``mine``, ``blot``, ``open_`` are point masks (bits 1..24) in the
+    roller's numbering, ``blot`` within ``open_``.  For tests."""
+    cdef uint32_t m = <uint32_t>(int(mine) & POINTS_MASK), o = <uint32_t>(int(open_) & POINTS_MASK)
+    cdef uint32_t b = <uint32_t>(int(blot) & POINTS_MASK) & o
+    return (bg_shots_avx2(m, b, o) if bg_shots_use_avx2() else None), _shots_scalar(m, b, o)
 
 
 def expert_features(board) -> dict:

@@ -129,13 +129,25 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_sub_ps(_mm256_i32gather_ps(bg_sig_value + 1, i, 4), x)));
 }
 
-/* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4 */
+/* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4.
+ * A row of W1 is loaded as 8 floats, its K and the next 8 - K (lanes the masked store
+ * drops), while those lie within W1 and a b1 that follows it; masked loads after that. */
 BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
     __m256i km = bg_mask8(K);
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, o;
-    int i = 0;
+    /* rows i with i * K + 8 <= the floats readable from W1 */
+    int readable = H * K + (b1 == W1 + (size_t)H * K ? K : 0);
+    int plain = readable >= 8 ? (readable - 8) / K + 1 : 0, i = 0;
+    if (plain > H) plain = H;
+    for (; i + 4 <= plain; i += 4) {
+        const float *w = W1 + (size_t)i * K;
+        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_loadu_ps(w)));
+        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_loadu_ps(w + K)));
+        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_loadu_ps(w + 2 * K)));
+        s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(a[i + 3]), _mm256_loadu_ps(w + 3 * K)));
+    }
     for (; i + 4 <= H; i += 4) {
         const float *w = W1 + (size_t)i * K;
         s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(w, km)));

@@ -11,7 +11,7 @@
 #
 # idx and val must hold MAX_INPUTS entries: an encoder may write a few past the last pair.
 
-from bgengine._types cimport int32_t, uint32_t, real_t
+from bgengine._types cimport checker_t, int32_t, uint32_t, real_t
 from bgengine.board cimport board_t
 
 cdef enum:
@@ -47,10 +47,12 @@ ctypedef struct enc_head_t:
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil
-# encode_sparse in two parts: the head of b (side on roll), then the rest of the inputs
-# (98 onwards) given a head made from b's side on roll.  Concatenated, the same pairs.
-cdef void encode_head(const board_t* b, enc_head_t* head) noexcept nogil
-cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
+# encode_sparse of b in two parts, from b's rows (so an afterstate is encoded in place,
+# without swapping its rows first): the head from the side on roll's checkers (b.c[1]),
+# then the rest of the inputs (98 onwards) from the other side's (b.c[0]) and that head.
+# Concatenated, the same pairs.
+cdef void encode_head(const checker_t* on_roll, enc_head_t* head) noexcept nogil
+cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil
 

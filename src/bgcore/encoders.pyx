@@ -252,11 +252,10 @@ cdef void _init_tables() noexcept nogil:
 _init_tables()
 
 
-cdef inline int _side(const board_t* b, int side, int base, int32_t* idx, real_t* val, int k,
+cdef inline int _side(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
                       side_summary_t* S) noexcept nogil:
     """The 98 tesauro units of one side from input ``base`` (four entries written per point,
     ``k`` advanced by the nonzero ones), and its summary."""
-    cdef const checker_t* c = b.c[side]
     cdef uint32_t occ, blot, x
     cdef int i, n, u, total = 0, pips = 0, stack = 0
     cdef int region[3]
@@ -449,8 +448,8 @@ _init_escapes()
 cdef inline void _summaries(const board_t* b, side_summary_t* S) noexcept nogil:
     cdef int32_t idx[N_SIDE_UNITS + 4]
     cdef real_t val[N_SIDE_UNITS + 4]
-    _side(b, 0, 0, idx, val, 0, &S[0])
-    _side(b, 1, 0, idx, val, 0, &S[1])
+    _side(b.c[0], 0, idx, val, 0, &S[0])
+    _side(b.c[1], 0, idx, val, 0, &S[1])
 
 
 cdef int shots_36(const board_t* b, int roller) noexcept nogil:
@@ -531,17 +530,17 @@ cdef int _expert_side(const side_summary_t* S, const side_summary_t* O, int base
     return k
 
 
-cdef void encode_head(const board_t* b, enc_head_t* head) noexcept nogil:
-    head.nnz = _side(b, 1, 0, head.idx, head.val, 0, &head.side)
+cdef void encode_head(const checker_t* on_roll, enc_head_t* head) noexcept nogil:
+    head.nnz = _side(on_roll, 0, head.idx, head.val, 0, &head.side)
 
 
-cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
+cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
     cdef int k, i, n, run
     cdef bint race
-    k = _side(b, 0, N_SIDE_UNITS, idx, val, 0, &S0)
+    k = _side(other, N_SIDE_UNITS, idx, val, 0, &S0)
     if encoder == ENC_EXPERT:
         k = _expert_side(S1, &S0, N_POINT_UNITS, idx, val, k)
         k = _expert_side(&S0, S1, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
@@ -562,10 +561,10 @@ cdef int encode_tail(int encoder, const board_t* b, const enc_head_t* head,
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
     """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
     cdef enc_head_t head
-    encode_head(b, &head)
+    encode_head(b.c[1], &head)
     memcpy(idx, head.idx, head.nnz * sizeof(int32_t))
     memcpy(val, head.val, head.nnz * sizeof(real_t))
-    return head.nnz + encode_tail(encoder, b, &head, idx + head.nnz, val + head.nnz)
+    return head.nnz + encode_tail(encoder, b.c[0], &head, idx + head.nnz, val + head.nnz)
 
 
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil:

@@ -50,33 +50,32 @@ cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level pla
 
 cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
                        netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v
+    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v, head_of = -1
     cdef double e, best_e = -1e300
-    cdef board_t s
+    cdef const board_t* after
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t mine[MAX_OUTPUTS]
     # The side to roll next is the same in every afterstate and, unless a play hits, so
     # are its checkers: their encoding (every encoder lists their point units first) and
     # its first-layer sum are computed once and shared.  Same summation order: same bits.
+    # Afterstates are encoded in place, from their rows (the side to roll next: OPPONENT).
     cdef real_t pre[MAX_WIDTH]
     cdef enc_head_t head
-    cdef checker_t shared[25]
-    cdef bint have_pre = False
     if n == 1 and out == NULL:
         return 0                    # no choice to make, no value asked for
     for i in range(n):
-        if board_side_empty(&ml.boards[i], MOVER):
-            v = board_win_value(&ml.boards[i], MOVER)
+        after = &ml.boards[i]
+        if board_side_empty(after, MOVER):
+            v = board_win_value(after, MOVER)
             outputs_target(K, v, mine)
         else:
-            board_swap(&s, &ml.boards[i])
-            if not have_pre or memcmp(shared, s.c[1], sizeof(shared)) != 0:
-                encode_head(&s, &head)
+            if head_of < 0 or memcmp(ml.boards[head_of].c[OPPONENT], after.c[OPPONENT],
+                                     sizeof(after.c[OPPONENT])) != 0:
+                encode_head(after.c[OPPONENT], &head)
                 net_first_layer_partial(net, head.idx, head.val, head.nnz, pre)
-                memcpy(shared, s.c[1], sizeof(shared))
-                have_pre = True
-            nnz = encode_tail(encoder, &s, &head, idx, val)
+                head_of = i
+            nnz = encode_tail(encoder, after.c[MOVER], &head, idx, val)
             net_forward_sparse_from(net, pre, idx, val, nnz, buf)
             outputs_flip(K, buf.act[net.n_layers], mine)
         e = outputs_equity(K, mine)

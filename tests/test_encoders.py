@@ -450,7 +450,7 @@ def test_escapes_match_reference():
 
 def test_shots_simd_equals_plain_c():
     """The AVX2 shot count (the 36 rolls as a bit matrix) against the plain C loops, on
-    the shot patterns of real positions and on random masks of every density."""
+    random masks of every density, with 0 to 4 of the roller's checkers on the bar."""
     from bgengine.encoders import _shots_both
     if _shots_both(2, 0, 0)[0] is None:
         pytest.skip("this CPU has no AVX2")
@@ -463,8 +463,9 @@ def test_shots_simd_equals_plain_c():
             made &= ~mine
             blot &= ~mine & ~made
             open_ = ~made & ((1 << 25) - 2)
-            fast, plain = _shots_both(mine, blot, open_)
-            assert fast == plain, (hex(mine), hex(blot), hex(open_))
+            bar = int(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]))
+            fast, plain = _shots_both(mine, blot, open_, bar)
+            assert fast == plain, (hex(mine), hex(blot), hex(open_), bar)
             n += plain > 0
     assert n > 20000                           # most cases have shots to count
     for mine, blot, open_ in ((1 << 24, 1 << 23, (1 << 25) - 2), ((1 << 25) - 2, 0, 0),

@@ -163,6 +163,19 @@ cdef extern from *:
         _mm256_cmpeq_epi32((v), _mm256_setzero_si256()))) & 0x3Fu)
     #define BG_ROW(d) ((unsigned long long)BG_NZ6(_mm256_and_si256(_mm256_srli_epi32(L, d), B)) \
                        << (8 * ((d) - 1)))
+    /* Rolls that hit, from x (byte d2 - 1, bit d1 - 1: the roll hits by d1 first or by a
+     * direct d1) and doubles (bit d - 1): x or its transpose off the diagonal, each
+     * non-double counted twice, plus the doubles. */
+    __attribute__((target("avx2,popcnt")))
+    static inline int bg_count_rolls(unsigned long long x, unsigned doubles)
+    {
+        unsigned long long y = x, t;
+        t = (y ^ (y >> 7)) & 0x00AA00AA00AA00AAULL; y = y ^ t ^ (t << 7);
+        t = (y ^ (y >> 14)) & 0x0000CCCC0000CCCCULL; y = y ^ t ^ (t << 14);
+        t = (y ^ (y >> 28)) & 0x00000000F0F0F0F0ULL; y = y ^ t ^ (t << 28);
+        return __builtin_popcountll((x | y) & 0x3F3F3F3F3F3FULL & ~0x201008040201ULL)
+               + __builtin_popcount(doubles);
+    }
     __attribute__((target("avx2,popcnt")))
     static int bg_shots_avx2(unsigned int mine, unsigned int blot, unsigned int open)
     {
@@ -170,7 +183,7 @@ cdef extern from *:
         const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
         __m256i L = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)mine), dv), O);
         __m256i R = L, H = _mm256_and_si256(L, B);
-        unsigned long long x, y, t;
+        unsigned long long x;
         unsigned direct = BG_NZ6(H), doubles;
         int k;
         for (k = 0; k < 3; k++) {       /* a double: up to four steps of one checker */
@@ -181,15 +194,37 @@ cdef extern from *:
         /* x: byte d2 - 1, bit d1 - 1: d1 hits directly, or d1 then d2 hits */
         x = (unsigned long long)direct * 0x010101010101ULL
             | BG_ROW(1) | BG_ROW(2) | BG_ROW(3) | BG_ROW(4) | BG_ROW(5) | BG_ROW(6);
-        /* or its transpose (d2 directly, or d2 then d1): the roll d1-d2 hits */
-        y = x;
-        t = (y ^ (y >> 7)) & 0x00AA00AA00AA00AAULL; y = y ^ t ^ (t << 7);
-        t = (y ^ (y >> 14)) & 0x0000CCCC0000CCCCULL; y = y ^ t ^ (t << 14);
-        t = (y ^ (y >> 28)) & 0x00000000F0F0F0F0ULL; y = y ^ t ^ (t << 28);
-        x |= y;
-        /* each non-double twice (off the diagonal), each double once */
-        return __builtin_popcountll(x & 0x3F3F3F3F3F3FULL & ~0x201008040201ULL)
-               + __builtin_popcount(doubles);
+        return bg_count_rolls(x, doubles);
+    }
+
+    /* The same for a roller with n_bar >= 1 checkers on the bar, which enter first (die d
+     * on the point 25 - d).  Lane d1: the entry point of d1 if open.  With one on the bar,
+     * d1 enters and d2 moves any checker; with more, both dice enter. */
+    __attribute__((target("avx2,popcnt")))
+    static int bg_shots_bar_avx2(unsigned int mine, unsigned int blot, unsigned int open,
+                                 int n_bar)
+    {
+        const __m256i dv = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 32, 32);
+        const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
+        __m256i E = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(1 << 25), dv), O);
+        __m256i L, R, H = _mm256_and_si256(E, B);
+        unsigned long long x;
+        unsigned entered = BG_NZ6(E), direct = BG_NZ6(H);
+        int k;
+        /* a double: all enter, then up to 4 - n_bar steps of any one checker */
+        R = _mm256_or_si256(E, _mm256_set1_epi32((int)mine));
+        for (k = 0; k < 4 - n_bar; k++) {
+            R = _mm256_and_si256(_mm256_srlv_epi32(R, dv), O);
+            H = _mm256_or_si256(H, _mm256_and_si256(R, B));
+        }
+        x = (unsigned long long)direct * 0x010101010101ULL;
+        if (n_bar == 1) {
+            /* d1 enters, then d2 from any checker (the entered one too) */
+            L = _mm256_or_si256(E, _mm256_set1_epi32((int)mine));
+            x |= (BG_ROW(1) | BG_ROW(2) | BG_ROW(3) | BG_ROW(4) | BG_ROW(5) | BG_ROW(6))
+                 & ((unsigned long long)entered * 0x010101010101ULL);
+        }
+        return bg_count_rolls(x, BG_NZ6(H) & entered);
     }
     static int bg_shots_use_avx2(void)
     {
@@ -198,10 +233,14 @@ cdef extern from *:
     #else
     static int bg_shots_avx2(unsigned int mine, unsigned int blot, unsigned int open)
     { (void)mine; (void)blot; (void)open; return -1; }
+    static int bg_shots_bar_avx2(unsigned int mine, unsigned int blot, unsigned int open,
+                                 int n_bar)
+    { (void)mine; (void)blot; (void)open; (void)n_bar; return -1; }
     static int bg_shots_use_avx2(void) { return 0; }
     #endif
     """
     int bg_shots_avx2(uint32_t mine, uint32_t blot, uint32_t open_) noexcept nogil
+    int bg_shots_bar_avx2(uint32_t mine, uint32_t blot, uint32_t open_, int n_bar) noexcept nogil
     int bg_shots_use_avx2() noexcept nogil
 
 cdef bint SHOTS_AVX2 = bg_shots_use_avx2()
@@ -315,7 +354,9 @@ cdef int _shots(const side_summary_t* R, const side_summary_t* O) noexcept nogil
         if SHOTS_AVX2:
             return bg_shots_avx2(mine, blot_m, open_m)
         return _shots_scalar(mine, blot_m, open_m)
-    return _shots_bar(R, O)
+    if SHOTS_AVX2:
+        return bg_shots_bar_avx2(mine, blot_m, open_m, R.bar)
+    return _shots_bar(mine, blot_m, open_m, R.bar)
 
 
 cdef int _shots_scalar(uint32_t mine, uint32_t blot_m, uint32_t open_m) noexcept nogil:
@@ -344,12 +385,11 @@ cdef int _shots_scalar(uint32_t mine, uint32_t blot_m, uint32_t open_m) noexcept
     return count
 
 
-cdef int _shots_bar(const side_summary_t* R, const side_summary_t* O) noexcept nogil:
-    """_shots for a roller with checkers on the bar: they enter first (on the point 25 - die)."""
-    cdef int d, d1, d2, s, count = 0, n_bar = R.bar
-    cdef uint32_t blot_m = O.blot_seen
-    cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = R.occ, r
+cdef int _shots_bar(uint32_t mine, uint32_t blot_m, uint32_t open_m, int n_bar) noexcept nogil:
+    """bg_shots_bar_avx2 in plain C: n_bar >= 1 checkers on the bar enter first (on the
+    point 25 - die)."""
+    cdef int d, d1, d2, s, count = 0
+    cdef uint32_t r
     cdef uint32_t enter[7]          # the entry point of each die, if open
     for d in range(1, 7):
         enter[d] = ((<uint32_t>1) << (25 - d)) & open_m
@@ -635,13 +675,17 @@ def _escapes_both(int p, blocked) -> tuple:
     return _escapes_table(p, m), _escapes_search(p, m)
 
 
-def _shots_both(mine, blot, open_) -> tuple:
-    """(AVX2 or None when this CPU lacks it, plain C) shot counts of a roller with no
-    checker on the bar: ``mine``, ``blot``, ``open_`` are point masks (bits 1..24) in the
+def _shots_both(mine, blot, open_, int bar=0) -> tuple:
+    """(AVX2 or None when this CPU lacks it, plain C) shot counts of a roller with ``bar``
+    checkers on the bar: ``mine``, ``blot``, ``open_`` are point masks (bits 1..24) in the
     roller's numbering, ``blot`` within ``open_``.  For tests."""
     cdef uint32_t m = <uint32_t>(int(mine) & POINTS_MASK), o = <uint32_t>(int(open_) & POINTS_MASK)
     cdef uint32_t b = <uint32_t>(int(blot) & POINTS_MASK) & o
-    return (bg_shots_avx2(m, b, o) if bg_shots_use_avx2() else None), _shots_scalar(m, b, o)
+    if not 0 <= bar <= 15:
+        raise ValueError(f"bar must be 0..15, got {bar}")
+    if bar == 0:
+        return (bg_shots_avx2(m, b, o) if bg_shots_use_avx2() else None), _shots_scalar(m, b, o)
+    return (bg_shots_bar_avx2(m, b, o, bar) if bg_shots_use_avx2() else None), _shots_bar(m, b, o, bar)
 
 
 def expert_features(board) -> dict:

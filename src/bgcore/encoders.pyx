@@ -102,52 +102,7 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
     return out
 
 
-cdef extern from *:
-    """
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static inline int bg_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
-    static inline int bg_msb32(unsigned int x) { unsigned long i; _BitScanReverse(&i, x); return (int)i; }
-    #else
-    static inline int bg_ctz32(unsigned int x) { return __builtin_ctz(x); }
-    static inline int bg_msb32(unsigned int x) { return 31 - __builtin_clz(x); }
-    #endif
-    """
-    int bg_ctz32(uint32_t x) noexcept nogil   # lowest set bit (x != 0)
-    int bg_msb32(uint32_t x) noexcept nogil   # highest set bit (x != 0)
-
-
-cdef extern from *:
-    """
-    #if defined(__SSE2__) || defined(_M_X64)
-    #include <emmintrin.h>
-    #endif
-    /* bits 1..24: points 1..24 (slots 0..23) of one side holding any checker / exactly one */
-    static inline void bg_point_masks(const unsigned char *c, unsigned int *occ, unsigned int *one)
-    {
-    #if defined(__SSE2__) || defined(_M_X64)
-        __m128i lo = _mm_loadu_si128((const __m128i *)c);
-        __m128i hi = _mm_loadl_epi64((const __m128i *)(c + 16));
-        __m128i z = _mm_setzero_si128(), u = _mm_set1_epi8(1);
-        unsigned int empty = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, z))
-                           | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, z)) << 16);
-        unsigned int ones = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, u))
-                          | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, u)) << 16);
-        *occ = (~empty & 0xFFFFFFu) << 1;
-        *one = (ones & 0xFFFFFFu) << 1;
-    #else
-        unsigned int o = 0, b = 0;
-        int i;
-        for (i = 0; i < 24; i++) {
-            o |= (unsigned int)(c[i] != 0) << (i + 1);
-            b |= (unsigned int)(c[i] == 1) << (i + 1);
-        }
-        *occ = o;
-        *one = b;
-    #endif
-    }
-    """
-    void bg_point_masks(const checker_t* c, uint32_t* occ, uint32_t* one) noexcept nogil
+from bgengine.bitops cimport bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks
 
 
 cdef extern from *:
@@ -261,16 +216,6 @@ cdef inline int _longest_run(uint32_t x) noexcept nogil:
     return n
 
 
-cdef inline uint32_t _mirror(uint32_t m) noexcept nogil:
-    """A mask of one side's points seen in the other side's numbering (t -> 25 - t)."""
-    m = ((m >> 1) & 0x55555555) | ((m & 0x55555555) << 1)
-    m = ((m >> 2) & 0x33333333) | ((m & 0x33333333) << 2)
-    m = ((m >> 4) & 0x0F0F0F0F) | ((m & 0x0F0F0F0F) << 4)
-    m = ((m >> 8) & 0x00FF00FF) | ((m & 0x00FF00FF) << 8)
-    m = (m >> 16) | (m << 16)
-    return m >> 6
-
-
 # The four tesauro units of a point with n checkers: how many are nonzero, and their values.
 cdef int UNIT_COUNT[16]
 cdef real_t UNIT_VALUE[16][4]
@@ -321,7 +266,7 @@ cdef inline int _side(const checker_t* c, int base, int32_t* idx, real_t* val, i
     if total < 15:
         idx[k] = base + 97; val[k] = (15 - total) / 15.0; k += 1
     S.occ, S.blot, S.made = occ, blot, occ & ~blot
-    S.made_seen, S.blot_seen = _mirror(S.made), _mirror(blot)
+    S.made_seen, S.blot_seen = bg_mirror24(S.made), bg_mirror24(blot)
     S.pips = pips + 25 * n
     S.back = region[2] + n
     S.outfield = region[1]

@@ -28,6 +28,7 @@ from libc.string cimport memcpy, memcmp, memset
 
 from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
 from bgengine.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
+from bgengine.bitops cimport bg_msb32, bg_mirror24, bg_point_masks
 from bgengine.movegen cimport move_t, movelist_t
 
 from bgengine.board import validate_board, validate_boards
@@ -176,24 +177,18 @@ cdef inline key_t _step(board_t* nb, const board_t* b, key_t key, int src, int d
     return key
 
 
-cdef inline int _highest(const board_t* b) noexcept nogil:
-    """Highest slot (0..23) holding a mover checker, -1 if none."""
-    cdef int i
-    for i in range(23, -1, -1):
-        if b.c[1][i]:
-            return i
-    return -1
-
-
 cdef int _gen(movelist_t* ml, const board_t* b, key_t key, const int* dice, int depth,
-              int start, int pips, move_t* seq) except -1 nogil:
+              int start, int pips, move_t* seq, uint32_t occ, uint32_t blocked) except -1 nogil:
     """Play ``dice[depth]`` in every legal way from ``b`` and recurse.
 
-    Returns 1 if the die could be played, 0 if not: then ``b`` ends a
-    sequence and the caller saves it.
+    ``occ``: bit s + 1 for every slot s holding a mover checker in ``b``; ``blocked``: the
+    same for slots the opponent holds (two or more), which no play changes.  Sources are
+    tried from slot ``start`` down.  Returns 1 if the die could be played, 0 if not: then
+    ``b`` ends a sequence and the caller saves it.
     """
-    cdef int die, i, dst, back, rc, nxt
+    cdef int die, i, t, dst, back, rc, nxt
     cdef int moved = 0
+    cdef uint32_t cand, nocc
     cdef board_t nb
     cdef key_t nkey
     if depth == 4:
@@ -203,38 +198,44 @@ cdef int _gen(movelist_t* ml, const board_t* b, key_t key, const int* dice, int 
         return 0
     if b.c[1][BAR]:
         dst = BAR - die
-        if b.c[0][23 - dst] >= 2:
+        if (blocked >> (dst + 1)) & 1:
             return 0
         nkey = _step(&nb, b, key, BAR, dst)
         seq.steps[depth][0] = 25
         seq.steps[depth][1] = dst + 1
-        rc = _gen(ml, &nb, nkey, dice, depth + 1, 23, pips + die, seq)
+        rc = _gen(ml, &nb, nkey, dice, depth + 1, 23, pips + die, seq,
+                  occ | ((<uint32_t>1) << (dst + 1)), blocked)
         if rc == 0:
             _save(ml, &nb, nkey, depth + 1, pips + die, seq)
         return 1
     back = -2                              # not computed yet
-    for i in range(start, -1, -1):
-        if b.c[1][i] == 0:
-            continue
+    cand = occ & (((<uint32_t>2) << (start + 1)) - 1)     # slots start, start - 1, ..., 0
+    while cand:
+        t = bg_msb32(cand)
+        cand ^= (<uint32_t>1) << t
+        i = t - 1
         dst = i - die
         if dst >= 0:
-            if b.c[0][23 - dst] >= 2:
+            if (blocked >> (dst + 1)) & 1:
                 continue
         else:
             # Bearing off: all checkers home; an exact roll, or the highest
             # checker with a larger die.
             if back == -2:
-                back = _highest(b)
+                back = bg_msb32(occ) - 1
             if back > 5:
                 break                      # every lower source also overshoots
             if dst != -1 and i != back:
                 continue
             dst = -1
+        nocc = occ & ~((<uint32_t>1) << t) if b.c[1][i] == 1 else occ
+        if dst >= 0:
+            nocc |= (<uint32_t>1) << (dst + 1)
         nkey = _step(&nb, b, key, i, dst)
         seq.steps[depth][0] = i + 1
         seq.steps[depth][1] = dst + 1
         nxt = i if dice[0] == dice[1] else 23
-        rc = _gen(ml, &nb, nkey, dice, depth + 1, nxt, pips + die, seq)
+        rc = _gen(ml, &nb, nkey, dice, depth + 1, nxt, pips + die, seq, nocc, blocked)
         if rc == 0:
             _save(ml, &nb, nkey, depth + 1, pips + die, seq)
         moved = 1
@@ -248,6 +249,10 @@ cdef int generate_moves(movelist_t* ml, const board_t* b, int d1, int d2) except
     cdef int dice[4]
     cdef move_t seq
     cdef key_t key = board_key(b)
+    cdef uint32_t occ, one, opp, opp_one, blocked
+    bg_point_masks(b.c[1], &occ, &one)
+    bg_point_masks(b.c[0], &opp, &opp_one)
+    blocked = bg_mirror24(opp & ~opp_one)     # the opponent's points, in the mover's numbering
     _clear(ml)
     ml.max_steps = 0
     ml.max_pips = 0
@@ -255,11 +260,11 @@ cdef int generate_moves(movelist_t* ml, const board_t* b, int d1, int d2) except
     dice[1] = d2
     dice[2] = d1 if d1 == d2 else 0
     dice[3] = dice[2]
-    _gen(ml, b, key, dice, 0, 23, 0, &seq)
+    _gen(ml, b, key, dice, 0, 23, 0, &seq, occ, blocked)
     if d1 != d2:
         dice[0] = d2
         dice[1] = d1
-        _gen(ml, b, key, dice, 0, 23, 0, &seq)
+        _gen(ml, b, key, dice, 0, 23, 0, &seq, occ, blocked)
     if ml.count == 0:
         _save(ml, b, key, 0, 0, &seq)
     return ml.count

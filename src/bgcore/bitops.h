@@ -1,0 +1,55 @@
+/* Bit tricks over point masks, shared by the move generator and the encoders.
+ * A point mask has bit t (1..24) for point t of one side's numbering, or bit s (0..23)
+ * for slot s; either way a move of d pips toward home is a right shift by d. */
+#ifndef BG_BITOPS_H
+#define BG_BITOPS_H
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+static inline int bg_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+static inline int bg_msb32(unsigned int x) { unsigned long i; _BitScanReverse(&i, x); return (int)i; }
+#else
+static inline int bg_ctz32(unsigned int x) { return __builtin_ctz(x); }
+static inline int bg_msb32(unsigned int x) { return 31 - __builtin_clz(x); }
+#endif
+
+/* A mask of one side's points seen in the other side's numbering (bit t -> bit 25 - t) */
+static inline unsigned int bg_mirror24(unsigned int m)
+{
+    m = ((m >> 1) & 0x55555555u) | ((m & 0x55555555u) << 1);
+    m = ((m >> 2) & 0x33333333u) | ((m & 0x33333333u) << 2);
+    m = ((m >> 4) & 0x0F0F0F0Fu) | ((m & 0x0F0F0F0Fu) << 4);
+    m = ((m >> 8) & 0x00FF00FFu) | ((m & 0x00FF00FFu) << 8);
+    m = (m >> 16) | (m << 16);
+    return m >> 6;
+}
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
+/* bits 1..24: points 1..24 (slots 0..23) of one side holding any checker / exactly one */
+static inline void bg_point_masks(const unsigned char *c, unsigned int *occ, unsigned int *one)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    __m128i lo = _mm_loadu_si128((const __m128i *)c);
+    __m128i hi = _mm_loadl_epi64((const __m128i *)(c + 16));
+    __m128i z = _mm_setzero_si128(), u = _mm_set1_epi8(1);
+    unsigned int empty = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, z))
+                       | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, z)) << 16);
+    unsigned int ones = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, u))
+                      | ((unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, u)) << 16);
+    *occ = (~empty & 0xFFFFFFu) << 1;
+    *one = (ones & 0xFFFFFFu) << 1;
+#else
+    unsigned int o = 0, b = 0;
+    int i;
+    for (i = 0; i < 24; i++) {
+        o |= (unsigned int)(c[i] != 0) << (i + 1);
+        b |= (unsigned int)(c[i] == 1) << (i + 1);
+    }
+    *occ = o;
+    *one = b;
+#endif
+}
+
+#endif  /* BG_BITOPS_H */

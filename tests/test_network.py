@@ -112,11 +112,58 @@ def test_forward_matches_reference(hidden, K, encoder):
     assert net.forward(np.zeros((0, net.n_inputs))).shape == (0, K)
 
 
+def fma32(a, b, c) -> np.ndarray:
+    """float32 a * b + c rounded once (C's fmaf), elementwise.  In float64 the product is
+    exact (24 + 24 bits) and TwoSum gives the sum's exact error e; rounding the float64 sum
+    s to float32 is then right unless s lies exactly halfway between two float32s, where
+    e decides the side."""
+    p = np.float64(a) * np.asarray(b, np.float64)
+    c64 = np.asarray(c, np.float64)
+    s = p + c64
+    bb = s - p
+    e = (p - (s - bb)) + (c64 - bb)              # s + e == p + c exactly
+    r = s.astype(np.float32)
+    d = s - r.astype(np.float64)                 # exact: r is s's float32 neighbour
+    other = np.nextafter(r, np.where(d > 0, np.float32(np.inf), np.float32(-np.inf)))
+    halfway = (d != 0) & (s == (r.astype(np.float64) + other.astype(np.float64)) / 2)
+    return np.where(halfway & (np.sign(e) == np.sign(d)), other, r)
+
+
+def test_fma32_rounds_once():
+    """fma32 against exact rational arithmetic: random triples, and triples built so that
+    a * b + c lies just off a halfway point between float32s, where rounding to float64
+    first lands on the halfway point and ties the wrong way."""
+    from fractions import Fraction
+
+    def round32(x: Fraction) -> np.float32:
+        r = np.float32(float(x))                 # within one float32 step of the answer
+        near = (np.nextafter(r, np.float32(-np.inf)), r, np.nextafter(r, np.float32(np.inf)))
+        return min(near, key=lambda t: (abs(Fraction(float(t)) - x), int(np.float32(t).view(np.int32)) & 1))
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = rng.standard_normal(n).astype(np.float32)
+    # (1 + 2^-20) * 2^-24 (1 - 2^-20) + (1 + 2^-23) = 1 + 2^-23 + 2^-24 - 2^-64, scaled
+    k = 500
+    scale = np.ldexp(np.float32(1), rng.integers(-20, 20, k)) * rng.choice([-1, 1], k)
+    a[:k] = np.float32(1 + 2.0**-20)
+    b[:k] = (np.float32(2.0**-24 * (1 - 2.0**-20)) * scale).astype(np.float32)
+    c[:k] = (np.float32(1 + 2.0**-23) * scale).astype(np.float32)
+    got = fma32(a, b, c)
+    twice = (a.astype(np.float64) * b + c).astype(np.float32)
+    for ai, bi, ci, g in zip(a, b, c, got):
+        want = round32(Fraction(float(ai)) * Fraction(float(bi)) + Fraction(float(ci)))
+        assert g == want, (ai, bi, ci, g, want)
+    assert (twice[:k] != got[:k]).all()          # the built cases do need the care
+
+
 def exact_forward(sizes, params, x) -> np.ndarray:
     """The forward pass in float32, in the fixed order nnkernels.h defines: first-layer
-    rows of the nonzero inputs added one by one, then for every later layer four partial
-    sums over i mod 4, combined as b + ((s0 + s1) + (s2 + s3)).  The sigmoid is the
-    core's table (tested on its own above)."""
+    rows of the nonzero inputs added one by one as fused multiply-adds, then for every
+    later layer four partial sums over i mod 4, combined as b + ((s0 + s1) + (s2 + s3)).
+    The sigmoid is the core's table (tested on its own above)."""
     p = np.asarray(params, np.float32)
     out = []
     for xi in np.asarray(x, np.float32):
@@ -129,7 +176,7 @@ def exact_forward(sizes, params, x) -> np.ndarray:
             if l == 0:
                 h = b.copy()
                 for i in np.flatnonzero(a):
-                    h = h + W[i] if a[i] == 1 else h + a[i] * W[i]
+                    h = fma32(a[i], W[i], h)
             else:
                 s = [np.zeros(n_out, np.float32) for _ in range(4)]
                 for i in range(n_in):

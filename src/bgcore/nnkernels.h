@@ -2,13 +2,15 @@
  * (AVX2, AVX-512) selected at run time.
  *
  * Every implementation computes bit-for-bit the same floats: each output
- * element is summed in one fixed order, products and sums are separate
- * roundings (the build passes -ffp-contract=off, so no fused multiply-add),
- * and the sigmoid is the same table.  Which kernel runs only changes speed.
+ * element is summed in one fixed order, the first layer with fused multiply-adds
+ * (one rounding: fmaf in C, FMA instructions in SIMD), the rest with products and sums
+ * rounded separately (the build passes -ffp-contract=off, so the compiler fuses
+ * nothing itself), and the sigmoid is the same table.  Which kernel runs only changes
+ * speed.
  *
  * The fixed orders:
- *   first layer   h[j] = pre[j] + row_0[j] + row_1[j] + ...   (rows in the order given;
- *                 a row of value v != 1 adds v * row[j])
+ *   first layer   h[j] = fma(v_k, row_k[j], h[j]) for the rows k in the order given,
+ *                 from h[j] = pre[j] (a row of value 1 adds row[j], rounded once)
  *   later layers  out[j] = b[j] + ((s_0 + s_1) + (s_2 + s_3)),
  *                 s_r = sum over i = r, r + 4, r + 8, ... ascending of a[i] * W[i][j]
  *                 (four partial sums, so that SIMD code is not one long chain of adds)
@@ -60,9 +62,9 @@ static void bg_add_rows_c(const float *W, int H, const int32_t *idx, const float
         const float *row = W + (size_t)idx[k] * H;
         float v = val[k];
         if (v == 1.0f)
-            for (j = 0; j < H; j++) h[j] += row[j];
+            for (j = 0; j < H; j++) h[j] += row[j];     /* = fmaf(1, row[j], h[j]) */
         else
-            for (j = 0; j < H; j++) h[j] += v * row[j];
+            for (j = 0; j < H; j++) h[j] = fmaf(v, row[j], h[j]);
     }
 }
 
@@ -107,8 +109,8 @@ static void bg_forward1_c(const float *W0, int H, const float *pre, const int32_
 #define BG_HAVE_X86_KERNELS 1
 #include <immintrin.h>
 
-#define BG_AVX2 __attribute__((target("avx2")))
-#define BG_AVX512 __attribute__((target("avx2,avx512f")))
+#define BG_AVX2 __attribute__((target("avx2,fma")))
+#define BG_AVX512 __attribute__((target("avx2,fma,avx512f")))
 
 /* lanes [0, n) of 8 set, for masked loads and stores */
 BG_AVX2 static inline __m256i bg_mask8(int n)
@@ -167,8 +169,8 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
- * rows (one load, multiply and add per vector and row; h is read and written once).
- * Every row is multiplied by its value (1 * x == x exactly): no branch to mispredict. */
+ * rows (one load and fused multiply-add per vector and row; h is read and written once).
+ * Every row is a fused multiply-add by its value (by 1: the plain sum): no branch. */
 #define BG_ROWS_AVX2_BLOCK(NB)                                                              \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
@@ -179,9 +181,9 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
             const float *row = W + (size_t)idx[k] * H + j0;                                 \
             __m256 vv = _mm256_set1_ps(val[k]);                                             \
             for (v = 0; v < NB - 1; v++)                                                    \
-                acc[v] = _mm256_add_ps(acc[v], _mm256_mul_ps(vv, _mm256_loadu_ps(row + 8 * v))); \
-            acc[NB - 1] = _mm256_add_ps(acc[NB - 1], _mm256_mul_ps(                         \
-                vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail)));                         \
+                acc[v] = _mm256_fmadd_ps(vv, _mm256_loadu_ps(row + 8 * v), acc[v]);         \
+            acc[NB - 1] = _mm256_fmadd_ps(vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail), \
+                                          acc[NB - 1]);                                     \
         }                                                                                   \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, acc[v]);                   \
         _mm256_maskstore_ps(h + 8 * (NB - 1), tail, acc[NB - 1]);                           \
@@ -235,13 +237,13 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
 }
 
 /* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass), in
- * named registers; every row multiplied by its value (1 * x == x exactly: no branch). */
+ * named registers; every row a fused multiply-add by its value (no branch). */
 #define BG_LD(r, v) ((v) == NB - 1 ? _mm512_maskz_loadu_ps(tail, (r) + 16 * (v)) \
                                    : _mm512_loadu_ps((r) + 16 * (v)))
 #define BG_EACH(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 #define BG_DECL(v) __m512 x##v = _mm512_setzero_ps();
 #define BG_INIT(v) if (NB > v) x##v = BG_LD(h, v);
-#define BG_ADD(v) if (NB > v) x##v = _mm512_add_ps(x##v, _mm512_mul_ps(vv, BG_LD(row, v)));
+#define BG_ADD(v) if (NB > v) x##v = _mm512_fmadd_ps(vv, BG_LD(row, v), x##v);
 #define BG_STORE(v) if (NB > v) { if ((v) == NB - 1) _mm512_mask_storeu_ps(h + 16 * (v), tail, x##v); \
                                   else _mm512_storeu_ps(h + 16 * (v), x##v); }
 #define BG_ROWS_AVX512_BLOCK(NB_)                                                           \
@@ -340,9 +342,11 @@ static int bg_kernels_available(const char *name)
     if (strcmp(name, "c") == 0) return 1;
 #ifdef BG_HAVE_X86_KERNELS
     __builtin_cpu_init();
-    if (strcmp(name, "avx2") == 0) return __builtin_cpu_supports("avx2");
+    if (strcmp(name, "avx2") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (strcmp(name, "avx512") == 0)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f");
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+               && __builtin_cpu_supports("avx512f");
 #endif
     return 0;
 }

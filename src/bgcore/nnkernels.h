@@ -165,7 +165,13 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
         s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_maskload_ps(W1 + (size_t)(i + 2) * K, km)));
     o = _mm256_add_ps(_mm256_maskload_ps(b1, km),
                       _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-    _mm256_maskstore_ps(act2, km, bg_sigmoid8(o));
+    /* a handful of outputs: scalar lookups beat two 8-lane gathers */
+    {
+        float t[8];
+        int j;
+        _mm256_storeu_ps(t, o);
+        for (j = 0; j < K; j++) act2[j] = bg_sigmoid(t[j]);
+    }
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all

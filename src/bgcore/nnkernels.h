@@ -29,6 +29,8 @@
 #define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
 
 static float bg_sig_value[BG_SIG_STEPS + 2];
+/* (v[i], v[i + 1] - v[i]) side by side, so that one 64-bit gather fetches both */
+static float bg_sig_pair[2 * (BG_SIG_STEPS + 1)] __attribute__((aligned(64)));
 
 static void bg_sigmoid_init(void)
 {
@@ -36,6 +38,10 @@ static void bg_sigmoid_init(void)
     for (i = 0; i < BG_SIG_STEPS + 2; i++) {
         double x = i / (double)BG_SIG_SCALE - BG_SIG_RANGE;
         bg_sig_value[i] = (float)(1.0 / (1.0 + exp(-x)));
+    }
+    for (i = 0; i <= BG_SIG_STEPS; i++) {
+        bg_sig_pair[2 * i] = bg_sig_value[i];
+        bg_sig_pair[2 * i + 1] = bg_sig_value[i + 1] - bg_sig_value[i];
     }
 }
 
@@ -127,8 +133,17 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     t = _mm256_min_ps(t, _mm256_set1_ps((float)BG_SIG_STEPS));
     i = _mm256_cvttps_epi32(t);
     t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
-    x = _mm256_i32gather_ps(bg_sig_value, i, 4);
-    return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_sub_ps(_mm256_i32gather_ps(bg_sig_value + 1, i, 4), x)));
+    {
+        /* pairs of lanes 0, 1, 4, 5 and 2, 3, 6, 7: the in-lane shuffles below then give
+           the values and the steps back in lane order */
+        __m256i p = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+        __m256 a = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)bg_sig_pair,
+                                                        _mm256_castsi256_si128(p), 8));
+        __m256 b = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)bg_sig_pair,
+                                                        _mm256_extracti128_si256(p, 1), 8));
+        x = _mm256_shuffle_ps(a, b, 0x88);
+        return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_shuffle_ps(a, b, 0xDD)));
+    }
 }
 
 /* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4.

@@ -162,8 +162,9 @@ def test_fma32_rounds_once():
 def exact_forward(sizes, params, x) -> np.ndarray:
     """The forward pass in float32, in the fixed order nnkernels.h defines: first-layer
     rows of the nonzero inputs added one by one as fused multiply-adds, then for every
-    later layer four partial sums over i mod 4, combined as b + ((s0 + s1) + (s2 + s3)).
-    The sigmoid is the core's table (tested on its own above)."""
+    later layer eight partial sums over i mod 8, each by fused multiply-adds, combined as
+    b + (((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))).  The sigmoid is the core's
+    table (tested on its own above)."""
     p = np.asarray(params, np.float32)
     out = []
     for xi in np.asarray(x, np.float32):
@@ -178,10 +179,10 @@ def exact_forward(sizes, params, x) -> np.ndarray:
                 for i in np.flatnonzero(a):
                     h = fma32(a[i], W[i], h)
             else:
-                s = [np.zeros(n_out, np.float32) for _ in range(4)]
+                s = [np.zeros(n_out, np.float32) for _ in range(8)]
                 for i in range(n_in):
-                    s[i % 4] = s[i % 4] + a[i] * W[i]
-                h = b + ((s[0] + s[1]) + (s[2] + s[3]))
+                    s[i % 8] = fma32(a[i], W[i], s[i % 8])
+                h = b + (((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7])))
             a = sigmoid_table(h)
         out.append(a)
     return np.array(out)

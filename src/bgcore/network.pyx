@@ -42,7 +42,7 @@ OUTPUT_FORMS = {
 
 cdef extern from "nnkernels.h" nogil:
     ctypedef void (*bg_add_rows_fn)(const real_t* W, int H, const int32_t* idx, const real_t* val,
-                                    int nnz, real_t* h) noexcept nogil
+                                    int nnz, const real_t* h_in, real_t* h) noexcept nogil
     ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
                                     const real_t* val, int nnz, const real_t* W1, const real_t* b1,
                                     int K, real_t* act1, real_t* act2) noexcept nogil
@@ -156,8 +156,8 @@ cdef inline void _upper_layers(const net_t* net, netbuf_t* buf) noexcept nogil:
 
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
                                   int nnz, real_t* pre) noexcept nogil:
-    memcpy(pre, net.params + net.offset_b[0], net.sizes[1] * sizeof(real_t))
-    bg_kernels.add_rows(net.params + net.offset_W[0], net.sizes[1], idx, val, nnz, pre)
+    bg_kernels.add_rows(net.params + net.offset_W[0], net.sizes[1], idx, val, nnz,
+                        net.params + net.offset_b[0], pre)
 
 
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
@@ -168,8 +168,7 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
                             net.params + net.offset_W[1], net.params + net.offset_b[1],
                             net.sizes[2], buf.act[1], buf.act[2])
         return
-    memcpy(buf.act[1], pre, H * sizeof(real_t))
-    bg_kernels.add_rows(net.params + net.offset_W[0], H, idx, val, nnz, buf.act[1])
+    bg_kernels.add_rows(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
     bg_sigmoid_c(buf.act[1], H)
     _upper_layers(net, buf)
 

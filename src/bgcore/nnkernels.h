@@ -2,18 +2,18 @@
  * (AVX2, AVX-512) selected at run time.
  *
  * Every implementation computes bit-for-bit the same floats: each output
- * element is summed in one fixed order, the first layer with fused multiply-adds
- * (one rounding: fmaf in C, FMA instructions in SIMD), the rest with products and sums
- * rounded separately (the build passes -ffp-contract=off, so the compiler fuses
- * nothing itself), and the sigmoid is the same table.  Which kernel runs only changes
- * speed.
+ * element is summed in one fixed order, products added by fused multiply-adds (one
+ * rounding: fmaf in C, FMA instructions in SIMD; the build passes -ffp-contract=off,
+ * so the compiler fuses nothing else), and the sigmoid is the same table.  Which
+ * kernel runs only changes speed.
  *
  * The fixed orders:
  *   first layer   h[j] = fma(v_k, row_k[j], h[j]) for the rows k in the order given,
  *                 from h[j] = pre[j] (a row of value 1 adds row[j], rounded once)
- *   later layers  out[j] = b[j] + ((s_0 + s_1) + (s_2 + s_3)),
- *                 s_r = sum over i = r, r + 4, r + 8, ... ascending of a[i] * W[i][j]
- *                 (four partial sums, so that SIMD code is not one long chain of adds)
+ *   later layers  out[j] = b[j] + (((s_0 + s_4) + (s_2 + s_6)) + ((s_1 + s_5) + (s_3 + s_7))),
+ *                 s_r = fma(a[i], W[i][j], s_r) for i = r, r + 8, r + 16, ... ascending
+ *                 from 0 (eight partial sums: eight independent chains for SIMD code,
+ *                 combined as a horizontal sum of 8 lanes is)
  *   sigmoid       t = clamp((x + 16) * 128, 0, 4096); i = trunc(t);
  *                 v[i] + (t - i) * (v[i + 1] - v[i])  (table of 4096 steps over [-16, 16])
  */
@@ -59,11 +59,13 @@ static inline float bg_sigmoid(float x)
 
 /* ------------------------------------------------------------------ portable C */
 
-/* h[0..H) += the rows W[idx[k]] (row length H) times val[k], in order */
+/* h[0..H) = h_in[0..H) + the rows W[idx[k]] (row length H) times val[k], in order
+ * (h_in may be h) */
 static void bg_add_rows_c(const float *W, int H, const int32_t *idx, const float *val, int nnz,
-                          float *h)
+                          const float *h_in, float *h)
 {
     int k, j;
+    if (h != h_in) memcpy(h, h_in, (size_t)H * sizeof(float));
     for (k = 0; k < nnz; k++) {
         const float *row = W + (size_t)idx[k] * H;
         float v = val[k];
@@ -86,9 +88,9 @@ static void bg_dense_c(const float *a, int n_in, const float *W, const float *b,
 {
     int i, j;
     for (j = 0; j < n_out; j++) {
-        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (i = 0; i < n_in; i++) s[i & 3] += a[i] * W[(size_t)i * n_out + j];
-        out[j] = b[j] + ((s[0] + s[1]) + (s[2] + s[3]));
+        float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        for (i = 0; i < n_in; i++) s[i & 7] = fmaf(a[i], W[(size_t)i * n_out + j], s[i & 7]);
+        out[j] = b[j] + (((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7])));
     }
 }
 
@@ -102,8 +104,7 @@ static void bg_forward1_c(const float *W0, int H, const float *pre, const int32_
                           const float *val, int nnz, const float *W1, const float *b1, int K,
                           float *act1, float *act2)
 {
-    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
-    bg_add_rows_c(W0, H, idx, val, nnz, act1);
+    bg_add_rows_c(W0, H, idx, val, nnz, pre, act1);
     bg_sigmoid_c(act1, H);
     bg_dense_c(act1, H, W1, b1, K, act2);
     bg_sigmoid_c(act2, K);
@@ -146,40 +147,37 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     }
 }
 
-/* act2[0..K) for K <= 8: 8-lane vectors of the outputs, four partial sums over i mod 4.
- * A row of W1 is loaded as 8 floats, its K and the next 8 - K (lanes the masked store
- * drops), while those lie within W1 and a b1 that follows it; masked loads after that. */
+/* act2[0..K) for K <= 8: 8-lane vectors of the outputs, eight partial sums over i mod 8.
+ * A row of W1 is loaded as 8 floats, its K and the next 8 - K (lanes never stored),
+ * while those lie within W1 and a b1 that follows it; masked loads after that. */
+#define BG_OUT_ROW(r, LOAD) s##r = _mm256_fmadd_ps(_mm256_set1_ps(a[i + r]),                 \
+                                                 LOAD(W1 + (size_t)(i + r) * K), s##r);
+#define BG_OUT_STEP(r, LOAD) if (i + r < H) { BG_OUT_ROW(r, LOAD) }
+#define BG_LOADU(p) _mm256_loadu_ps(p)
+#define BG_LOADM(p) _mm256_maskload_ps(p, km)
 BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
     __m256i km = bg_mask8(K);
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, o;
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0,
+           s7 = s0, o;
     /* rows i with i * K + 8 <= the floats readable from W1 */
     int readable = H * K + (b1 == W1 + (size_t)H * K ? K : 0);
     int plain = readable >= 8 ? (readable - 8) / K + 1 : 0, i = 0;
     if (plain > H) plain = H;
-    for (; i + 4 <= plain; i += 4) {
-        const float *w = W1 + (size_t)i * K;
-        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_loadu_ps(w)));
-        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_loadu_ps(w + K)));
-        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_loadu_ps(w + 2 * K)));
-        s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(a[i + 3]), _mm256_loadu_ps(w + 3 * K)));
+    for (; i + 8 <= plain; i += 8) {
+        BG_OUT_ROW(0, BG_LOADU) BG_OUT_ROW(1, BG_LOADU) BG_OUT_ROW(2, BG_LOADU)
+        BG_OUT_ROW(3, BG_LOADU) BG_OUT_ROW(4, BG_LOADU) BG_OUT_ROW(5, BG_LOADU)
+        BG_OUT_ROW(6, BG_LOADU) BG_OUT_ROW(7, BG_LOADU)
     }
-    for (; i + 4 <= H; i += 4) {
-        const float *w = W1 + (size_t)i * K;
-        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(w, km)));
-        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_maskload_ps(w + K, km)));
-        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_maskload_ps(w + 2 * K, km)));
-        s3 = _mm256_add_ps(s3, _mm256_mul_ps(_mm256_set1_ps(a[i + 3]), _mm256_maskload_ps(w + 3 * K, km)));
+    for (; i < H; i += 8) {
+        BG_OUT_STEP(0, BG_LOADM) BG_OUT_STEP(1, BG_LOADM) BG_OUT_STEP(2, BG_LOADM)
+        BG_OUT_STEP(3, BG_LOADM) BG_OUT_STEP(4, BG_LOADM) BG_OUT_STEP(5, BG_LOADM)
+        BG_OUT_STEP(6, BG_LOADM) BG_OUT_STEP(7, BG_LOADM)
     }
-    if (i < H)
-        s0 = _mm256_add_ps(s0, _mm256_mul_ps(_mm256_set1_ps(a[i]), _mm256_maskload_ps(W1 + (size_t)i * K, km)));
-    if (i + 1 < H)
-        s1 = _mm256_add_ps(s1, _mm256_mul_ps(_mm256_set1_ps(a[i + 1]), _mm256_maskload_ps(W1 + (size_t)(i + 1) * K, km)));
-    if (i + 2 < H)
-        s2 = _mm256_add_ps(s2, _mm256_mul_ps(_mm256_set1_ps(a[i + 2]), _mm256_maskload_ps(W1 + (size_t)(i + 2) * K, km)));
     o = _mm256_add_ps(_mm256_maskload_ps(b1, km),
-                      _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+                      _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s0, s4), _mm256_add_ps(s2, s6)),
+                                    _mm256_add_ps(_mm256_add_ps(s1, s5), _mm256_add_ps(s3, s7))));
     /* a handful of outputs: scalar lookups beat two 8-lane gathers */
     {
         float t[8];
@@ -196,8 +194,8 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
         int v, k;                                                                           \
-        for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(h + 8 * v);                   \
-        acc[NB - 1] = _mm256_maskload_ps(h + 8 * (NB - 1), tail);                           \
+        for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(hin + 8 * v);                 \
+        acc[NB - 1] = _mm256_maskload_ps(hin + 8 * (NB - 1), tail);                         \
         for (k = 0; k < nnz; k++) {                                                         \
             const float *row = W + (size_t)idx[k] * H + j0;                                 \
             __m256 vv = _mm256_set1_ps(val[k]);                                             \
@@ -211,14 +209,15 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
     } while (0)
 
 BG_AVX2 static void bg_add_rows_avx2(const float *W, int H, const int32_t *idx,
-                                     const float *val, int nnz, float *h0)
+                                     const float *val, int nnz, const float *h_in, float *h_out)
 {
     int j0;
     for (j0 = 0; j0 < H; j0 += 96) {              /* 12 vectors: 12 of the 16 registers */
         int n = H - j0 < 96 ? H - j0 : 96;
         int nb = (n + 7) / 8;
         __m256i tail = bg_mask8(n - 8 * (nb - 1));
-        float *h = h0 + j0;
+        const float *hin = h_in + j0;
+        float *h = h_out + j0;
         switch (nb) {
         case 1: BG_ROWS_AVX2_BLOCK(1); break;
         case 2: BG_ROWS_AVX2_BLOCK(2); break;
@@ -251,8 +250,7 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
                                      const float *W1, const float *b1, int K, float *act1,
                                      float *act2)
 {
-    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
-    bg_add_rows_avx2(W0, H, idx, val, nnz, act1);
+    bg_add_rows_avx2(W0, H, idx, val, nnz, pre, act1);
     bg_sigmoid_avx2(act1, H);
     bg_output8(act1, H, W1, b1, K, act2);
 }
@@ -263,7 +261,7 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
                                    : _mm512_loadu_ps((r) + 16 * (v)))
 #define BG_EACH(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 #define BG_DECL(v) __m512 x##v = _mm512_setzero_ps();
-#define BG_INIT(v) if (NB > v) x##v = BG_LD(h, v);
+#define BG_INIT(v) if (NB > v) x##v = BG_LD(hin, v);
 #define BG_ADD(v) if (NB > v) x##v = _mm512_fmadd_ps(vv, BG_LD(row, v), x##v);
 #define BG_STORE(v) if (NB > v) { if ((v) == NB - 1) _mm512_mask_storeu_ps(h + 16 * (v), tail, x##v); \
                                   else _mm512_storeu_ps(h + 16 * (v), x##v); }
@@ -282,14 +280,16 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
     } while (0)
 
 BG_AVX512 static void bg_add_rows_avx512(const float *W, int H, const int32_t *idx,
-                                         const float *val, int nnz, float *h0)
+                                         const float *val, int nnz, const float *h_in,
+                                         float *h_out)
 {
     int j0;
     for (j0 = 0; j0 < H; j0 += 128) {
         int n = H - j0 < 128 ? H - j0 : 128;
         int nb = (n + 15) / 16;
         __mmask16 tail = (__mmask16)((1u << (n - 16 * (nb - 1))) - 1u);
-        float *h = h0 + j0;
+        const float *hin = h_in + j0;
+        float *h = h_out + j0;
         switch (nb) {
         case 1: BG_ROWS_AVX512_BLOCK(1); break;
         case 2: BG_ROWS_AVX512_BLOCK(2); break;
@@ -331,8 +331,7 @@ BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pr
                                          const float *W1, const float *b1, int K, float *act1,
                                          float *act2)
 {
-    if (act1 != pre) memcpy(act1, pre, (size_t)H * sizeof(float));
-    bg_add_rows_avx512(W0, H, idx, val, nnz, act1);
+    bg_add_rows_avx512(W0, H, idx, val, nnz, pre, act1);
     bg_sigmoid_avx512(act1, H);
     bg_output8(act1, H, W1, b1, K, act2);
 }
@@ -341,7 +340,7 @@ BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pr
 /* ------------------------------------------------------------------ dispatch */
 
 typedef void (*bg_add_rows_fn)(const float *W, int H, const int32_t *idx, const float *val,
-                               int nnz, float *h);
+                               int nnz, const float *h_in, float *h);
 
 typedef struct {
     const char *name;

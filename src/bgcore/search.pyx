@@ -50,7 +50,7 @@ cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level pla
 
 cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
                        netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, best = 0, K = net.sizes[net.n_layers], nnz, v, head_of = -1
+    cdef int i, h, best = 0, K = net.sizes[net.n_layers], nnz, v, lru = 0
     cdef double e, best_e = -1e300
     cdef const board_t* after
     cdef int32_t idx[MAX_INPUTS]
@@ -59,9 +59,13 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
     # The side to roll next is the same in every afterstate and, unless a play hits, so
     # are its checkers: their encoding (every encoder lists their point units first) and
     # its first-layer sum are computed once and shared.  Same summation order: same bits.
-    # Afterstates are encoded in place, from their rows (the side to roll next: OPPONENT).
-    cdef real_t pre[MAX_WIDTH]
-    cdef enc_head_t head
+    # Two are kept (the plays that hit and those that do not come interleaved), each for
+    # the afterstate it was made from.  Afterstates are encoded in place, from their rows
+    # (the side to roll next: OPPONENT).
+    cdef real_t pre[2][MAX_WIDTH]
+    cdef enc_head_t head[2]
+    cdef int head_of[2]
+    head_of[0] = head_of[1] = -1
     if n == 1 and out == NULL:
         return 0                    # no choice to make, no value asked for
     for i in range(n):
@@ -70,13 +74,19 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
             v = board_win_value(after, MOVER)
             outputs_target(K, v, mine)
         else:
-            if head_of < 0 or memcmp(ml.boards[head_of].c[OPPONENT], after.c[OPPONENT],
-                                     sizeof(after.c[OPPONENT])) != 0:
-                encode_head(after.c[OPPONENT], &head)
-                net_first_layer_partial(net, head.idx, head.val, head.nnz, pre)
-                head_of = i
-            nnz = encode_tail(encoder, after.c[MOVER], &head, idx, val)
-            net_forward_sparse_from(net, pre, idx, val, nnz, buf)
+            h = 0
+            while h < 2 and (head_of[h] < 0 or memcmp(ml.boards[head_of[h]].c[OPPONENT],
+                                                      after.c[OPPONENT],
+                                                      sizeof(after.c[OPPONENT])) != 0):
+                h += 1
+            if h == 2:                          # neither: replace the one used longer ago
+                h = lru
+                encode_head(after.c[OPPONENT], &head[h])
+                net_first_layer_partial(net, head[h].idx, head[h].val, head[h].nnz, pre[h])
+                head_of[h] = i
+            lru = 1 - h
+            nnz = encode_tail(encoder, after.c[MOVER], &head[h], idx, val)
+            net_forward_sparse_from(net, pre[h], idx, val, nnz, buf)
             outputs_flip(K, buf.act[net.n_layers], mine)
         e = outputs_equity(K, mine)
         if e > best_e:

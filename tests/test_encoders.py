@@ -517,3 +517,24 @@ def test_escape_hand_cases():
     manual = sum(1 for d1, d2 in itertools.product(range(1, 7), repeat=2)
                  if d1 != d2 and d1 + d2 >= 7) + 2
     assert want == manual == 20
+
+
+def test_input_order_is_the_sparse_order():
+    """encode_sparse writes the nonzero inputs in the encoder's summation order (the
+    network sums rows in it): a permutation, ascending but for expert's side-on-roll
+    features that need its checkers alone, which follow its point units."""
+    from bgengine.encoders import EXPERT_FEATURES, _sparse_pairs, input_order
+    for name in ENCODERS:
+        order = input_order(name)
+        assert sorted(order) == list(range(n_inputs(name)))
+        rank = np.empty(len(order), int)
+        rank[order] = np.arange(len(order))
+        for b in random_positions(20, seed=8, every=2):
+            idx, val = _sparse_pairs(b, name)
+            assert (np.diff(rank[idx]) > 0).all()
+            np.testing.assert_array_equal(val, encode(b, name)[idx])
+            assert (val != 0).all()
+    order = list(input_order("expert"))
+    own = [196 + k for k in (0, 1, 2, 3, 4, 7, 10, 11)]
+    assert order == list(range(98)) + own + [i for i in range(98, 222) if i not in own]
+    assert len(EXPERT_FEATURES) == 12

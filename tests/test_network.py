@@ -10,7 +10,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from bgengine.encoders import encode, n_inputs
+from bgengine.encoders import encode, input_order, n_inputs
 from bgengine.movegen import legal_afterstates
 from bgengine.network import (KERNELS, OUTPUT_FORMS, Network, available_kernels, kernel,
                               sigmoid_table, use_kernel)
@@ -159,9 +159,10 @@ def test_fma32_rounds_once():
     assert (twice[:k] != got[:k]).all()          # the built cases do need the care
 
 
-def exact_forward(sizes, params, x) -> np.ndarray:
+def exact_forward(sizes, params, x, order=None) -> np.ndarray:
     """The forward pass in float32, in the fixed order nnkernels.h defines: first-layer
-    rows of the nonzero inputs added one by one as fused multiply-adds, then for every
+    rows of the nonzero inputs added one by one as fused multiply-adds (in the encoder's
+    ``order``, default ascending), then for every
     later layer eight partial sums over i mod 8, each by fused multiply-adds, combined as
     b + (((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))).  The sigmoid is the core's
     table (tested on its own above)."""
@@ -176,8 +177,9 @@ def exact_forward(sizes, params, x) -> np.ndarray:
             off += n_in * n_out + n_out
             if l == 0:
                 h = b.copy()
-                for i in np.flatnonzero(a):
-                    h = fma32(a[i], W[i], h)
+                for i in (range(n_in) if order is None else order):
+                    if a[i] != 0:
+                        h = fma32(a[i], W[i], h)
             else:
                 s = [np.zeros(n_out, np.float32) for _ in range(8)]
                 for i in range(n_in):
@@ -200,7 +202,7 @@ def test_forward_exact_order_every_kernel(hidden, K):
     boards = random_positions(60, seed=2)
     x = encode(boards, "expert")
     x[::7, 5] = 0.37                                 # some values that are not 0 or 1
-    want = exact_forward(net.sizes, net.params, x)
+    want = exact_forward(net.sizes, net.params, x, input_order("expert"))
     assert "c" in available_kernels() and kernel() == available_kernels()[0]
     previous = kernel()
     try:
@@ -209,7 +211,8 @@ def test_forward_exact_order_every_kernel(hidden, K):
             assert kernel() == name
             np.testing.assert_array_equal(net.forward(x), want, err_msg=name)
             np.testing.assert_array_equal(net.evaluate(boards), exact_forward(
-                net.sizes, net.params, encode(boards, "expert")), err_msg=name)
+                net.sizes, net.params, encode(boards, "expert"), input_order("expert")),
+                err_msg=name)
     finally:
         use_kernel(previous)
 

@@ -2,8 +2,12 @@
 #
 # An encoder maps a position (side on roll in row 1) to float32 network
 # inputs.  The hot path uses the sparse form: most inputs are 0, so an
-# encoder writes only the nonzero ones as (index, value) pairs, ascending by
-# index, and the network's first layer adds just those weight rows.
+# encoder writes only the nonzero ones as (index, value) pairs, and the
+# network's first layer adds just those weight rows, in the order written.
+# That order is fixed per encoder (summation_order: ascending, except that the
+# expert encoder puts the side on roll's features that need its checkers alone
+# right after its point units), so a dense input summed in that order gives the
+# same bits.  The side on roll's part comes first: sibling afterstates share it.
 #
 #     cdef int32_t idx[MAX_INPUTS]
 #     cdef real_t val[MAX_INPUTS]
@@ -22,6 +26,7 @@ cdef enum:
     MAX_INPUTS = 256        # upper bound on any encoder's size (buffers)
     N_SIDE_UNITS = 98       # every encoder starts with the side on roll's 98 point units
                             # (inputs 0..97), then the other side's (98..195)
+    N_EXPERT_SIDE = 12      # hand-made features per side of the expert encoder
 
 ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     uint32_t occ            # bit t (1..24): point t holds any of its checkers
@@ -37,24 +42,29 @@ ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     int bar                 # checkers on the bar
 
 # The part of an encoding that depends on the side on roll's checkers alone: its
-# point units (inputs 0..97) and summary.  Sibling afterstates share one (the side to
-# roll next is the same in all, unless a play hits), so it is computed once for them.
+# point units (inputs 0..97), for the expert encoder its features that need nothing
+# else, and its summary.  Sibling afterstates share one (the side to roll next is the
+# same in all, unless a play hits), so it is computed once for them.
 ctypedef struct enc_head_t:
     int nnz
-    int32_t idx[N_SIDE_UNITS + 4]   # + room for the unconditional writes of 4 units
-    real_t val[N_SIDE_UNITS + 4]
+    int32_t idx[N_SIDE_UNITS + N_EXPERT_SIDE + 4]   # + room for unconditional writes
+    real_t val[N_SIDE_UNITS + N_EXPERT_SIDE + 4]
     side_summary_t side
+    real_t expert[N_EXPERT_SIDE]    # its expert features (those it alone decides)
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil
 # encode_sparse of b in two parts, from b's rows (so an afterstate is encoded in place,
 # without swapping its rows first): the head from the side on roll's checkers (b.c[1]),
-# then the rest of the inputs (98 onwards) from the other side's (b.c[0]) and that head.
-# Concatenated, the same pairs.
-cdef void encode_head(const checker_t* on_roll, enc_head_t* head) noexcept nogil
+# then the rest of the inputs from the other side's (b.c[0]) and that head.  Concatenated,
+# the same pairs.
+cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) noexcept nogil
 cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil
+# The encoder's summation order: its encoder_size input indices in the order encode_sparse
+# writes the nonzero ones (a static array).
+cdef const int32_t* summation_order(int encoder) noexcept nogil
 
 # Features the expert encoder is built from, exposed for tests and players.
 cdef int shots_36(const board_t* b, int roller) noexcept nogil

@@ -30,7 +30,7 @@ from libc.string cimport memcpy, memset
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
 from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS,
-                                N_SIDE_UNITS, side_summary_t, enc_head_t)
+                                N_SIDE_UNITS, N_EXPERT_SIDE, side_summary_t, enc_head_t)
 
 from bgengine.board import validate_boards
 
@@ -49,7 +49,6 @@ EXPERT_FEATURES = (
 )
 cdef enum:
     N_POINT_UNITS = 196     # 2 sides x (24 x 4 + bar + off)
-    N_EXPERT_SIDE = 12
 
 
 cdef int encoder_size(int encoder) noexcept nogil:
@@ -494,41 +493,99 @@ cdef void _init_pop6() noexcept nogil:
 _init_pop6()
 
 
-cdef int _expert_side(const side_summary_t* S, const side_summary_t* O, int base,
-                      int32_t* idx, real_t* val, int k) noexcept nogil:
-    """The 12 hand-made features of side S (O: the other side) from input ``base``."""
+cdef inline void _expert_own(const side_summary_t* S, real_t* f) noexcept nogil:
+    """The hand-made features of side S that need its checkers alone: f[k] for k in
+    EXPERT_OWN (0-4, 7, 10, 11)."""
+    f[0] = Q100[S.pips]
+    f[1] = Q5[S.back]
+    f[2] = Q6[POP6[(S.made >> 1) & 0x3F]]
+    f[3] = Q6[_longest_run(S.made)]
+    f[4] = Q2[POP6[(S.made >> 19) & 0x3F]]
+    f[7] = Q5[_popcount(S.blot)]
+    f[10] = Q15[S.outfield]
+    f[11] = Q10[S.stack]
+
+
+cdef inline void _expert_cross(const side_summary_t* S, const side_summary_t* O,
+                               real_t* f) noexcept nogil:
+    """... and those that need the other side O too: f[5], f[6], f[8], f[9]."""
     cdef int closed = POP6[(O.made >> 1) & 0x3F]         # the other side's home points made
-    k = _put(idx, val, k, base + 0, Q100[S.pips])
-    k = _put(idx, val, k, base + 1, Q5[S.back])
-    k = _put(idx, val, k, base + 2, Q6[POP6[(S.made >> 1) & 0x3F]])
-    k = _put(idx, val, k, base + 3, Q6[_longest_run(S.made)])
-    k = _put(idx, val, k, base + 4, Q2[POP6[(S.made >> 19) & 0x3F]])
-    k = _put(idx, val, k, base + 5, Q36[_shots(O, S)])
-    k = _put(idx, val, k, base + 6, Q36[_escapes(S, O)])
-    k = _put(idx, val, k, base + 7, Q5[_popcount(S.blot)])
-    k = _put(idx, val, k, base + 8, Q6[closed])
-    if S.bar:
-        # chance of NOT entering a checker, (closed / 6)^2
-        k = _put(idx, val, k, base + 9, Q36[closed * closed])
-    k = _put(idx, val, k, base + 10, Q15[S.outfield])
-    k = _put(idx, val, k, base + 11, Q10[S.stack])
+    f[5] = Q36[_shots(O, S)]
+    f[6] = Q36[_escapes(S, O)]
+    f[8] = Q6[closed]
+    # chance of NOT entering a checker, (closed / 6)^2, with one on the bar
+    f[9] = Q36[closed * closed] if S.bar else 0
+
+
+cdef inline int _put_features(const real_t* f, const int* which, int n, int base,
+                              int32_t* idx, real_t* val, int k) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        k = _put(idx, val, k, base + which[j], f[which[j]])
     return k
 
 
-cdef void encode_head(const checker_t* on_roll, enc_head_t* head) noexcept nogil:
+# The expert features of one side by what they need: the side's checkers alone (the side on
+# roll's go in the head, shared by sibling afterstates), or the other side's too.
+cdef int EXPERT_OWN[8]
+cdef int EXPERT_CROSS[4]
+cdef int EXPERT_ALL[N_EXPERT_SIDE]
+EXPERT_OWN[:] = [0, 1, 2, 3, 4, 7, 10, 11]
+EXPERT_CROSS[:] = [5, 6, 8, 9]
+EXPERT_ALL[:] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+
+# Summation orders (see encoders.pxd): input indices in the order encode_sparse writes them.
+cdef int32_t ORDER_ASCENDING[MAX_INPUTS]
+cdef int32_t ORDER_EXPERT[222]
+
+
+cdef void _init_orders() noexcept nogil:
+    cdef int i, k = 0
+    for i in range(MAX_INPUTS):
+        ORDER_ASCENDING[i] = i
+    for i in range(N_SIDE_UNITS):
+        ORDER_EXPERT[k] = i; k += 1
+    for i in range(8):
+        ORDER_EXPERT[k] = N_POINT_UNITS + EXPERT_OWN[i]; k += 1
+    for i in range(N_SIDE_UNITS, N_POINT_UNITS):
+        ORDER_EXPERT[k] = i; k += 1
+    for i in range(4):
+        ORDER_EXPERT[k] = N_POINT_UNITS + EXPERT_CROSS[i]; k += 1
+    for i in range(N_POINT_UNITS + N_EXPERT_SIDE, 222):
+        ORDER_EXPERT[k] = i; k += 1
+
+_init_orders()
+
+
+cdef const int32_t* summation_order(int encoder) noexcept nogil:
+    if encoder == ENC_EXPERT:
+        return &ORDER_EXPERT[0]
+    return &ORDER_ASCENDING[0]
+
+
+cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) noexcept nogil:
     head.nnz = _side(on_roll, 0, head.idx, head.val, 0, &head.side)
+    if encoder == ENC_EXPERT:
+        _expert_own(&head.side, head.expert)
+        head.nnz = _put_features(head.expert, EXPERT_OWN, 8, N_POINT_UNITS,
+                                 head.idx, head.val, head.nnz)
 
 
 cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
+    cdef real_t f[N_EXPERT_SIDE]
     cdef int k, i, n, run
     cdef bint race
     k = _side(other, N_SIDE_UNITS, idx, val, 0, &S0)
     if encoder == ENC_EXPERT:
-        k = _expert_side(S1, &S0, N_POINT_UNITS, idx, val, k)
-        k = _expert_side(&S0, S1, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
+        memcpy(f, head.expert, sizeof(f))
+        _expert_cross(S1, &S0, f)
+        k = _put_features(f, EXPERT_CROSS, 4, N_POINT_UNITS, idx, val, k)
+        _expert_own(&S0, f)
+        _expert_cross(&S0, S1, f)
+        k = _put_features(f, EXPERT_ALL, N_EXPERT_SIDE, N_POINT_UNITS + N_EXPERT_SIDE, idx, val, k)
         k = _put(idx, val, k, 220, 1.0 if _is_race(S1, &S0) else 0.0)
         n = S1.pips - S0.pips           # (n / 100.0 rounds symmetrically about 0)
         k = _put(idx, val, k, 221, Q100[n] if n >= 0 else -Q100[-n])
@@ -544,9 +601,10 @@ cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head
 
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
-    """Write the nonzero inputs of ``b`` as (idx, val), ascending; return how many."""
+    """Write the nonzero inputs of ``b`` as (idx, val), in the encoder's summation order;
+    return how many."""
     cdef enc_head_t head
-    encode_head(b.c[1], &head)
+    encode_head(encoder, b.c[1], &head)
     memcpy(idx, head.idx, head.nnz * sizeof(int32_t))
     memcpy(val, head.val, head.nnz * sizeof(real_t))
     return head.nnz + encode_tail(encoder, b.c[0], &head, idx + head.nnz, val + head.nnz)
@@ -569,6 +627,27 @@ def encoder_id(name: str) -> int:
         return ENCODERS.index(name)
     except ValueError:
         raise ValueError(f"unknown encoder {name!r}; known: {', '.join(ENCODERS)}") from None
+
+
+def input_order(name: str) -> np.ndarray:
+    """The order (int32, one entry per input) in which a network's first layer sums the
+    rows of encoder ``name``'s nonzero inputs: ascending, except that ``expert`` puts the
+    side on roll's features that need its checkers alone (EXPERT_OWN) right after its
+    point units, where sibling afterstates share them."""
+    cdef int enc = encoder_id(name)
+    cdef const int32_t* order = summation_order(enc)
+    return np.array([order[i] for i in range(encoder_size(enc))], dtype=np.int32)
+
+
+def _sparse_pairs(board, name: str) -> tuple:
+    """(idx int32, val float32): encode_sparse's pairs for one position, in its order."""
+    cdef int enc = encoder_id(name)
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int n = encode_sparse(enc, <const board_t*> cnp.PyArray_DATA(barr), idx, val)
+    return (np.array([idx[i] for i in range(n)], dtype=np.int32),
+            np.array([val[i] for i in range(n)], dtype=np.float32))
 
 
 def n_inputs(name: str) -> int:

@@ -29,6 +29,7 @@ ctypedef struct net_t:
     int offset_b[MAX_LAYERS]
     int n_params
     real_t* params          # borrowed from the owning Network's numpy array
+    const int32_t* order    # the encoder's summation order of the inputs (dense inputs)
 
 ctypedef struct netbuf_t:   # per-thread workspace: activations and deltas
     real_t act[MAX_LAYERS + 1][MAX_WIDTH]   # act[0] unused for sparse input
@@ -39,7 +40,7 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
                              netbuf_t* buf) noexcept nogil
 # The first layer in two parts, for siblings that share inputs: pre = b0 + the rows of the
 # first nnz inputs; then forward from pre adding the rest.  Rows are added in the order
-# given, so splitting an ascending input list gives bit-identical results.
+# given, so splitting an encoder's list (encode_head, then encode_tail) gives the same bits.
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
                                   int nnz, real_t* pre) noexcept nogil
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,

@@ -22,7 +22,7 @@ from libc.string cimport memcpy, memset
 
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t, board_swap
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
 from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH, MAX_OUTPUTS
 
 from bgengine.board import validate_boards
@@ -180,11 +180,13 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
 
 
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil:
-    """The sparse pass over the nonzero inputs of x: the same result bit for bit."""
+    """The sparse pass over the nonzero inputs of x, in the encoder's summation order: the
+    same result bit for bit as from the encoder's sparse pairs."""
     cdef int32_t idx[MAX_WIDTH]
     cdef real_t val[MAX_WIDTH]
-    cdef int i, nnz = 0
-    for i in range(net.sizes[0]):
+    cdef int i, j, nnz = 0
+    for j in range(net.sizes[0]):
+        i = net.order[j]
         if x[i] != 0:
             idx[nnz] = i
             val[nnz] = x[i]
@@ -328,6 +330,7 @@ cdef class Network:
                 raise ValueError("params contain NaN or infinite values")
         self.params = np.ascontiguousarray(params)
         self.net.params = <real_t*> cnp.PyArray_DATA(self.params)
+        self.net.order = summation_order(encoder_id(encoder))
         self.metadata = dict(metadata or {})
 
     # ------------------------------------------------------------ shape

@@ -81,7 +81,7 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
                 h += 1
             if h == 2:                          # neither: replace the one used longer ago
                 h = lru
-                encode_head(after.c[OPPONENT], &head[h])
+                encode_head(encoder, after.c[OPPONENT], &head[h])
                 net_first_layer_partial(net, head[h].idx, head[h].val, head[h].nnz, pre[h])
                 head_of[h] = i
             lru = 1 - h

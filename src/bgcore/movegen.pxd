@@ -27,6 +27,7 @@ ctypedef struct movelist_t:
     uint32_t* stamps        # [n_slots] a slot is live iff stamps[s] == stamp; owned
     uint32_t stamp          # current generation; bumping it empties the table in O(1)
     int n_slots             # table size, a power of two, at least 2 * capacity
+    char _pad[64]           # threads' lists side by side in an array share no cache line
 
 cdef int movelist_init(movelist_t* ml) except -1 nogil
 cdef void movelist_free(movelist_t* ml) noexcept nogil

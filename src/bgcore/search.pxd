@@ -29,6 +29,7 @@ ctypedef struct searcher_t:
     uint64_t lookups
     int candidates          # move filter: at most this many moves searched deeper
     double margin           # ... and only those within this equity of the 0-ply best
+    char _pad[64]           # threads' searchers side by side share no cache line
 
 # Index of the afterstate of highest 0-ply equity for the mover; its outputs
 # (mover's side) in ``out``.  Game-ending afterstates score their exact value.

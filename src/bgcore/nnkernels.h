@@ -190,7 +190,7 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
  * rows (one load and fused multiply-add per vector and row; h is read and written once).
  * Every row is a fused multiply-add by its value (by 1: the plain sum): no branch. */
-#define BG_ROWS_AVX2_BLOCK(NB)                                                              \
+#define BG_ROWS_AVX2_BLOCK(NB, FINISH)                                                      \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
         int v, k;                                                                           \
@@ -204,45 +204,43 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
             acc[NB - 1] = _mm256_fmadd_ps(vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail), \
                                           acc[NB - 1]);                                     \
         }                                                                                   \
-        for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, acc[v]);                   \
-        _mm256_maskstore_ps(h + 8 * (NB - 1), tail, acc[NB - 1]);                           \
+        for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, FINISH(acc[v]));           \
+        _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));                   \
+    } while (0)
+
+/* h_out = h_in + the rows (FINISH = identity), or sigmoid of that (FINISH = bg_sigmoid8:
+ * the first layer's activations straight from the registers) */
+#define BG_IDENTITY8(x) (x)
+#define BG_ROWS_AVX2(FINISH)                                                                \
+    do {                                                                                    \
+        int j0;                                                                             \
+        for (j0 = 0; j0 < H; j0 += 96) {          /* 12 vectors: 12 of the 16 registers */  \
+            int n = H - j0 < 96 ? H - j0 : 96;                                              \
+            int nb = (n + 7) / 8;                                                           \
+            __m256i tail = bg_mask8(n - 8 * (nb - 1));                                      \
+            const float *hin = h_in + j0;                                                   \
+            float *h = h_out + j0;                                                          \
+            switch (nb) {                                                                   \
+            case 1: BG_ROWS_AVX2_BLOCK(1, FINISH); break;                                   \
+            case 2: BG_ROWS_AVX2_BLOCK(2, FINISH); break;                                   \
+            case 3: BG_ROWS_AVX2_BLOCK(3, FINISH); break;                                   \
+            case 4: BG_ROWS_AVX2_BLOCK(4, FINISH); break;                                   \
+            case 5: BG_ROWS_AVX2_BLOCK(5, FINISH); break;                                   \
+            case 6: BG_ROWS_AVX2_BLOCK(6, FINISH); break;                                   \
+            case 7: BG_ROWS_AVX2_BLOCK(7, FINISH); break;                                   \
+            case 8: BG_ROWS_AVX2_BLOCK(8, FINISH); break;                                   \
+            case 9: BG_ROWS_AVX2_BLOCK(9, FINISH); break;                                   \
+            case 10: BG_ROWS_AVX2_BLOCK(10, FINISH); break;                                 \
+            case 11: BG_ROWS_AVX2_BLOCK(11, FINISH); break;                                 \
+            default: BG_ROWS_AVX2_BLOCK(12, FINISH); break;                                 \
+            }                                                                               \
+        }                                                                                   \
     } while (0)
 
 BG_AVX2 static void bg_add_rows_avx2(const float *W, int H, const int32_t *idx,
                                      const float *val, int nnz, const float *h_in, float *h_out)
 {
-    int j0;
-    for (j0 = 0; j0 < H; j0 += 96) {              /* 12 vectors: 12 of the 16 registers */
-        int n = H - j0 < 96 ? H - j0 : 96;
-        int nb = (n + 7) / 8;
-        __m256i tail = bg_mask8(n - 8 * (nb - 1));
-        const float *hin = h_in + j0;
-        float *h = h_out + j0;
-        switch (nb) {
-        case 1: BG_ROWS_AVX2_BLOCK(1); break;
-        case 2: BG_ROWS_AVX2_BLOCK(2); break;
-        case 3: BG_ROWS_AVX2_BLOCK(3); break;
-        case 4: BG_ROWS_AVX2_BLOCK(4); break;
-        case 5: BG_ROWS_AVX2_BLOCK(5); break;
-        case 6: BG_ROWS_AVX2_BLOCK(6); break;
-        case 7: BG_ROWS_AVX2_BLOCK(7); break;
-        case 8: BG_ROWS_AVX2_BLOCK(8); break;
-        case 9: BG_ROWS_AVX2_BLOCK(9); break;
-        case 10: BG_ROWS_AVX2_BLOCK(10); break;
-        case 11: BG_ROWS_AVX2_BLOCK(11); break;
-        default: BG_ROWS_AVX2_BLOCK(12); break;
-        }
-    }
-}
-
-BG_AVX2 static void bg_sigmoid_avx2(float *x, int n)
-{
-    int j = 0;
-    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(x + j, bg_sigmoid8(_mm256_loadu_ps(x + j)));
-    if (j < n) {
-        __m256i m = bg_mask8(n - j);
-        _mm256_maskstore_ps(x + j, m, bg_sigmoid8(_mm256_maskload_ps(x + j, m)));
-    }
+    BG_ROWS_AVX2(BG_IDENTITY8);
 }
 
 BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
@@ -250,8 +248,9 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
                                      const float *W1, const float *b1, int K, float *act1,
                                      float *act2)
 {
-    bg_add_rows_avx2(W0, H, idx, val, nnz, pre, act1);
-    bg_sigmoid_avx2(act1, H);
+    const float *W = W0, *h_in = pre;
+    float *h_out = act1;
+    BG_ROWS_AVX2(bg_sigmoid8);                  /* act1 = sigmoid(pre + rows) */
     bg_output8(act1, H, W1, b1, K, act2);
 }
 

@@ -10,18 +10,22 @@ the two workloads that matter: static evaluation of afterstates
 Gate: the preferred kernel (``available_kernels()[0]``) is at least 1.2x the
 portable C kernel on rollouts (skipped when the CPU runs only C).  Figures on the
 development machine (2-core Xeon KVM guest with AVX-512, gcc 12 -O3, idle), three
-runs of this file, each the median of 5 alternating rounds:
+runs of this file, each the median of 5 alternating rounds (session 5: first layer
+by fused multiply-adds, the hidden sigmoid fused into the AVX2 row kernel):
 
-=========  ===================  ==================  ===========================
+=========  ===================  ==================  ============================
 kernel     rollout trials/s     evaluations/s       x the C kernel
-=========  ===================  ==================  ===========================
-avx2       2879 / 2942 / 2895   1.62 / 1.69 / 1.56 M  2.35-2.41 / 2.04-2.17
-avx512     2794 / 2793 / 2800   1.52 / 1.56 / 1.52 M  2.28 / 1.94-2.00
-c          1225 / 1222 / 1226   0.78 / 0.78 / 0.76 M  1
-=========  ===================  ==================  ===========================
+=========  ===================  ==================  ============================
+avx2       4526 / 4771 / 4716   1.70 / 1.80 / 1.78 M  8.34-8.54 / 5.27-5.67
+avx512     4262 / 4460 / 4550   1.92 / 1.98 / 1.99 M  7.98-8.04 / 5.89-6.24
+c           531 /  559 /  566   0.31 / 0.32 / 0.34 M  1
+=========  ===================  ==================  ============================
 
-AVX2 beat AVX-512 in every round here (16-float gathers for the sigmoid, a lower
-clock under 512-bit code), so the import picks AVX2 first.
+AVX2 wins on rollouts in every round (AVX-512 wins on one-at-a-time static
+evaluations), so the import picks AVX2 first.  The portable C kernel got slower
+(about 1225 trials/s before): on x86-64 without ``-mfma`` its ``fmaf`` is a libm
+call per element.  It runs only where neither SIMD kernel can (no AVX2 and FMA, or
+not x86-64; on arm64 ``fmaf`` is one instruction).
 """
 
 from __future__ import annotations

@@ -79,6 +79,18 @@ gives (~10-16 afterstates) the compiled path wins: 0.58 M/s through one
 Python ``Network.evaluate`` call per move against numpy's 0.39 M/s, and the
 compiled game loops make no such call at all.  The gate is set well below the
 measured ratio so that it catches a regression, not noise.
+
+The tables above are from the sessions that built these loops; everything has got
+faster since (SIMD kernels, then session 5's fused multiply-adds, shared heads and
+fused sigmoid).  One run of this file on the idle machine at the end of session 5
+(each figure the median of 7 rounds):
+
+- TD(0.7) 198-40-4 / 198-80-5 / 222-80-5: 5356 / 3169 / 1948 games/s
+  (258 / 145 / 102 k moves/s)
+- TD(0) 198-40-4 / 198-80-5 / 222-80-5: 11687 / 8186 / 5246 games/s
+- 198-80-5 vs pubeval: 9574 games/s on 1 thread, 18812 on 2 (1.97x)
+- afterstates, 198-80-5: ``Network.evaluate`` 2.00 M/s, numpy batched 1.60 M/s (1.42x)
+- compiled TD(0.7) games/s over numpy forward-only games/s: 3.69x (gate 1.0)
 """
 
 from __future__ import annotations

@@ -16,6 +16,10 @@ implementation                 afterstates/s         ratio
 Cython ``count_afterstates``   23.6-25.0 M           161x
 pure-Python oracle             146 k                 1x
 =============================  ====================  =========
+
+Session 5 (sources found by bit scan of point masks, blocked points from one mask
+per roll), idle machine, 3 runs: Cython 31.1 / 33.1 / 33.1 M afterstates/s, pure
+Python 130-131 k, ratio 238-254x.
 """
 
 from __future__ import annotations

@@ -4,10 +4,13 @@ Matches spread game pairs over threads inside the compiled core (the GIL is
 released); results do not depend on the thread count (checked here too).
 
 Figures on the development machine (2-core KVM guest, idle), 3 repetitions,
-medians: shipped 222-80-5 network vs pubeval, 8000 games: 1386 games/s on one
-thread, 2667 on two, **1.92x** (1.92-1.93); a 198-40-4 network vs pubeval,
-20000 games: 3939 and 7294 games/s, **1.89x** (1.81-1.91).  Gate: >= 1.5x
-(noise on a shared machine), only where 2 cores are available.
+medians (session 5): shipped 222-80-5 network vs pubeval, 8000 games: 5914 games/s
+on one thread, 11548 on two, **1.95x** (1.91-2.02); a 198-40-4 network vs pubeval,
+20000 games: 7693 and 15177 games/s, **1.98x** (1.89-2.00); this file's test
+1.90x.  Per-thread move lists and searchers are padded to a cache line of their
+own: side by side in an array they shared one, and the scaling had fallen to
+1.55-1.73x once a game got fast enough for it to show.  Gate: >= 1.5x (noise on a
+shared machine), only where 2 cores are available.
 """
 
 from __future__ import annotations

@@ -31,34 +31,35 @@ standard input, so no start-up time is measured.  The network is the shipped
 
 Figures on the development machine (``lscpu``: "Intel(R) Xeon(R) Processor",
 family 6 model 167, 2-core KVM guest with AVX-512; Python 3.11, gcc 12 -O3, the
-AVX-512 network kernels; GNU Backgammon 1.07.001 from Debian), shipped network
-``python/bgengine/data/default.npz``, idle machine (2026-11-23, after the SIMD
-kernels and the encoder's head/tail split and tables).  Medians of 3 runs of this
-file (each the median of 5 or 3 alternating rounds), per-run ratios in brackets:
+AVX2 network kernels; GNU Backgammon 1.07.001 from Debian), shipped network
+``python/bgengine/data/default.npz``, idle machine (2026-11-23, session 5, after the
+work listed in the README's Performance section).  Medians of 3 runs of this file
+(each the median of 5 or 3 alternating rounds), per-run ratios in brackets:
 
-=====================================  =======  ========  ======================  ======  ======
-measurement                            gnubg    bgengine  ratio (runs)            target  met
-=====================================  =======  ========  ======================  ======  ======
-static evals/s, 222-80-5, afterstates  199 k    1.55 M    7.59x (7.75 7.59 7.46)  2x      yes
-static evals/s, 222-80-5, random       203 k    1.33 M    6.71x (6.96 6.71 6.59)  2x      yes
-static evals/s, 198-80-5, afterstates  207 k    1.93 M    9.46x (9.46 9.83 8.81)  2x      yes
-rollout trials/s, 1 thread             478      2959      6.19x (6.19 6.53 6.18)  10x     **no**
-rollout trials/s, 2 threads            973      6056      6.13x (6.10 6.13 6.13)  10x     **no**
-=====================================  =======  ========  ======================  ======  ======
+=====================================  =======  ========  ========================  ======  ======
+measurement                            gnubg    bgengine  ratio (runs)              target  met
+=====================================  =======  ========  ========================  ======  ======
+static evals/s, 222-80-5, afterstates  191 k    1.59 M    8.61x (8.62 8.61 8.41)    2x      yes
+static evals/s, 222-80-5, random       185 k    1.42 M    7.72x (7.68 7.72 7.74)    2x      yes
+static evals/s, 198-80-5, afterstates  187 k    1.87 M    10.14x (9.62 10.18 10.14) 2x      yes
+rollout trials/s, 1 thread             445      4825      10.89x (10.92 10.89 10.51) 10x    yes
+rollout trials/s, 2 threads            875      9528      10.65x (10.65 10.91 10.09) 10x    yes
+=====================================  =======  ========  ========================  ======  ======
 
-The 2-thread line gives gnubg two threads too (``set threads 2``); our two threads
-against gnubg's one are 12.7x.  Earlier the same day: rollouts 1069 trials/s on one
-thread (2.47x gnubg's 433), static 3.70x and 2.74x; at the start of that day 792
-trials/s (1.66x).  The rollout target is **not met** on one thread: about 6.2x, not
-10x.  Profile of our rollout now (perf): network 39% (first-layer row adds 19%,
-sigmoid and output layer 20%), expert features 27% (shot counts 12%), the rest of
-the encoder 7%, move generation 12%.
+The 2-thread line gives gnubg two threads too (``set threads 2``).  The machine is
+shared and its speed drifts by 10-15% over minutes; the per-round ratios of one
+run spread about 8.7-11.7x on one thread, so the rollout figure is about 10.5-11x,
+not much more: the target is met, with little to spare.  Before this session's
+work, the same file gave 6.19x (2959 vs 478 trials/s) on one thread; earlier that
+day 2.47x, and 1.66x at its start.  Profile of our rollout now (perf): network
+about 50% (first-layer rows fused with the hidden sigmoid 29%, output layer 8%),
+encoder 20% (shot counts 3.5%), move generation 9%, move choice 3.6%.
 
-Gates (on ratios of the same run only, set at about half of what was measured
-so that they catch a regression, not noise): static 222-80-5 on afterstates
->= 2.0x (the target itself; measured ~7.6x); static 222-80-5 on random
-positions >= 1.5x (measured ~6.7x); rollout trials/s on one thread >= 0.8x
-gnubg (measured ~6.2x; the 10x target is reported, not gated).  The 198-80-5
+Gates (on ratios of the same run only, set well below what was measured so that
+they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
+target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x
+(measured ~7.7x); rollout trials/s on one thread >= 5x gnubg (measured ~10.9x;
+the 10x target is reported, not gated: one noisy run can dip below it).  The 198-80-5
 and two-thread figures are reported only.  ``pytest bench/test_bench_vs_gnubg.py
 --benchmark-disable`` takes about 50 s.
 """
@@ -108,7 +109,7 @@ ROLLOUT_TARGET = 10.0
 GATES = {
     ("static", "222-80-5 afterstates"): 2.0,
     ("static", "222-80-5 random (calibrate-like)"): 1.5,
-    ("rollout", "1 thread"): 0.8,
+    ("rollout", "1 thread"): 5.0,
 }
 
 _ROWS: list[tuple[str, str, str, str, str, str]] = []   # printed at the end

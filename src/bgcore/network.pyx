@@ -8,8 +8,10 @@ points, position evaluation, and ``.npz`` save/load.
 The sigmoid is a table with linear interpolation (4096 steps over
 [-16, 16], error below 1e-6), a few times faster than ``expf`` and the same
 on every platform.  The inner loops are SIMD kernels (``nnkernels.h``:
-AVX2, AVX-512 or portable C, the first of ``KERNELS`` this CPU runs, see
-:func:`kernel`) that all compute the same bits, in one fixed summation order.
+AVX2 with FMA, AVX-512 or portable C, the first of ``KERNELS`` this CPU runs,
+see :func:`kernel`) that all compute the same bits, in one fixed summation
+order with fused multiply-adds; the first layer sums its rows in the encoder's
+order (``bgengine.encoders.input_order``).
 """
 
 import json

@@ -57,8 +57,9 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
     cdef real_t val[MAX_INPUTS]
     cdef real_t mine[MAX_OUTPUTS]
     # The side to roll next is the same in every afterstate and, unless a play hits, so
-    # are its checkers: their encoding (every encoder lists their point units first) and
-    # its first-layer sum are computed once and shared.  Same summation order: same bits.
+    # are its checkers: their part of the encoding (encode_head: every encoder lists it
+    # first) and its first-layer sum are computed once and shared.  Same summation order
+    # (the encoder's): same bits as each afterstate evaluated on its own.
     # Two are kept (the plays that hit and those that do not come interleaved), each for
     # the afterstate it was made from.  Afterstates are encoded in place, from their rows
     # (the side to roll next: OPPONENT).

@@ -185,7 +185,7 @@ def contact_side(b, side, with_hits=True) -> list:
         a = -(-pips(row) // n_all)             # mean point, rounded up
         beyond = [(t, count(row, t)) for t in range(a + 1, 26) if count(row, t)]
         if beyond:
-            m2 = sum(n * (t - a) ** 2 for t, n in beyond) / sum(n for _, n in beyond) / 400
+            m2 = sum(n * (t - a) ** 2 for t, n in beyond) / (sum(n for _, n in beyond) * 400)
     f.append(m2)
     bb = 0.0
     if len(held) >= 2:

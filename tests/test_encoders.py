@@ -731,3 +731,25 @@ def test_network_sparse_equals_dense(name, many_positions):
     net = Network((16,), 5, name, seed=3, init_range=0.5)
     boards = np.array(many_positions[::7])
     np.testing.assert_array_equal(net.evaluate(boards), net.forward(encode(boards, name)))
+
+
+def test_hits_simd_equals_plain_c():
+    """The AVX2 P1, P2 and pip loss (lanes the first die) against the plain C loops, on
+    random masks of every density."""
+    from bgengine.encoders import _hits_both
+    if _hits_both(2, 0, 0, 0)[0] is None:
+        pytest.skip("this CPU has no AVX2")
+    rng = np.random.default_rng(12)
+    pts = np.arange(1, 25)
+    n2 = 0
+    for density in (0.1, 0.3, 0.5, 0.7):
+        for _ in range(6000):
+            mine, made, held, blot = (int(((rng.random(24) < density) << pts).sum())
+                                      for _ in range(4))
+            made &= mine
+            held &= ~mine
+            blot &= ~mine & ~held
+            fast, plain = _hits_both(mine, made, blot, ~held & ((1 << 25) - 2))
+            assert fast == plain, (hex(mine), hex(made), hex(blot), hex(held))
+            n2 += plain[1] > 0
+    assert n2 > 5000

@@ -292,6 +292,128 @@ cdef extern from *:
 cdef bint SHOTS_AVX2 = bg_shots_use_avx2()
 
 
+cdef extern from *:
+    """
+    /* Blots x (hit by a die a) and y != x (by a die b) from different checkers: not the same
+     * single checker (made: points of 2+) on x + a == y + b. */
+    static inline int bg_two_direct(unsigned int Da, unsigned int Db, int a, int b,
+                                    unsigned int made)
+    {
+        while (Da) {
+            int x = __builtin_ctz(Da), s = x + a;
+            unsigned int y = Db & ~(1u << x);
+            Da &= Da - 1;
+            if (s > b && !((made >> s) & 1u))
+                y &= ~(1u << (s - b));
+            if (y)
+                return 1;
+        }
+        return 0;
+    }
+    #if BG_HAVE_SHOTS_AVX2
+    #define BG_NZ(v) _mm256_xor_si256(_mm256_cmpeq_epi32((v), _mm256_setzero_si256()), \\
+                                      _mm256_set1_epi32(-1))
+    #define BG_GE2(v) BG_NZ(_mm256_and_si256((v), _mm256_sub_epi32((v), _mm256_set1_epi32(1))))
+    /* msb of each lane (bits 1..24; 0 for an empty lane), by the float exponent of v >> 1 */
+    #define BG_MSB(v) _mm256_and_si256(BG_NZ(v), _mm256_sub_epi32(_mm256_srli_epi32( \\
+        _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_srli_epi32((v), 1))), 23), \\
+        _mm256_set1_epi32(126)))
+    __attribute__((target("avx2,popcnt")))
+    static inline int bg_hsum8(__m256i v)
+    {
+        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+        return _mm_cvtsi128_si32(s);
+    }
+    /* _hits of a roller with no checker on the bar, lanes the first die: the doubles in one
+     * pass of four steps, then per second die b every ordered pair (a, b), a != b (each
+     * non-double counted twice, as its two orders).  P2 of a non-double is a chain (one
+     * checker hits twice), or two direct hits, certain with three blots among them, else
+     * settled by bg_two_direct. */
+    __attribute__((target("avx2,popcnt")))
+    static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot,
+                             unsigned int open, int *p1, int *p2, int *loss)
+    {
+        const __m256i dv = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 32, 32);
+        const __m256i lanes = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+        const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
+        __m256i L = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)mine), dv), O);
+        __m256i D = _mm256_and_si256(L, B);
+        __m256i R = L, H = D, A = D, C = _mm256_setzero_si256(), K2 = C, K3 = C, t, two, nz;
+        __m256i n1, n2, lost, U, direct, chain;
+        unsigned int Ls[8], Ds[8];
+        int b, k, m;
+        /* doubles: steps 2..4 */
+        for (k = 0; k < 3; k++) {
+            R = _mm256_and_si256(_mm256_srlv_epi32(R, dv), O);
+            t = _mm256_and_si256(R, B);
+            C = _mm256_or_si256(C, _mm256_and_si256(_mm256_srlv_epi32(A, dv), B));
+            A = _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(A, dv), O), t);
+            if (k == 0) K2 = _mm256_andnot_si256(H, t);
+            if (k == 1) K3 = _mm256_andnot_si256(H, t);
+            H = _mm256_or_si256(H, t);
+        }
+        nz = _mm256_and_si256(BG_NZ(H), lanes);
+        two = _mm256_or_si256(_mm256_or_si256(BG_NZ(C), BG_GE2(D)),
+                              _mm256_or_si256(BG_GE2(K2), _mm256_and_si256(
+                                  BG_NZ(D), BG_NZ(_mm256_or_si256(K2, K3)))));
+        n1 = nz;                                  /* -1 per lane that hits: negated below */
+        n2 = _mm256_and_si256(two, nz);
+        lost = _mm256_and_si256(BG_MSB(H), lanes);
+        _mm256_storeu_si256((__m256i *)Ls, L);
+        _mm256_storeu_si256((__m256i *)Ds, D);
+        for (b = 1; b <= 6; b++) {
+            const __m256i bv = _mm256_set1_epi32(b);
+            const __m256i Lb = _mm256_set1_epi32((int)Ls[b - 1]);
+            const __m256i Db = _mm256_set1_epi32((int)Ds[b - 1]);
+            const __m256i m_ab = _mm256_andnot_si256(_mm256_cmpeq_epi32(dv, bv), lanes);
+            H = _mm256_or_si256(_mm256_or_si256(D, Db), _mm256_and_si256(_mm256_or_si256(
+                    _mm256_srlv_epi32(L, bv), _mm256_srlv_epi32(Lb, dv)), B));
+            nz = _mm256_and_si256(BG_NZ(H), m_ab);
+            n1 = _mm256_add_epi32(n1, nz);
+            lost = _mm256_add_epi32(lost, _mm256_and_si256(BG_MSB(H), m_ab));
+            chain = BG_NZ(_mm256_and_si256(_mm256_or_si256(_mm256_srlv_epi32(D, bv),
+                                                           _mm256_srlv_epi32(Db, dv)), B));
+            if (!Ds[b - 1]) {                     /* no direct hit with b: a chain or none */
+                n2 = _mm256_add_epi32(n2, _mm256_and_si256(chain, m_ab));
+                continue;
+            }
+            U = _mm256_or_si256(D, Db);
+            direct = _mm256_and_si256(BG_NZ(D), BG_GE2(_mm256_and_si256(U, _mm256_sub_epi32(
+                U, _mm256_set1_epi32(1)))));      /* both dice hit, three blots or more */
+            two = _mm256_and_si256(_mm256_or_si256(chain, direct), m_ab);
+            n2 = _mm256_add_epi32(n2, two);
+            /* lanes left undecided: both dice hit, two blots in all */
+            m = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(two,
+                    _mm256_and_si256(BG_NZ(D), m_ab))));
+            while (m) {
+                k = __builtin_ctz(m);
+                m &= m - 1;
+                if (bg_two_direct(Ds[k], Ds[b - 1], k + 1, b, made))
+                    n2 = _mm256_add_epi32(n2, _mm256_setr_epi32(-1, 0, 0, 0, 0, 0, 0, 0));
+            }
+        }
+        *p1 = -bg_hsum8(n1);
+        *p2 = -bg_hsum8(n2);
+        *loss = bg_hsum8(lost);
+    }
+    static int bg_hits_use_avx2(void) { return bg_shots_use_avx2(); }
+    #else
+    static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot,
+                             unsigned int open, int *p1, int *p2, int *loss)
+    { (void)mine; (void)made; (void)blot; (void)open; *p1 = *p2 = *loss = -1; }
+    static int bg_hits_use_avx2(void) { return 0; }
+    #endif
+    """
+    bint bg_two_direct(uint32_t Da, uint32_t Db, int a, int b, uint32_t made) noexcept nogil
+    void bg_hits_avx2(uint32_t mine, uint32_t made, uint32_t blot, uint32_t open_,
+                      int* p1, int* p2, int* loss) noexcept nogil
+    int bg_hits_use_avx2() noexcept nogil
+
+cdef bint HITS_AVX2 = bg_hits_use_avx2()
+
+
 cdef inline int _popcount(uint32_t x) noexcept nogil:
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
@@ -755,8 +877,8 @@ cdef inline void _race_own(const checker_t* c, const side_summary_t* S, real_t* 
         h = 6
     home_occ = S.occ & ((2u << h) - 2)          # its points 1..h
     f[0] = Q100[S.pips]
-    f[1] = <real_t>(opips / 50.0)
-    f[2] = <real_t>(cross / 10.0)
+    f[1] = <real_t>(opips * (1.0 / 50.0))
+    f[2] = <real_t>(cross * (1.0 / 10.0))
     f[3] = Q15[outside]
     f[4] = Q6[h - _popcount(home_occ)]
     f[5] = Q15[c[0] + c[1]]
@@ -807,7 +929,7 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
                 n += c[t - 1]
                 s += c[t - 1] * (t - a) * (t - a)
         if n:
-            f[4] = <real_t>(s / <double>n / 400.0)
+            f[4] = <real_t>(s / (n * 400.0))
     # backbone: consecutive held points from the back, each gap d weighted by the checkers on
     # its rear point: 11 when d <= 6, 13 - d up to 11, else 0
     f[5] = 0.0
@@ -864,21 +986,39 @@ cdef inline void _dbl(uint32_t src, int d, int r, uint32_t open_m, uint32_t blot
               or (r >= 4 and ((K[0] and K[2]) or _popcount(K[1]) >= 2)))
 
 
-cdef inline bint _two_direct(uint32_t Da, uint32_t Db, int a, int b, uint32_t mine2) noexcept nogil:
-    """Blots x (hit by a die a) and y != x (by b) from different checkers: not the same
-    single checker on x + a == y + b."""
-    cdef uint32_t y
-    cdef int x, s
-    while Da:
-        x = bg_ctz32(Da)
-        Da &= Da - 1
-        y = Db & ~(1u << x)
-        s = x + a
-        if s > b and not (mine2 >> s) & 1:
-            y &= ~(1u << (s - b))
-        if y:
-            return True
-    return False
+cdef void _hits_scalar(uint32_t mine, uint32_t made, uint32_t blot_m, uint32_t open_m,
+                       int* p1, int* p2, int* loss) noexcept nogil:
+    """_hits of a roller with no checker on the bar (bg_hits_avx2 in plain C): branch-free
+    but for P2, looked at only when a roll can hit two blots."""
+    cdef uint32_t L[7]
+    cdef uint32_t D[7]
+    cdef uint32_t H, h2, r
+    cdef int a, b, n1 = 0, n2 = 0, lost = 0
+    cdef bint two, multi = (blot_m & (blot_m - 1)) != 0     # two blots or more: P2 possible
+    for a in range(1, 7):
+        L[a] = (mine >> a) & open_m
+        D[a] = L[a] & blot_m
+    for a in range(1, 7):
+        r = L[a]
+        H = r
+        r = (r >> a) & open_m
+        H |= r
+        r = (r >> a) & open_m
+        H |= r
+        H = (H | ((r >> a) & open_m)) & blot_m
+        n1 += H != 0
+        lost += bg_msb32(H | 1)
+        if multi and H & (H - 1):
+            _dbl(mine, a, 4, open_m, blot_m, &h2, &two)
+            n2 += two
+        for b in range(a + 1, 7):
+            H = D[a] | D[b] | (((L[a] >> b) | (L[b] >> a)) & blot_m)
+            n1 += 2 * (H != 0)
+            lost += 2 * bg_msb32(H | 1)
+            if multi and H & (H - 1):
+                n2 += 2 * ((D[a] >> b) & blot_m != 0 or (D[b] >> a) & blot_m != 0
+                           or bg_two_direct(D[a], D[b], a, b, made))
+    p1[0], p2[0], loss[0] = n1, n2, lost
 
 
 cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* p2,
@@ -890,8 +1030,7 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     cdef uint32_t blot_m = O.blot_seen
     cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
     cdef uint32_t mine = R.occ, H, h2, ea, eb, hit0
-    cdef uint32_t L[7]
-    cdef int a, b, w, nb = R.bar
+    cdef int a, b, w, nb = R.bar, n1 = 0, n2 = 0, lost = 0
     cdef bint two
     p1[0] = p2[0] = loss[0] = 0
     if blot_m == 0:
@@ -899,33 +1038,27 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     if nb == 0:
         if mine == 0 or bg_msb32(mine) <= bg_ctz32(blot_m):
             return                  # every blot is behind every checker of R
-        for a in range(1, 7):
-            L[a] = (mine >> a) & open_m
+        if HITS_AVX2:
+            bg_hits_avx2(mine, R.made, blot_m, open_m, p1, p2, loss)
+        else:
+            _hits_scalar(mine, R.made, blot_m, open_m, p1, p2, loss)
+        return
+    # checkers on the bar enter first
     for a in range(1, 7):
         for b in range(a, 7):
             w = 1 if a == b else 2
             two = False
+            ea = (1u << (25 - a)) & open_m
             if a == b:
-                if nb == 0:
-                    _dbl(mine, a, 4, open_m, blot_m, &H, &two)
-                else:
-                    ea = (1u << (25 - a)) & open_m
-                    H = 0
-                    if ea:
-                        hit0 = ea & blot_m
-                        H = hit0
-                        if nb < 4:
-                            _dbl(mine | ea, a, 4 - nb, open_m, blot_m & ~ea, &h2, &two)
-                            two = two or (hit0 != 0 and h2 != 0)
-                            H |= h2
-            elif nb == 0:
-                H = ((L[a] | L[b]) & blot_m) | (((L[a] >> b) | (L[b] >> a)) & blot_m)
-                if H & (H - 1):
-                    two = (((L[a] & blot_m) >> b) & blot_m) != 0 or \
-                        (((L[b] & blot_m) >> a) & blot_m) != 0 or \
-                        _two_direct(L[a] & blot_m, L[b] & blot_m, a, b, R.made)
+                H = 0
+                if ea:
+                    hit0 = ea & blot_m
+                    H = hit0
+                    if nb < 4:
+                        _dbl(mine | ea, a, 4 - nb, open_m, blot_m & ~ea, &h2, &two)
+                        two = two or (hit0 != 0 and h2 != 0)
+                        H |= h2
             else:
-                ea = (1u << (25 - a)) & open_m
                 eb = (1u << (25 - b)) & open_m
                 if nb >= 2:
                     H = (ea | eb) & blot_m
@@ -941,10 +1074,10 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
                         H |= (eb & blot_m) | h2
                         two = two or ((eb & blot_m) != 0 and h2 != 0)
             if H:
-                p1[0] += w
-                loss[0] += w * bg_msb32(H)
-                if two:
-                    p2[0] += w
+                n1 += w
+                lost += w * bg_msb32(H)
+                n2 += w * two
+    p1[0], p2[0], loss[0] = n1, n2, lost
 
 
 cdef inline int _timing(const checker_t* c, const side_summary_t* S, int q) noexcept nogil:
@@ -1002,13 +1135,13 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
             fp += n * t
     if q:
         bc += S.bar * (q + 1)
-    f[12] = <real_t>(bc / 167.0)
+    f[12] = <real_t>(bc * (1.0 / 167.0))     # (a multiply: divisions cost here)
     f[13] = Q100[fp]
     f[14] = Q100[_timing(c, S, q)]
     _hits(S, O, &p1, &p2, &loss)
     f[15] = Q36[p1]
     f[16] = Q36[p2]
-    f[17] = <real_t>(loss / 432.0)
+    f[17] = <real_t>(loss * (1.0 / 432.0))
     f[18] = Q36[_escapes(S, O)]
     # mobility: checkers outside home, each (t - 6) x its escapes past O's points
     x = S.occ & ~(<uint32_t>0x7F)
@@ -1018,9 +1151,9 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
         mob += (t - 6) * c[t - 1] * _escapes_table(t, O.made_seen)
     if S.bar:
         mob += 19 * S.bar * _escapes_table(25, O.made_seen)
-    f[19] = <real_t>(mob / 3600.0)
+    f[19] = <real_t>(mob * (1.0 / 3600.0))
     closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
-    f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] / 294.0) if S.bar else 0.0
+    f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] * (1.0 / 294.0)) if S.bar else 0.0
     n = POP6[closed]
     f[21] = Q36[n * n]
 
@@ -1215,6 +1348,29 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([val[i] for i in range(n)], dtype=np.float32)))
 
 
+def _encode_timed(boards, name: str, bint head_only=False) -> tuple:
+    """(pairs written, seconds): encode_sparse of every position (with ``head_only``, just
+    encode_head of its side on roll) in one nogil loop, for benchmarks."""
+    import time
+    cdef int enc = encoder_id(name)
+    cdef cnp.ndarray barr = validate_boards(np.asarray(boards))
+    cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
+    cdef Py_ssize_t n = barr.shape[0], i
+    cdef long total = 0
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef enc_head_t head
+    t0 = time.perf_counter()
+    with nogil:
+        for i in range(n):
+            if head_only:
+                encode_head(enc, bp[i].c[1], &head)
+                total += head.nnz
+            else:
+                total += encode_sparse(enc, &bp[i], idx, val)
+    return total, time.perf_counter() - t0
+
+
 def n_inputs(name: str) -> int:
     """Number of inputs of encoder ``name``."""
     return _SIZES[encoder_id(name)]
@@ -1262,6 +1418,21 @@ def _escapes_both(int p, blocked) -> tuple:
         raise ValueError(f"p must be 1..25, got {p}")
     cdef uint32_t m = <uint32_t>(int(blocked) & POINTS_MASK)
     return _escapes_table(p, m), _escapes_search(p, m)
+
+
+def _hits_both(mine, made, blot, open_) -> tuple:
+    """((p1, p2, pip loss) by AVX2 or None when this CPU lacks it, the same in plain C) of a
+    roller with no checker on the bar: point masks (bits 1..24) in the roller's numbering,
+    ``made`` within ``mine``, ``blot`` within ``open_``.  For tests."""
+    cdef uint32_t m = <uint32_t>(int(mine) & POINTS_MASK), o = <uint32_t>(int(open_) & POINTS_MASK)
+    cdef uint32_t b = <uint32_t>(int(blot) & POINTS_MASK) & o
+    cdef uint32_t md = <uint32_t>(int(made) & POINTS_MASK) & m
+    cdef int p1, p2, loss, q1, q2, qloss
+    _hits_scalar(m, md, b, o, &p1, &p2, &loss)
+    if not bg_hits_use_avx2():
+        return None, (p1, p2, loss)
+    bg_hits_avx2(m, md, b, o, &q1, &q2, &qloss)
+    return (q1, q2, qloss), (p1, p2, loss)
 
 
 def _shots_both(mine, blot, open_, int bar=0) -> tuple:

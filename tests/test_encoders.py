@@ -461,25 +461,30 @@ def test_escapes_match_reference():
         assert f["escapes_opponent"] == ref_escapes(b, 0), b.tolist()
 
 
+def random_masks(seed: int, per_density: int, k: int):
+    """k random point masks (bits 1..24) at a time, per_density times for each density."""
+    rng = np.random.default_rng(seed)
+    pts = np.arange(1, 25)
+    for density in (0.1, 0.3, 0.5, 0.7):
+        for _ in range(per_density):
+            yield rng, [int(((rng.random(24) < density) << pts).sum()) for _ in range(k)]
+
+
 def test_shots_simd_equals_plain_c():
     """The AVX2 shot count (the 36 rolls as a bit matrix) against the plain C loops, on
     random masks of every density, with 0 to 4 of the roller's checkers on the bar."""
     from bgengine.encoders import _shots_both
     if _shots_both(2, 0, 0)[0] is None:
         pytest.skip("this CPU has no AVX2")
-    rng = np.random.default_rng(11)
-    pts = np.arange(1, 25)
     n = 0
-    for density in (0.1, 0.3, 0.5, 0.7):
-        for _ in range(15000):
-            mine, made, blot = (int(((rng.random(24) < density) << pts).sum()) for _ in range(3))
-            made &= ~mine
-            blot &= ~mine & ~made
-            open_ = ~made & ((1 << 25) - 2)
-            bar = int(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]))
-            fast, plain = _shots_both(mine, blot, open_, bar)
-            assert fast == plain, (hex(mine), hex(blot), hex(open_), bar)
-            n += plain > 0
+    for rng, (mine, made, blot) in random_masks(11, 15000, 3):
+        made &= ~mine
+        blot &= ~mine & ~made
+        open_ = ~made & ((1 << 25) - 2)
+        bar = int(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]))
+        fast, plain = _shots_both(mine, blot, open_, bar)
+        assert fast == plain, (hex(mine), hex(blot), hex(open_), bar)
+        n += plain > 0
     assert n > 20000                           # most cases have shots to count
     for mine, blot, open_ in ((1 << 24, 1 << 23, (1 << 25) - 2), ((1 << 25) - 2, 0, 0),
                               (1 << 13, 1 << 1, (1 << 25) - 2), (1 << 7, 1 << 1, 0x2)):
@@ -739,17 +744,12 @@ def test_hits_simd_equals_plain_c():
     from bgengine.encoders import _hits_both
     if _hits_both(2, 0, 0, 0)[0] is None:
         pytest.skip("this CPU has no AVX2")
-    rng = np.random.default_rng(12)
-    pts = np.arange(1, 25)
     n2 = 0
-    for density in (0.1, 0.3, 0.5, 0.7):
-        for _ in range(6000):
-            mine, made, held, blot = (int(((rng.random(24) < density) << pts).sum())
-                                      for _ in range(4))
-            made &= mine
-            held &= ~mine
-            blot &= ~mine & ~held
-            fast, plain = _hits_both(mine, made, blot, ~held & ((1 << 25) - 2))
-            assert fast == plain, (hex(mine), hex(made), hex(blot), hex(held))
-            n2 += plain[1] > 0
+    for _, (mine, made, held, blot) in random_masks(12, 6000, 4):
+        made &= mine
+        held &= ~mine
+        blot &= ~mine & ~held
+        fast, plain = _hits_both(mine, made, blot, ~held & ((1 << 25) - 2))
+        assert fast == plain, (hex(mine), hex(made), hex(blot), hex(held))
+        n2 += plain[1] > 0
     assert n2 > 5000

@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run", help="run directory (created if missing)")
     p.add_argument("--config", help="TOML file with the training settings")
     p.add_argument("--games", type=int, help="total self-play games of the run")
-    p.add_argument("--encoder", help="tesauro198, tesauro198+extra or expert")
+    p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
     p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
     p.add_argument("--seed", type=int, help="seed for weights and dice")
     p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")

@@ -67,6 +67,7 @@ from bgengine.fileio import atomic_write
 from bgengine.distributed import Backend, LocalBackend, add_backend_arguments, backend_from_args
 from bgengine.match import MatchResult, default_threads, summarize
 from bgengine.network import Network
+from bgengine.players import load_network
 
 __all__ = [
     "Entrant", "RoundRobin", "Knockout", "KnockoutMatch", "OlderSelf",
@@ -126,7 +127,7 @@ def _games_trained(net: Network) -> int | None:
 
 def _load_net_entrant(path: Path) -> Entrant:
     try:
-        net = Network.load(path)
+        net = load_network(path)
     except ValueError:
         raise
     except OSError as exc:  # unreadable, a directory, permissions...

@@ -272,3 +272,29 @@ def test_init_from(tmp_path, classed):
     assert not np.array_equal(fresh.contact.params, classed.contact.params)
     with pytest.raises(ValueError, match="init_from"):
         train(small_config(init_from=str(tmp_path / "start.npz")), tmp_path / "bad", progress=False)
+
+
+def test_searcher_shared_by_threads_gives_the_same_answers(boards):
+    """Threads sharing one Searcher take turns: every answer equals a lone searcher's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = Network((10,), 5, "expert", seed=8, init_range=0.3)
+    shared = Searcher(net)
+    jobs = [(b, d1, d2) for b in boards[::10] for d1, d2 in ((3, 1), (6, 6), (5, 2))]
+    want = [Searcher(net).best_move(b, d1, d2, plies=1)[0] for b, d1, d2 in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda j: shared.best_move(j[0], j[1], j[2], plies=1)[0], jobs * 3))
+    assert got == want * 3
+
+
+def test_zip_bomb_is_refused_before_inflating(tmp_path):
+    import zipfile
+
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("params.npy", b"\0" * (65 << 20))
+        zf.writestr("metadata.npy", b"\0")
+    with pytest.raises(ValueError, match="inflates"):
+        load_evaluator(path)
+    with pytest.raises(ValueError, match="inflates"):
+        Network.load(path)

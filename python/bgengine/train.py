@@ -75,6 +75,7 @@ class TrainConfig:
     method: str = "td"                  # "td", "backprop", "mutation" or "rollout"
     lam: float = 0.7                    # TD(lambda) trace decay; 0 = TD(0)
     alpha: float = 0.1                  # start (constant, linear) step size
+    alpha_end: float = 0.0              # linear: the step size reached at the last game
     schedule: str = "constant"          # "constant", "linear", "compound" or "steps"
     alpha_steps: list[float] = field(default_factory=lambda: list(STEP_LIST))
     games: int = 100_000
@@ -184,6 +185,8 @@ class TrainConfig:
                             f"{self.schedule!r}")
         if not self.alpha > 0:
             problems.append(f"alpha must be > 0, got {self.alpha}")
+        if not self.alpha_end >= 0:
+            problems.append(f"alpha_end must be >= 0, got {self.alpha_end}")
         if self.schedule == "steps" and (not self.alpha_steps or min(self.alpha_steps) <= 0):
             problems.append("alpha_steps must be a non-empty list of positive step sizes")
         for name in ("games", "checkpoint_every", "eval_every", "eval_games", "plateau_every",
@@ -257,7 +260,8 @@ def _toml_value(v: Any) -> str:
 def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float:
     """Step size for the chunk starting after ``games_done`` games.
 
-    constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games);
+    constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games), or from
+    ``alpha`` to ``alpha_end`` in a straight line when ``alpha_end`` is set;
     compound: the brief's recurrence taken literally, ``alpha_{k+1} = alpha_k * (N - k) / N``
     applied once per game, i.e. ``alpha * prod_{k<n} (N - k) / N`` (it falls much faster);
     steps: ``alpha_steps[step_index]`` (the index moves on at plateaus).
@@ -265,6 +269,9 @@ def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float
     if config.schedule == "constant":
         return config.alpha
     if config.schedule == "linear":
+        if config.alpha_end:
+            f = min(games_done, config.games) / config.games
+            return config.alpha + (config.alpha_end - config.alpha) * f
         return config.alpha * max(config.games - games_done, 0) / config.games
     if config.schedule == "compound":
         N, n = config.games, min(games_done, config.games)

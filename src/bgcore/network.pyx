@@ -470,7 +470,7 @@ cdef class Network:
 
 #: Largest archive member read (uncompressed bytes): a network of the widest layers
 #: allowed is far smaller, and a zip bomb is refused before it is inflated.
-MAX_MEMBER_BYTES = 256 << 20
+MAX_MEMBER_BYTES = 64 << 20
 
 
 def read_archive(path, required=()) -> tuple:

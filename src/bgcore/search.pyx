@@ -20,6 +20,8 @@ Rollouts
     the best play for the roll thrown and the mean over all 36 rolls.
 """
 
+import threading
+
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
@@ -375,11 +377,15 @@ cdef class Searcher:
         ... and only those within ``margin`` equity of the 0-ply best.
     cache_bits : int
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
+
+    A searcher may be shared by threads: its searches take turns (each holds the
+    searcher's cache and move lists while it runs).
     """
     cdef searcher_t S
     cdef readonly object network        # what was given: a Network or an Evaluator
     cdef readonly Evaluator evaluator
     cdef bint ready
+    cdef object lock        # one search at a time: the cache and move lists are shared
 
     def __init__(self, network, int candidates=8, double margin=0.16, int cache_bits=18):
         if not 1 <= candidates <= MAX_CANDIDATES:
@@ -394,6 +400,7 @@ cdef class Searcher:
             self.ready = False
         self.network = network
         self.evaluator = ev
+        self.lock = threading.Lock()
         searcher_init(&self.S, &ev.ev, cache_bits, candidates, margin)
         self.ready = True
 
@@ -413,7 +420,7 @@ cdef class Searcher:
         cdef cnp.ndarray arr = validate_board(board)
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
-        with nogil:
+        with self.lock, nogil:
             eval_position(&self.S, <const board_t*> cnp.PyArray_DATA(arr), plies, &ov[0])
         return out
 
@@ -428,7 +435,7 @@ cdef class Searcher:
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
         cdef int n, c
-        with nogil:
+        with self.lock, nogil:
             n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
             c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[0])
         return c, out

@@ -7,10 +7,11 @@
 # of exactly 15 checkers are BO_FIRST_15..BO_ONE_SIDED-1.  Every legal bear-off move
 # lowers the index, which is the order the tables are built in.
 #
-# Usage from Cython (the tables are owned by a BearoffDatabase kept alive by the caller):
+# Usage from Cython:
 #
-#     cdef bearoff_t db = (<BearoffDatabase> bgengine.bearoff.default()).db
-#     if bearoff_outputs(&db, &board, out5): ...   # exact (or one-sided) outputs
+#     cdef const bearoff_t* db = bearoff_default()    # with the GIL, once (builds, ~0.4 s)
+#     ...
+#     if bearoff_outputs(db, &board, out5): ...        # nogil: both sides home and covered
 #
 # All tables are float64 and read-only once built; any number of threads may read them.
 
@@ -46,6 +47,7 @@ cdef int bo_home_index(const checker_t* row) noexcept nogil
 cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) noexcept nogil
 cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil
 cdef int bearoff_moves(const int* n, int d1, int d2, int32_t* out) noexcept nogil
+cdef const bearoff_t* bearoff_default() except NULL
 
 
 cdef inline int bo_rank(const checker_t* n) noexcept nogil:

@@ -12,8 +12,8 @@ positions), the exact probability that the side on roll wins with both sides pla
 maximise their winning chances.  A side with fewer than 15 checkers has borne one off,
 so there are no gammons.
 
-Both are built in well under a second of nogil loops on one core and cached on disk
-(see :func:`default`).  Moves come from a bear-off generator specialised to the six
+Both are built from scratch in about 0.4 s of nogil loops on one core, so they are not
+stored on disk: :func:`default` builds them once per process, on first use.  Moves come from a bear-off generator specialised to the six
 home points: with every checker home a die can always be played while a checker is
 left (a checker on the die's point or above moves or bears off exactly; otherwise the
 highest checker bears off), so every sequence plays all its dice or bears everything
@@ -21,12 +21,8 @@ off, and the must-use-both-dice and larger-die rules never bind.  The tests chec
 against ``generate_moves``.
 """
 
-import hashlib
-import json
-import os
-import sys
+import threading
 import time
-from pathlib import Path
 
 import numpy as np
 cimport numpy as cnp
@@ -39,12 +35,9 @@ from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, BO_POINTS, BO_
                                BO_FIRST_15, BO_GAMMON, BO_TWO_SIDED, BO_MAX_ROLLS)
 
 from bgengine.board import validate_board, validate_boards
-from bgengine.fileio import atomic_write
 
 cnp.import_array()
 
-#: Bumped whenever the tables' meaning or layout changes: older cache files are rebuilt.
-FORMAT_VERSION = 1
 ONE_SIDED = BO_ONE_SIDED
 TWO_SIDED = BO_TWO_SIDED
 GAMMON = BO_GAMMON
@@ -54,7 +47,8 @@ MAX_ROLLS = BO_MAX_ROLLS
 cdef enum:
     MAX_LEAVES = 1024           # move sequences of one roll (doubles from 15 checkers: < 300)
 
-# The 21 distinct rolls and their weights in 36ths.
+# The 21 distinct rolls and their weights in 36ths (sums are taken in 36ths and divided
+# once, so a sure thing is exactly 1 and a probability never leaves [0, 1]).
 cdef int ROLL_D1[21]
 cdef int ROLL_D2[21]
 cdef double ROLL_W[21]
@@ -80,7 +74,7 @@ cdef void _init_tables() noexcept nogil:
         for s in range(1, i + 1):
             ROLL_D1[k] = i
             ROLL_D2[k] = s
-            ROLL_W[k] = (1.0 if i == s else 2.0) / 36.0
+            ROLL_W[k] = 1.0 if i == s else 2.0
             k += 1
 
 _init_tables()
@@ -179,46 +173,82 @@ cdef int bearoff_moves(const int* n, int d1, int d2, int32_t* out) noexcept nogi
 
 # ---------------------------------------------------------------- building
 
-cdef int _build_one_sided(double* dist, double* mean, int lo, int hi, int base_lo,
+cdef inline int _shift_add(double* row, const double* src, double w) noexcept nogil:
+    """row[n + 1] += w * src[n]: one more roll.  -1 if src's last entry would fall off."""
+    cdef int j
+    if src[BO_MAX_ROLLS - 1] != 0.0:
+        return -1
+    for j in range(BO_MAX_ROLLS - 1):
+        row[j + 1] += w * src[j]
+    return 0
+
+
+cdef inline double _mean_of(const double* row) noexcept nogil:
+    cdef double m = 0.0
+    cdef int j
+    for j in range(BO_MAX_ROLLS):
+        m += j * row[j]
+    return m
+
+
+cdef int _build_one_sided(double* dist, double* mean, double* first, double* mean_first,
                           int32_t* leaves) noexcept nogil:
-    """Fill rows lo..hi-1 of ``dist``/``mean`` (row r = index r + base_lo's offset: the
-    tables hold indices base_lo..); an afterstate below base_lo is done (0 rolls).  Each
-    roll plays the afterstate with the least expected rolls.  Returns 0, or -1 if a
-    distribution would run past BO_MAX_ROLLS or a roll had too many sequences."""
-    cdef int r, k, j, t, best, c
+    """Fill the one-sided tables in index order (every move lowers the index).  Each roll
+    plays the afterstate with the least expected rolls to bear off all; for 15 checkers,
+    separately, the one with the least expected rolls to the first checker off (any
+    afterstate below BO_FIRST_15 has one off).  Returns 0, or -1 if a distribution would
+    run past BO_MAX_ROLLS or a roll had too many sequences."""
+    cdef int r, k, j, t, best, best1, c
     cdef int n[6]
-    cdef double m, bm, w
+    cdef double m, bm, bm1, w
     cdef double* row
-    cdef const double* src
-    for r in range(lo, hi):
+    cdef double* row1 = NULL
+    memset(dist, 0, BO_MAX_ROLLS * sizeof(double))
+    dist[0] = 1.0                   # index 0: nothing left, 0 rolls
+    mean[0] = 0.0
+    for r in range(1, BO_ONE_SIDED):
         _unrank(r, n)
-        row = dist + <Py_ssize_t>(r - base_lo) * BO_MAX_ROLLS
+        row = dist + <Py_ssize_t>r * BO_MAX_ROLLS
         memset(row, 0, BO_MAX_ROLLS * sizeof(double))
+        if r >= BO_FIRST_15:
+            row1 = first + <Py_ssize_t>(r - BO_FIRST_15) * BO_MAX_ROLLS
+            memset(row1, 0, BO_MAX_ROLLS * sizeof(double))
         for k in range(21):
             c = bearoff_moves(n, ROLL_D1[k], ROLL_D2[k], leaves)
             if c < 0:
                 return -1
-            best = -1
-            bm = 1e300
+            w = ROLL_W[k]
+            best = leaves[0]
+            bm = mean[best]
+            for j in range(1, c):
+                t = leaves[j]
+                if mean[t] < bm:
+                    bm = mean[t]
+                    best = t
+            if _shift_add(row, dist + <Py_ssize_t>best * BO_MAX_ROLLS, w) < 0:
+                return -1
+            if r < BO_FIRST_15:
+                continue
+            best1 = -1
+            bm1 = 1e300
             for j in range(c):
                 t = leaves[j]
-                m = 0.0 if t < base_lo else mean[t - base_lo]
-                if m < bm:
-                    bm = m
-                    best = t
-            w = ROLL_W[k]
-            if best < base_lo:
-                row[1] += w
-            else:
-                src = dist + <Py_ssize_t>(best - base_lo) * BO_MAX_ROLLS
-                if src[BO_MAX_ROLLS - 1] != 0.0:
-                    return -1
-                for j in range(BO_MAX_ROLLS - 1):
-                    row[j + 1] += w * src[j]
-        m = 0.0
+                m = 0.0 if t < BO_FIRST_15 else mean_first[t - BO_FIRST_15]
+                if m < bm1:
+                    bm1 = m
+                    best1 = t
+            if best1 < BO_FIRST_15:
+                row1[1] += w
+            elif _shift_add(row1, first + <Py_ssize_t>(best1 - BO_FIRST_15) * BO_MAX_ROLLS,
+                            w) < 0:
+                return -1
         for j in range(BO_MAX_ROLLS):
-            m += j * row[j]
-        mean[r - base_lo] = m
+            row[j] /= 36.0
+        mean[r] = _mean_of(row)
+        if r >= BO_FIRST_15:
+            for j in range(BO_MAX_ROLLS):
+                row1[j] /= 36.0
+            mean_first[r - BO_FIRST_15] = _mean_of(row1)
     return 0
 
 
@@ -287,7 +317,7 @@ cdef int _build_two_sided(double* P, int32_t* leaves) noexcept nogil:
                     if q < worst:
                         worst = q
                 p += ROLL_W[k] * (1.0 - worst)
-            P[a * N + b] = p
+            P[a * N + b] = p / 36.0
     free(off)
     free(moves)
     return 0
@@ -304,7 +334,7 @@ def _alloc_tables():
 
 
 def build_tables() -> dict:
-    """Compute the tables from the rules (nogil; about half a second).
+    """Compute the tables from the rules (nogil; about 0.4 s on one core).
 
     Returns ``{"dist": (54264, 32), "mean": (54264,), "first": (15504, 32),
     "mean_first": (15504,), "two_sided": (924, 924)}``, all float64; see ``bearoff.pxd``.
@@ -316,22 +346,17 @@ def build_tables() -> dict:
     cdef double[::1] mean_first = t["mean_first"]
     cdef double[:, ::1] ts = t["two_sided"]
     cdef int32_t* leaves = <int32_t*> malloc(MAX_LEAVES * sizeof(int32_t))
-    cdef int rc = 0, rc2 = 0, rc3 = 0
+    cdef int rc = 0, rc2 = 0
     if leaves == NULL:
         raise MemoryError("bear-off build")
     with nogil:
-        dist[0, 0] = 1.0              # index 0: nothing left, 0 rolls
-        rc = _build_one_sided(&dist[0, 0], &mean[0], 1, BO_ONE_SIDED, 0, leaves)
+        rc = _build_one_sided(&dist[0, 0], &mean[0], &first[0, 0], &mean_first[0], leaves)
         if rc == 0:
-            # first checker off: any position with fewer than 15 checkers is done
-            rc2 = _build_one_sided(&first[0, 0], &mean_first[0], BO_FIRST_15, BO_ONE_SIDED,
-                                   BO_FIRST_15, leaves)
-        if rc == 0 and rc2 == 0:
-            rc3 = _build_two_sided(&ts[0, 0], leaves)
+            rc2 = _build_two_sided(&ts[0, 0], leaves)
     free(leaves)
-    if rc != 0 or rc2 != 0:
+    if rc != 0:
         raise RuntimeError("bear-off build: a distribution ran past MAX_ROLLS")
-    if rc3 != 0:
+    if rc2 != 0:
         raise MemoryError("bear-off two-sided build")
     return t
 
@@ -471,7 +496,7 @@ cdef class BearoffDatabase:
     cached one from :func:`default`.
     """
 
-    def __init__(self, tables, double build_seconds=0.0, str source="built"):
+    def __init__(self, tables, double build_seconds=0.0, str source="given"):
         self.dist = _frozen(tables["dist"], (BO_ONE_SIDED, BO_MAX_ROLLS))
         self.mean = _frozen(tables["mean"], (BO_ONE_SIDED,))
         self.first = _frozen(tables["first"], (BO_GAMMON, BO_MAX_ROLLS))
@@ -487,7 +512,7 @@ cdef class BearoffDatabase:
 
     @classmethod
     def build(cls) -> "BearoffDatabase":
-        """Compute the databases from the rules (about half a second on one core)."""
+        """Compute the databases from the rules (about 0.4 s on one core)."""
         t0 = time.perf_counter()
         tables = build_tables()
         return cls(tables, time.perf_counter() - t0, "built")
@@ -497,7 +522,10 @@ cdef class BearoffDatabase:
         return {k: getattr(self, k) for k in _TABLES}
 
     def __repr__(self) -> str:
-        return f"BearoffDatabase(source={self.source!r})"
+        return f"BearoffDatabase(source={self.source!r}, build_seconds={self.build_seconds:.3f})"
+
+    def __reduce__(self):
+        return (BearoffDatabase, (self.tables(), self.build_seconds, self.source))
 
     def distribution(self, points) -> np.ndarray:
         """float64 (32,): P(bearing off all of ``points`` (6,) takes exactly n rolls)."""
@@ -570,3 +598,28 @@ def _frozen(a, shape) -> np.ndarray:
     a = a.view()
     a.flags.writeable = False
     return a
+
+
+# The lazily built shared database: the module's only mutable state, set once under the
+# lock and never changed after, so its tables (and bearoff_default's pointer) live as
+# long as the process.
+_default = None
+_default_lock = threading.Lock()
+
+
+def default() -> BearoffDatabase:
+    """The shared :class:`BearoffDatabase`, built on the first call (about 0.4 s) and
+    kept for the life of the process; thread-safe."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = BearoffDatabase.build()
+    return _default
+
+
+cdef const bearoff_t* bearoff_default() except NULL:
+    """The shared database's tables for C callers (builds it on first use; needs the
+    GIL then).  The pointer stays valid for the life of the process."""
+    cdef BearoffDatabase d = default()
+    return &d.db

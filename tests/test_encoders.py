@@ -11,11 +11,12 @@ import itertools
 import numpy as np
 import pytest
 
-from bgengine.encoders import (ENCODERS, EXPERT_FEATURES, encode, encoder_id, expert_features,
-                               n_inputs)
+from encoder_refs import escapes_from, hits, rearmost, ref_contact, ref_race
+from bgengine.encoders import (CONTACT_FEATURES, ENCODERS, EXPERT_FEATURES, RACE_FEATURES,
+                               contact_features, encode, encoder_id, expert_features, n_inputs)
 from bgengine.movegen import legal_afterstates
 
-SIZES = {"tesauro198": 198, "tesauro198+extra": 212, "expert": 222}
+SIZES = {"tesauro198": 198, "tesauro198+extra": 212, "expert": 222, "contact": 250, "race": 235}
 
 
 def start_board() -> np.ndarray:
@@ -23,6 +24,40 @@ def start_board() -> np.ndarray:
     for s in range(2):
         b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
     return b
+
+
+def random_boards(n: int, seed: int) -> list[np.ndarray]:
+    """Random legal positions, many unlike any game's: each side has some checkers off
+    (often none) and on the bar, the rest spread over 1 to 9 random points that the other
+    side does not hold."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        b = np.zeros((2, 25), np.uint8)
+        for side in (1, 0):
+            left = 15 - int(rng.choice([0, 0, 0, 1, 3, 8, 14]))
+            b[side, 24] = min(int(rng.choice([0, 0, 0, 1, 2, 3])), left)
+            left -= int(b[side, 24])
+            free = [i for i in range(24) if b[1 - side, 23 - i] == 0]
+            pts = rng.choice(free, size=min(int(rng.integers(1, 10)), len(free)), replace=False)
+            for _ in range(left):
+                b[side, int(rng.choice(pts))] += 1
+        out.append(b)
+    return out
+
+
+def race_boards(n: int, seed: int) -> list[np.ndarray]:
+    """Random races: the side on roll on its points 1..k, the other side beyond them."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        b = np.zeros((2, 25), np.uint8)
+        k = int(rng.integers(1, 24))            # the side on roll on 1..k, the other on 1..24-k
+        for side, top in ((1, k), (0, 24 - k)):
+            for _ in range(15 - int(rng.choice([0, 0, 2, 7, 13]))):
+                b[side, int(rng.integers(0, min(top, 12 if rng.random() < 0.7 else 24)))] += 1
+        out.append(b)
+    return out
 
 
 def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray]:
@@ -156,37 +191,10 @@ def exact_shots(b, roller) -> int:
 def ref_escapes(b, side) -> int:
     """Rolls of 36 on which ``side``'s rearmost checker alone gets past every
     point the other side holds among the 12 points in front of it."""
-    if b[side, 24]:
-        p = 25
-    else:
-        own = [i + 1 for i in range(24) if b[side, i]]
-        if not own:
-            return 36
-        p = max(own)
-    blocked = blocked_for(b, side)
-    held = [t for t in range(max(1, p - 12), p) if blocked[t]]
-    if not held:
+    p = rearmost(b[side])
+    if not p:
         return 36
-    lowest = min(held)
-    count = 0
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            if d1 == d2:
-                steps = [[d1] * k for k in range(1, 5)]
-            else:
-                steps = [[d1], [d2], [d1, d2], [d2, d1]]
-            ok = False
-            for seq in steps:
-                t, fine = p, True
-                for d in seq:
-                    t -= d
-                    if t < 1 or blocked[t]:
-                        fine = False
-                        break
-                if fine and t < lowest:
-                    ok = True
-            count += ok
-    return count
+    return escapes_from(p, {t for t in range(1, 25) if blocked_for(b, side)[t]})
 
 
 def ref_expert_side(b, side) -> list[float]:
@@ -212,7 +220,9 @@ def ref_expert(b) -> np.ndarray:
     return np.array(x)
 
 
-REFS = {"tesauro198": ref_tesauro198, "tesauro198+extra": ref_tesauro212, "expert": ref_expert}
+REFS = {"tesauro198": ref_tesauro198, "tesauro198+extra": ref_tesauro212, "expert": ref_expert,
+        # P1, P2 and pip loss (a slow search) are checked on their own below: NaN here
+        "contact": lambda b: ref_contact(b, with_hits=False), "race": ref_race}
 
 
 @pytest.fixture(scope="module")
@@ -235,11 +245,14 @@ def positions():
 # ---------------------------------------------------------------- tests
 
 def test_names_and_sizes():
-    assert ENCODERS == ("tesauro198", "tesauro198+extra", "expert")
+    assert ENCODERS == ("tesauro198", "tesauro198+extra", "expert", "contact", "race")
     for i, name in enumerate(ENCODERS):
         assert encoder_id(name) == i
         assert n_inputs(name) == SIZES[name]
     assert len(EXPERT_FEATURES) == 12
+    assert len(CONTACT_FEATURES) == 22 and len(RACE_FEATURES) == 7
+    assert 2 * (103 + len(CONTACT_FEATURES)) == SIZES["contact"]
+    assert 2 * (110 + len(RACE_FEATURES)) + 1 == SIZES["race"]
 
 
 @pytest.mark.parametrize("name", ENCODERS)
@@ -250,7 +263,7 @@ def test_encoder_matches_reference(name, positions):
     assert X.flags.c_contiguous
     for b, x in zip(positions, X):
         want = ref(b)
-        bad = np.flatnonzero(np.abs(x - want) > 1e-6)
+        bad = np.flatnonzero(np.abs(x - want) > 1e-6)     # (NaN: not compared)
         assert bad.size == 0, (name, b.tolist(), bad, x[bad], want[bad])
 
 
@@ -538,3 +551,183 @@ def test_input_order_is_the_sparse_order():
     own = [196 + k for k in (0, 1, 2, 3, 4, 7, 10, 11)]
     assert order == list(range(98)) + own + [i for i in range(98, 222) if i not in own]
     assert len(EXPERT_FEATURES) == 12
+
+
+# ---------------------------------------------------------------- contact and race
+
+@pytest.fixture(scope="module")
+def many_positions(positions):
+    """Game positions, random legal ones (bars, checkers off, blots), random races, and
+    the mirror image of each (rows swapped)."""
+    pos = positions + random_boards(1500, seed=21) + race_boards(300, seed=22)
+    return pos + [b[::-1].copy() for b in pos]
+
+
+@pytest.mark.parametrize("name", ["contact", "race"])
+def test_new_encoders_match_reference_on_many_positions(name, many_positions):
+    X = encode(np.array(many_positions), name)
+    for b, x in zip(many_positions, X):
+        want = REFS[name](b)
+        bad = np.flatnonzero(np.abs(x - want) > 1e-6)
+        assert bad.size == 0, (name, b.tolist(), bad, x[bad], want[bad])
+
+
+def test_contact_hits_match_search():
+    """P1, P2 and pip loss of both sides against a search over every sequence of
+    single-die moves of the 36 rolls (encoder_refs.hits), with bar checkers too."""
+    pos = [b for b in random_boards(300, seed=23) + random_positions(3, seed=24, every=2)
+           if (b[:, :24] == 1).any()]
+    seen = {"p2": 0, "p2 bar 1": 0, "p2 bar 2+": 0}
+    for b in pos:
+        f = contact_features(b)
+        for side, key in ((1, "on_roll"), (0, "opponent")):
+            got = (f[key]["p1"], f[key]["p2"], f[key]["pip_loss"])
+            assert got == hits(b, side), (b.tolist(), side, got, hits(b, side))
+            nb = int(b[side, 24])
+            seen["p2"] += got[1] > 0
+            seen["p2 bar 1"] += got[1] > 0 and nb == 1
+            seen["p2 bar 2+"] += got[1] > 0 and nb >= 2
+    assert min(seen.values()) >= 15, seen        # every branch met often
+
+
+def test_contact_p1_is_shots(many_positions):
+    """P1 is shots_36 of the expert encoder (the same move model), and the scaled dump is
+    the encoding."""
+    for b in many_positions[::3]:
+        f, e = contact_features(b), expert_features(b)
+        assert f["on_roll"]["p1"] == e["shots_by_on_roll"]
+        assert f["opponent"]["p1"] == e["shots_by_opponent"]
+        assert f["on_roll"]["p2"] <= f["on_roll"]["p1"]
+        assert f["on_roll"]["escapes"] == e["escapes_on_roll"]
+        x = encode(b, "contact")
+        np.testing.assert_array_equal(x[103:125], f["on_roll"]["scaled"])
+        np.testing.assert_array_equal(x[228:250], f["opponent"]["scaled"])
+
+
+def test_contact_hand_cases():
+    b = start_board()
+    x = encode(b, "contact")
+    assert x[103 + 12] == pytest.approx(1.0)            # break contact of the opening: 167 pips
+    f = contact_features(b)["on_roll"]
+    assert f["timing"] == 52 and f["p1"] == 0 and f["escapes"] == 0
+    assert x[103 + 8] == 1 and x[103 + 10] == 1         # no escape from behind its 13-point
+    # one checker on the bar against a 5-point board: enters only with 6s
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 24], b[1, 5] = 1, 14
+    b[0, 0:5], b[0, 10] = 2, 5
+    x = encode(b, "contact")
+    # losses: doubles 1-5 (4d each: 60), pairs both closed (10 pairs of 1..5: 2 x 60 = 120)
+    assert x[103 + 20] == pytest.approx(180 / 294)
+    assert x[103 + 21] == pytest.approx(25 / 36)
+    # a direct 6 (11 rolls) and 3-3, 2-2 hit the blot 6 pips away
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 12], b[1, 0] = 1, 14             # mover's 13 and 1
+    b[0, 17], b[0, 0] = 1, 14             # opponent blot on its 18 = mover's 7
+    f = contact_features(b)["on_roll"]
+    assert (f["p1"], f["p2"]) == (hits(b, 1)[0], 0) and f["pip_loss"] == 7 * f["p1"]
+
+
+def test_race_hand_cases():
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 0], b[1, 7], b[1, 20] = 3, 2, 1    # 3 on its 1, 2 on its 8, 1 on its 21; 9 off
+    b[0, 2] = 15
+    x = encode(b, "race")
+    np.testing.assert_array_equal(x[96:110], [1] * 9 + [0] * 5)
+    pips = 3 + 16 + 21
+    np.testing.assert_allclose(x[110:117], [pips / 100, 37 / 50, (2 + 3) / 10, 3 / 15,
+                                            5 / 6, 3 / 15, 0], rtol=1e-6)
+    assert x[234] == pytest.approx((45 - 40) / 40)   # the other side has 15 x 3 pips
+
+
+def test_new_encoders_mirror(many_positions):
+    """Swapping the rows swaps the halves (every feature of a side is defined from it and
+    the other side alone); race's pip lead is antisymmetric when the pips are equal."""
+    for b in many_positions[::4]:
+        s = b[::-1].copy()
+        x, y = encode(b, "contact"), encode(s, "contact")
+        np.testing.assert_array_equal(x[:125], y[125:])
+        np.testing.assert_array_equal(x[125:], y[:125])
+        x, y = encode(b, "race"), encode(s, "race")
+        np.testing.assert_array_equal(x[:117], y[117:234])
+        np.testing.assert_array_equal(x[117:234], y[:117])
+
+
+#: per feature, an upper bound by construction (all are >= 0)
+CONTACT_MAX = [3.75, 1, 1, 2, 1.44, 1, 3, 1.875, 1, 1, 1, 1, 390 / 167, 3.6, 3.6, 1, 1, 2, 1,
+               2.85, 1, 1]
+RACE_MAX = [3.75, 7.5, 6, 1, 1, 1, 1]
+
+
+def test_new_encoders_value_ranges(many_positions):
+    C = encode(np.array(many_positions), "contact")
+    for half in (0, 125):
+        assert ((C[:, half:half + 103] >= 0) & (C[:, half:half + 103] <= 6)).all()
+        F = C[:, half + 103:half + 125]
+        assert (F >= 0).all() and (F <= np.array(CONTACT_MAX, np.float32)).all()
+        np.testing.assert_allclose(F[:, 9], F[:, 8] ** 2, rtol=1e-6)
+        np.testing.assert_allclose(F[:, 11], F[:, 10] ** 2, rtol=1e-6)
+        assert (F[:, 10] <= F[:, 8]).all()
+    R = encode(np.array(many_positions), "race")
+    for half in (0, 117):
+        assert ((R[:, half:half + 110] >= 0) & (R[:, half:half + 110] <= 6)).all()
+        F = R[:, half + 110:half + 117]
+        assert (F >= 0).all() and (F <= np.array(RACE_MAX, np.float32)).all()
+    assert (np.abs(R[:, 234]) <= 1).all()
+
+
+def sibling_groups(n_positions: int, seed: int):
+    """Groups of afterstates of one roll as the next side to roll sees them (rows swapped),
+    grouped by its checkers (which the plays that do not hit leave alone)."""
+    rng = np.random.default_rng(seed)
+    for b in (random_positions(4, seed=seed, every=3) + random_boards(60, seed))[:n_positions]:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        after, _ = legal_afterstates(b, d1, d2)
+        groups = {}
+        for a in after:
+            s = a[::-1].copy()
+            groups.setdefault(s[1].tobytes(), []).append(s)
+        yield from groups.values()
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_head_shared_by_siblings(name):
+    """encode_head depends on the side on roll's checkers alone (sibling afterstates share
+    it), head + tail = the sparse pairs, and the head holds exactly the inputs that come
+    first in the summation order."""
+    from bgengine.encoders import _head_tail_pairs, _sparse_pairs, input_order
+    order = list(input_order(name))
+    head_size = {"tesauro198": 98, "tesauro198+extra": 98, "expert": 106, "contact": 113,
+                 "race": 117}[name]
+    head_inputs = set(order[:head_size])
+    n = 0
+    for group in sibling_groups(70, seed=31):
+        (hi, hv), _ = _head_tail_pairs(group[0], name)
+        assert set(hi) <= head_inputs
+        for s in group:
+            (hi2, hv2), (ti, tv) = _head_tail_pairs(s, name)
+            np.testing.assert_array_equal(hi2, hi)
+            np.testing.assert_array_equal(hv2, hv)
+            assert not set(ti) & head_inputs
+            idx, val = _sparse_pairs(s, name)
+            np.testing.assert_array_equal(np.concatenate([hi, ti]), idx)
+            np.testing.assert_array_equal(np.concatenate([hv, tv]), val)
+            n += 1
+    assert n > 500
+
+
+def test_contact_order():
+    from bgengine.encoders import input_order
+    own = list(range(103, 113))
+    assert list(input_order("contact")) == (list(range(103)) + own + list(range(125, 228))
+                                            + list(range(113, 125)) + list(range(228, 250)))
+    assert list(input_order("race")) == list(range(235))
+
+
+@pytest.mark.parametrize("name", ["contact", "race"])
+def test_network_sparse_equals_dense(name, many_positions):
+    """A network on the new encoders: positions evaluated from the sparse pairs give the
+    same bits as their dense encodings summed in the encoder's order."""
+    from bgengine.network import Network
+    net = Network((16,), 5, name, seed=3, init_range=0.5)
+    boards = np.array(many_positions[::7])
+    np.testing.assert_array_equal(net.evaluate(boards), net.forward(encode(boards, name)))

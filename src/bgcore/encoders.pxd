@@ -5,9 +5,9 @@
 # encoder writes only the nonzero ones as (index, value) pairs, and the
 # network's first layer adds just those weight rows, in the order written.
 # That order is fixed per encoder (summation_order: ascending, except that the
-# expert encoder puts the side on roll's features that need its checkers alone
-# right after its point units), so a dense input summed in that order gives the
-# same bits.  The side on roll's part comes first: sibling afterstates share it.
+# expert and contact encoders put the side on roll's features that need its
+# checkers alone right after its point units), so a dense input summed in that
+# order gives the same bits.  The side on roll's part comes first: sibling afterstates share it.
 #
 #     cdef int32_t idx[MAX_INPUTS]
 #     cdef real_t val[MAX_INPUTS]
@@ -22,11 +22,16 @@ cdef enum:
     ENC_TESAURO198 = 0      # TD-Gammon 0.0: 198 inputs
     ENC_TESAURO212 = 1      # tesauro198 + race and maximal-block units: 212
     ENC_EXPERT = 2          # tesauro198 points + hand-made features: 222
-    N_ENCODERS = 3
+    ENC_CONTACT = 3         # gnubg-style point units + 22 contact features per side: 250
+    ENC_RACE = 4            # point units, off thermometer, race features per side: 235
+    N_ENCODERS = 5
     MAX_INPUTS = 256        # upper bound on any encoder's size (buffers)
-    N_SIDE_UNITS = 98       # every encoder starts with the side on roll's 98 point units
-                            # (inputs 0..97), then the other side's (98..195)
+    N_SIDE_UNITS = 98       # tesauro198, extra and expert start with the side on roll's 98
+                            # point units (inputs 0..97), then the other side's (98..195)
     N_EXPERT_SIDE = 12      # hand-made features per side of the expert encoder
+    N_CONTACT_SIDE = 22     # ... of the contact encoder
+    N_CONTACT_OWN = 10      # of which the first 10 need the side's checkers alone
+    N_HEAD_MAX = 128        # pairs an encode_head may write (the largest head + room)
 
 ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     uint32_t occ            # bit t (1..24): point t holds any of its checkers
@@ -42,15 +47,18 @@ ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     int bar                 # checkers on the bar
 
 # The part of an encoding that depends on the side on roll's checkers alone: its
-# point units (inputs 0..97), for the expert encoder its features that need nothing
-# else, and its summary.  Sibling afterstates share one (the side to roll next is the
+# point units, for the expert and contact encoders its features that need nothing
+# else (for race, all its features), and its summary.  Sibling afterstates share one (the side to roll next is the
 # same in all, unless a play hits), so it is computed once for them.
 ctypedef struct enc_head_t:
     int nnz
-    int32_t idx[N_SIDE_UNITS + N_EXPERT_SIDE + 4]   # + room for unconditional writes
-    real_t val[N_SIDE_UNITS + N_EXPERT_SIDE + 4]
+    int32_t idx[N_HEAD_MAX]
+    real_t val[N_HEAD_MAX]
     side_summary_t side
     real_t expert[N_EXPERT_SIDE]    # its expert features (those it alone decides)
+    checker_t c[25]                 # contact: its checkers (the tail's features need them)
+    unsigned char contain[9]        # contact: min escapes of a checker of the other side on
+                                    # the other's points 16..16+j past its points, j = 0..8
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil

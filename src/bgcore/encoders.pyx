@@ -20,6 +20,73 @@ Three encoders, by name:
     of its rearmost checker, blots, entering, outfield, stacking), then a
     race unit and the pip difference.  Feature ``k`` of side ``s`` is input
     ``196 + 12 * (1 - s) + k``; see ``EXPERT_FEATURES``.
+``contact``
+    For contact networks (250 inputs), after GNU Backgammon's contact inputs (our own
+    definitions and code).  Two halves of 125, the side on roll's (inputs 0..124) then the
+    other side's (125..249), each: for its points 1..24 four units for ``n`` checkers,
+    ``n == 1``, ``n >= 2``, ``n >= 3``, ``(n - 3) / 2`` if ``n > 3`` (half + 0..95); its bar
+    ``n >= 1``, ``n >= 2``, ``n >= 3``, ``(n - 3) / 2`` (96..99); its ``n`` borne-off
+    checkers ``min(n, 5) / 5``, ``clip(n - 5, 0, 5) / 5``, ``clip(n - 10, 0, 5) / 5``
+    (100..102); then its 22 features (103..124), ``CONTACT_FEATURES``.  In a side's numbering
+    (t = 1..24 its points, 25 its bar), q = the other side's rearmost point in *its*
+    numbering (25 its bar, 0 when it has none left; a checker of ours on t is past it when
+    t + q <= 24, behind it when t + q >= 26), "held" = two or more checkers,
+    escapes(p) = rolls of 36 on which a checker on p alone gets past every held point of
+    the other side among the 12 in front of it (36 when none; as the expert encoder's):
+
+    0. pips / 100.
+    1. rearmost checker t / 25 (0 when none).
+    2. rearmost held point / 24 (0 when none).
+    3. forward anchor: the most advanced point it holds in the other home board, in the
+       other side's numbering k = 25 - t (1..6), else the rearmost it holds on 13..18
+       (k = 7..12): k / 6; 2 when none.
+    4. moment2: with A = the mean point of its checkers rounded up, the mean of
+       (t - A)^2 over its checkers with t > A, / 400.
+    5. backbone: its held points from the back, each gap d to the next weighted by the
+       checkers on the rear point: c = 11 (d <= 6), 13 - d (d <= 11), 0; 1 - sum(c n) /
+       (11 sum n); 0 with fewer than two held points.
+    6. back game: with two or more held points on 19..24, (checkers on 19..25 - 3) / 4.
+    7. ... with exactly one, checkers on 19..25 / 8.
+    8. containment: 1 - min escapes / 36 of a checker of the other side on its points
+       16..24 (our points 9..1) past our held points.
+    9. (8) squared.
+    10. containment up to the other side's rearmost: (8) over its points 16..min(q, 24);
+        0 when q < 16.
+    11. (10) squared.
+    12. break contact: pips to get every checker behind the other side's rearmost past it,
+        sum of n (t + q - 24) over t + q >= 26, / 167 (the opening: 1).
+    13. free pips: pips of its checkers past the other side's rearmost / 100.
+    14. timing / 100: pips (distance to its 1-point, t - 1) it can play before breaking its
+        home board: checkers on the bar and on 7..24 are free, except that on 13..24 behind
+        q a point keeps two (a blot gives one); home points give their checkers beyond two,
+        and, from the 6-point down, a home point with fewer than two takes free checkers to
+        fill it when enough are left (minus their pips); at least 0.
+    15. P1: rolls of 36 on which it hits one or more of the other side's blots, / 36.
+    16. P2: ... two or more, / 36.
+    17. pip loss: sum over the 36 rolls of the pips the farthest blot it hits costs the
+        other side (our point t: t pips), / 432.  15-17 count moves as shots_36 does: any
+        sequence of single-die moves, bar checkers entering first, no forced-move rule.
+    18. escapes of its rearmost checker / 36.
+    19. mobility: sum over its checkers on 7..25 of (t - 6) escapes(t), / 3600.
+    20. entering loss, with checkers on the bar: over the 36 rolls, the pips of dice that
+        cannot enter (a double: 4d; both dice closed: both; with two or more on the bar,
+        one closed die too), / 294 (all closed: 1); else 0.
+    21. (closed points of the other home board / 6)^2.
+
+    Features 0..9 need the side's checkers alone: the side on roll's join its units in the
+    head; summation order: its units and features 0..9, the other side's units, its
+    features 10..21, the other side's features.
+``race``
+    For race networks (235 inputs).  Two halves of 117 (side on roll 0..116, other
+    117..233), each: its points 1..24 with contact's four units (0..95; a race has no bar
+    checkers, so no bar units), 14 off units ``off > j`` for j = 0..13 (96..109), then 7
+    features (110..116, ``RACE_FEATURES``): pips / 100; pips of checkers outside its home
+    board / 50; crossovers to bring them home (a checker on 7..12 needs 1, 13..18 2, 19..24
+    3, the bar 4) / 10; checkers outside home / 15; gaps: empty home points up to
+    min(6, rearmost) / 6; checkers on its 1- and 2-points / 15 (wastage); all home (1 when
+    every checker left is on 1..6).  Input 234: the side on roll's pip lead relative to
+    its pips, (other - own) / own clipped to [-1, 1] (0 when own is 0).  Every half needs
+    its side alone: the head is the side on roll's half; summation order ascending.
 """
 
 import numpy as np
@@ -29,16 +96,17 @@ from libc.string cimport memcpy, memset
 
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
-from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, N_ENCODERS, MAX_INPUTS,
-                                N_SIDE_UNITS, N_EXPERT_SIDE, side_summary_t, enc_head_t)
+from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, ENC_CONTACT, ENC_RACE,
+                                N_ENCODERS, MAX_INPUTS, N_SIDE_UNITS, N_EXPERT_SIDE,
+                                N_CONTACT_SIDE, N_CONTACT_OWN, side_summary_t, enc_head_t)
 
 from bgengine.board import validate_boards
 
 cnp.import_array()
 
 #: Encoder names, in the order of their C ids.
-ENCODERS = ("tesauro198", "tesauro198+extra", "expert")
-_SIZES = (198, 212, 222)
+ENCODERS = ("tesauro198", "tesauro198+extra", "expert", "contact", "race")
+_SIZES = (198, 212, 222, 250, 235)
 
 #: Names of the 12 per-side features of the expert encoder.
 EXPERT_FEATURES = (
@@ -47,6 +115,26 @@ EXPERT_FEATURES = (
     "blots/5", "closed points in the other home/6", "entering difficulty",
     "outfield checkers/15", "home stacking/10",
 )
+
+#: Names of the 22 per-side features of the contact encoder (the first 10 need the side's
+#: checkers alone); feature ``k`` of the side on roll is input ``103 + k``, of the other
+#: side ``228 + k``.
+CONTACT_FEATURES = (
+    "pips/100", "rearmost checker/25", "rearmost anchor/24", "forward anchor/6",
+    "moment2/400", "backbone", "back game (2+ anchors)", "back game (1 anchor)",
+    "containment", "containment^2",
+    "containment to its rearmost", "containment to its rearmost^2", "break contact/167",
+    "free pips/100", "timing/100", "rolls hitting 1+ (P1)/36", "rolls hitting 2+ (P2)/36",
+    "pip loss/432", "escapes of rearmost/36", "mobility/3600", "entering loss/294",
+    "closed entry points^2/36",
+)
+#: Names of the 7 per-side features of the race encoder: feature ``k`` of the side on roll
+#: is input ``110 + k``, of the other side ``227 + k``; input 234 is the pip lead.
+RACE_FEATURES = (
+    "pips/100", "outside pips/50", "crossovers/10", "outside checkers/15", "home gaps/6",
+    "checkers on the 1- and 2-points/15", "all home",
+)
+
 cdef enum:
     N_POINT_UNITS = 196     # 2 sides x (24 x 4 + bar + off)
 
@@ -58,6 +146,10 @@ cdef int encoder_size(int encoder) noexcept nogil:
         return 212
     if encoder == ENC_EXPERT:
         return 222
+    if encoder == ENC_CONTACT:
+        return 250
+    if encoder == ENC_RACE:
+        return 235
     return -1
 
 
@@ -235,10 +327,12 @@ cdef void _init_tables() noexcept nogil:
 _init_tables()
 
 
-cdef inline int _side(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
-                      side_summary_t* S) noexcept nogil:
-    """The 98 tesauro units of one side from input ``base`` (four entries written per point,
-    ``k`` advanced by the nonzero ones), and its summary."""
+cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
+                        side_summary_t* S, bint gnubg) noexcept nogil:
+    """The units of one side's points 1..24 from input ``base``, four per point: tesauro's
+    (n >= 1, n >= 2, n >= 3, (n - 3) / 2) or, with ``gnubg``, gnubg's (n == 1 first).  Four
+    entries written per occupied point, ``k`` advanced by the nonzero ones.  And the side's
+    summary.  (Inline with a constant ``gnubg``: one specialised loop each.)"""
     cdef uint32_t occ, blot, x
     cdef int i, n, u, total = 0, pips = 0, stack = 0
     cdef int region[3]
@@ -250,28 +344,42 @@ cdef inline int _side(const checker_t* c, int base, int32_t* idx, real_t* val, i
         x &= x - 1
         n = c[i]
         u = base + 4 * i
-        idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
-        memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
-        k += UNIT_COUNT[n]
+        if gnubg:
+            # its nonzero units are not a prefix: their offsets come from a table
+            idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
+            idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
+            memcpy(&val[k], G_VAL[n], 4 * sizeof(real_t))
+            k += G_COUNT[n]
+        else:
+            idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
+            memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
+            k += UNIT_COUNT[n]
         total += n
         pips += n * (i + 1)
         region[REGION[i]] += n
         if i < 6 and n > 3:
             stack += n - 3
     n = c[BAR]
-    if n:
-        idx[k] = base + 96; val[k] = n * 0.5; k += 1
-    total += n
-    if total < 15:
-        idx[k] = base + 97; val[k] = (15 - total) / 15.0; k += 1
     S.occ, S.blot, S.made = occ, blot, occ & ~blot
     S.made_seen, S.blot_seen = bg_mirror24(S.made), bg_mirror24(blot)
     S.pips = pips + 25 * n
     S.back = region[2] + n
     S.outfield = region[1]
     S.stack = stack
-    S.checkers = total
+    S.checkers = total + n
     S.bar = n
+    return k
+
+
+cdef inline int _side(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
+                      side_summary_t* S) noexcept nogil:
+    """The 98 tesauro units of one side from input ``base`` (four entries written per point,
+    ``k`` advanced by the nonzero ones), and its summary."""
+    k = _points(c, base, idx, val, k, S, False)
+    if S.bar:
+        idx[k] = base + 96; val[k] = S.bar * 0.5; k += 1
+    if S.checkers < 15:
+        idx[k] = base + 97; val[k] = (15 - S.checkers) / 15.0; k += 1
     return k
 
 
@@ -525,6 +633,406 @@ cdef inline int _put_features(const real_t* f, const int* which, int n, int base
     return k
 
 
+# ---------------------------------------------------------------- contact and race encoders
+
+# Layouts (see the module docstring).  Contact, per side (the side on roll from 0, the
+# other from CONTACT_HALF): 4 units per point 1..24, 4 bar units, 3 off units, then its
+# N_CONTACT_SIDE features.  Race, per side (from 0 and RACE_HALF): 4 units per point, 14
+# off units, RACE_SIDE features; then the shared pip lead.
+cdef enum:
+    CONTACT_FEAT = 103                      # first feature of a contact half
+    CONTACT_HALF = CONTACT_FEAT + 22        # N_CONTACT_SIDE
+    CONTACT_SIZE = 2 * CONTACT_HALF         # 250
+    RACE_FEAT = 110
+    RACE_SIDE = 7
+    RACE_HALF = RACE_FEAT + RACE_SIDE       # 117
+    RACE_SIZE = 2 * RACE_HALF + 1           # 235
+
+# gnubg-style units of a point with n checkers (n == 1, n >= 2, n >= 3, (n - 3) / 2): the
+# nonzero ones' offsets (0..3, ascending) and values, and how many.  Unlike tesauro's, the
+# nonzero units are not a prefix, so offsets come from a table.
+cdef int G_COUNT[16]
+cdef int32_t G_OFF[16][4]
+cdef real_t G_VAL[16][4]
+# off units: contact (n/5 thermometer in three: min(n, 5)/5, ...), as a prefix of 3
+cdef int OFF3_COUNT[16]
+cdef real_t OFF3_VAL[16][4]
+# pips a side on the bar loses over the 36 rolls: ENTER_LOSS[two or more on the bar][mask of
+# the other side's closed home points, bit d - 1: its point d, where die d enters]
+cdef int ENTER_LOSS[2][64]
+cdef real_t Q24[26], Q25[26], Q4[16], Q8[16], Q36SQ[37]
+
+
+cdef void _init_contact_tables() noexcept nogil:
+    cdef int n, j, two, m, d1, d2, b1, b2, loss
+    cdef real_t u[4]
+    for n in range(16):
+        u[0] = 1.0 if n == 1 else 0.0
+        u[1] = 1.0 if n >= 2 else 0.0
+        u[2] = 1.0 if n >= 3 else 0.0
+        u[3] = (n - 3) * 0.5 if n > 3 else 0.0
+        G_COUNT[n] = 0
+        for j in range(4):
+            G_OFF[n][j] = 3             # unused entries: harmless writes past the count
+            G_VAL[n][j] = 0.0
+        for j in range(4):
+            if u[j] != 0:
+                G_OFF[n][G_COUNT[n]] = j
+                G_VAL[n][G_COUNT[n]] = u[j]
+                G_COUNT[n] += 1
+        OFF3_VAL[n][0] = (n if n < 5 else 5) / 5.0
+        OFF3_VAL[n][1] = (0 if n < 5 else (n - 5 if n < 10 else 5)) / 5.0
+        OFF3_VAL[n][2] = (0 if n < 10 else n - 10) / 5.0
+        OFF3_VAL[n][3] = 0.0
+        OFF3_COUNT[n] = 0 if n == 0 else (1 if n <= 5 else (2 if n <= 10 else 3))
+    for two in range(2):
+        for m in range(64):
+            loss = 0
+            for d1 in range(1, 7):
+                for d2 in range(1, 7):
+                    b1 = (m >> (d1 - 1)) & 1
+                    b2 = (m >> (d2 - 1)) & 1
+                    if d1 == d2:
+                        loss += 4 * d1 if b1 else 0
+                    elif b1 and b2:
+                        loss += d1 + d2
+                    elif two:
+                        loss += d1 * b1 + d2 * b2
+            ENTER_LOSS[two][m] = loss
+    _fill(Q24, 26, 24.0); _fill(Q25, 26, 25.0); _fill(Q4, 16, 4.0); _fill(Q8, 16, 8.0)
+    for n in range(37):
+        Q36SQ[n] = <real_t>((n / 36.0) * (n / 36.0))
+
+_init_contact_tables()
+
+
+cdef inline int _contact_units(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
+                               side_summary_t* S) noexcept nogil:
+    """The 103 contact units of one side: points, bar (n >= 1, n >= 2, n >= 3, (n - 3) / 2),
+    off (min(n, 5) / 5, then the next five, then the last five)."""
+    cdef int n, off
+    k = _points(c, base, idx, val, k, S, True)
+    n = S.bar
+    idx[k] = base + 96; idx[k + 1] = base + 97; idx[k + 2] = base + 98; idx[k + 3] = base + 99
+    memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
+    k += UNIT_COUNT[n]
+    off = 15 - S.checkers
+    idx[k] = base + 100; idx[k + 1] = base + 101; idx[k + 2] = base + 102
+    memcpy(&val[k], OFF3_VAL[off], 3 * sizeof(real_t))
+    return k + OFF3_COUNT[off]
+
+
+cdef inline int _race_units(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
+                            side_summary_t* S) noexcept nogil:
+    """The 110 race units of one side: points (no bar: a race has none), and 14 off units
+    (off > j for j = 0..13)."""
+    cdef int j, off
+    k = _points(c, base, idx, val, k, S, True)
+    off = 15 - S.checkers
+    for j in range(off if off < 14 else 14):
+        idx[k] = base + 96 + j; val[k] = 1.0; k += 1
+    return k
+
+
+cdef inline int _rearmost(const side_summary_t* S) noexcept nogil:
+    """Rearmost point of a side in its numbering: 25 the bar, 0 when it has none left."""
+    if S.bar:
+        return 25
+    return bg_msb32(S.occ) if S.occ else 0
+
+
+cdef inline void _race_own(const checker_t* c, const side_summary_t* S, real_t* f) noexcept nogil:
+    """The RACE_SIDE race features of one side (its checkers alone)."""
+    cdef int outside = S.outfield + S.back, opips, cross, h, i
+    cdef uint32_t home_occ
+    opips = S.pips
+    for i in range(6):
+        opips -= (i + 1) * c[i]
+    cross = S.outfield + (c[12] + c[13] + c[14] + c[15] + c[16] + c[17]) + 3 * (S.back - S.bar) \
+        + 4 * S.bar
+    h = _rearmost(S)
+    if h > 6:
+        h = 6
+    home_occ = S.occ & ((2u << h) - 2)          # its points 1..h
+    f[0] = Q100[S.pips]
+    f[1] = <real_t>(opips / 50.0)
+    f[2] = <real_t>(cross / 10.0)
+    f[3] = Q15[outside]
+    f[4] = Q6[h - _popcount(home_occ)]
+    f[5] = Q15[c[0] + c[1]]
+    f[6] = 1.0 if outside == 0 and S.checkers > 0 else 0.0
+
+
+cdef inline int _race_side(const checker_t* c, int base, int32_t* idx, real_t* val, int k,
+                           side_summary_t* S) noexcept nogil:
+    cdef real_t f[RACE_SIDE]
+    cdef int j
+    k = _race_units(c, base, idx, val, k, S)
+    _race_own(c, S, f)
+    for j in range(RACE_SIDE):
+        k = _put(idx, val, k, base + RACE_FEAT + j, f[j])
+    return k
+
+
+cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_t* f,
+                              unsigned char* contain) noexcept nogil:
+    """Contact features 0..9 of one side (its checkers alone), and the running minima of
+    escapes its points allow the other side's checkers on the other's points 16..24."""
+    cdef int t, n, a, j, s, pa, d, w, tot, e, m
+    cdef uint32_t x, made = S.made
+    f[0] = Q100[S.pips]
+    f[1] = Q25[_rearmost(S)]
+    f[2] = Q24[bg_msb32(made) if made else 0]
+    # forward anchor: the most advanced point held in the other home (its numbering 1..6),
+    # else the rearmost held in our 13..18 (its 7..12); 2 when none
+    x = made & (0x3Fu << 19)
+    if x:
+        f[3] = Q6[25 - bg_ctz32(x)]
+    else:
+        x = made & (0x3Fu << 13)
+        f[3] = Q6[25 - bg_msb32(x)] if x else 2.0
+    # one-sided second moment beyond the mean point A (rounded up)
+    f[4] = 0.0
+    if S.checkers:
+        a = (S.pips + S.checkers - 1) // S.checkers
+        n = s = 0
+        if S.bar and 25 > a:
+            n = S.bar
+            s = S.bar * (25 - a) * (25 - a)
+        if a < 24:
+            x = S.occ >> (a + 1)
+            while x:
+                t = bg_ctz32(x) + a + 1
+                x &= x - 1
+                n += c[t - 1]
+                s += c[t - 1] * (t - a) * (t - a)
+        if n:
+            f[4] = <real_t>(s / <double>n / 400.0)
+    # backbone: consecutive held points from the back, each gap d weighted by the checkers on
+    # its rear point: 11 when d <= 6, 13 - d up to 11, else 0
+    f[5] = 0.0
+    x = made
+    if x & (x - 1):
+        w = tot = 0
+        pa = bg_msb32(x)
+        x &= ~(1u << pa)
+        while x:
+            t = bg_msb32(x)
+            x &= ~(1u << t)
+            d = pa - t
+            w += c[pa - 1] * (11 if d <= 6 else (13 - d if d <= 11 else 0))
+            tot += c[pa - 1]
+            pa = t
+        f[5] = <real_t>(1.0 - w / (tot * 11.0))
+    # back game: anchors in the other home, and the checkers there and on the bar
+    a = POP6[(made >> 19) & 0x3F]
+    f[6] = Q4[S.back - 3] if a >= 2 else 0.0
+    f[7] = Q8[S.back] if a == 1 else 0.0
+    # containment: fewest escapes of a checker on the other side's points 16..24
+    m = 36
+    for j in range(9):
+        e = _escapes_table(16 + j, S.made_seen)
+        if e < m:
+            m = e
+        contain[j] = m
+    f[8] = Q36[36 - m]
+    f[9] = Q36SQ[36 - m]
+
+
+cdef inline void _dbl(uint32_t src, int d, int r, uint32_t open_m, uint32_t blot_m,
+                      uint32_t* hit, bint* two) noexcept nogil:
+    """A double of d: up to r steps, each path one checker from a point of src through open
+    points.  hit: the blots some path lands on; two: some moves hit two blots (one
+    checker passing both, or two checkers whose steps add up to at most r)."""
+    cdef uint32_t R = src, A = 0, h, seen = 0
+    cdef uint32_t K[4]
+    cdef bint chain = False
+    cdef int s
+    K[0] = K[1] = K[2] = K[3] = 0
+    for s in range(r):
+        R = (R >> d) & open_m
+        if R == 0:
+            break
+        h = R & blot_m
+        if (A >> d) & blot_m:
+            chain = True            # a checker that has hit lands on another blot
+        A = ((A >> d) & open_m) | h
+        K[s] = h & ~seen            # blots first reached in s + 1 steps
+        seen |= h
+    hit[0] = seen
+    two[0] = (chain or (r >= 2 and _popcount(K[0]) >= 2) or (r >= 3 and K[0] and K[1])
+              or (r >= 4 and ((K[0] and K[2]) or _popcount(K[1]) >= 2)))
+
+
+cdef inline bint _two_direct(uint32_t Da, uint32_t Db, int a, int b, uint32_t mine2) noexcept nogil:
+    """Blots x (hit by a die a) and y != x (by b) from different checkers: not the same
+    single checker on x + a == y + b."""
+    cdef uint32_t y
+    cdef int x, s
+    while Da:
+        x = bg_ctz32(Da)
+        Da &= Da - 1
+        y = Db & ~(1u << x)
+        s = x + a
+        if s > b and not (mine2 >> s) & 1:
+            y &= ~(1u << (s - b))
+        if y:
+            return True
+    return False
+
+
+cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* p2,
+                int* loss) noexcept nogil:
+    """R hitting the blots of O, over the 36 rolls: p1 rolls that hit one or more, p2 rolls
+    that hit two or more, loss the sum over rolls of the most pips a hit costs O (the
+    farthest blot hit; R's point t costs O t pips).  Moves as for shots_36: any sequence of
+    single-die moves, bar checkers entering first."""
+    cdef uint32_t blot_m = O.blot_seen
+    cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
+    cdef uint32_t mine = R.occ, H, h2, ea, eb, hit0
+    cdef uint32_t L[7]
+    cdef int a, b, w, nb = R.bar
+    cdef bint two
+    p1[0] = p2[0] = loss[0] = 0
+    if blot_m == 0:
+        return
+    if nb == 0:
+        if mine == 0 or bg_msb32(mine) <= bg_ctz32(blot_m):
+            return                  # every blot is behind every checker of R
+        for a in range(1, 7):
+            L[a] = (mine >> a) & open_m
+    for a in range(1, 7):
+        for b in range(a, 7):
+            w = 1 if a == b else 2
+            two = False
+            if a == b:
+                if nb == 0:
+                    _dbl(mine, a, 4, open_m, blot_m, &H, &two)
+                else:
+                    ea = (1u << (25 - a)) & open_m
+                    H = 0
+                    if ea:
+                        hit0 = ea & blot_m
+                        H = hit0
+                        if nb < 4:
+                            _dbl(mine | ea, a, 4 - nb, open_m, blot_m & ~ea, &h2, &two)
+                            two = two or (hit0 != 0 and h2 != 0)
+                            H |= h2
+            elif nb == 0:
+                H = ((L[a] | L[b]) & blot_m) | (((L[a] >> b) | (L[b] >> a)) & blot_m)
+                if H & (H - 1):
+                    two = (((L[a] & blot_m) >> b) & blot_m) != 0 or \
+                        (((L[b] & blot_m) >> a) & blot_m) != 0 or \
+                        _two_direct(L[a] & blot_m, L[b] & blot_m, a, b, R.made)
+            else:
+                ea = (1u << (25 - a)) & open_m
+                eb = (1u << (25 - b)) & open_m
+                if nb >= 2:
+                    H = (ea | eb) & blot_m
+                    two = (ea & blot_m) != 0 and (eb & blot_m) != 0
+                else:
+                    H = 0
+                    if ea:                  # enter with a, then b with any checker
+                        h2 = ((mine | ea) >> b) & blot_m & ~ea
+                        H |= (ea & blot_m) | h2
+                        two = two or ((ea & blot_m) != 0 and h2 != 0)
+                    if eb:
+                        h2 = ((mine | eb) >> a) & blot_m & ~eb
+                        H |= (eb & blot_m) | h2
+                        two = two or ((eb & blot_m) != 0 and h2 != 0)
+            if H:
+                p1[0] += w
+                loss[0] += w * bg_msb32(H)
+                if two:
+                    p2[0] += w
+
+
+cdef inline int _timing(const checker_t* c, const side_summary_t* S, int q) noexcept nogil:
+    """Pips (each checker's distance to the 1-point) a side can play before it must break
+    its home board, as gnubg's I_TIMING: q is the other side's rearmost point in its
+    numbering.  Checkers on the bar and on 7..24 are free, except that on 13..24 behind q
+    (in contact) a point keeps two; home points give their checkers beyond two, and a home
+    point with fewer than two takes free checkers to fill it, from the 6-point down."""
+    cdef int t, n, free, spare = S.bar, tot = 24 * S.bar, need
+    cdef uint32_t x = S.occ & ~(<uint32_t>0x7F)
+    while x:
+        t = bg_ctz32(x)
+        x &= x - 1
+        n = c[t - 1]
+        free = n
+        if t >= 13 and t + q >= 26:
+            free = n - 2 if n > 2 else (1 if n == 1 else 0)
+        spare += free
+        tot += (t - 1) * free
+    for t in range(6, 0, -1):
+        n = c[t - 1]
+        if n > 2:
+            tot += (t - 1) * (n - 2)
+            spare += n - 2
+        elif n < 2:
+            need = 2 - n
+            if spare >= need:
+                tot -= (t - 1) * need
+                spare -= need
+    return tot if tot > 0 else 0
+
+
+cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
+                                const unsigned char* contain, const side_summary_t* O,
+                                real_t* f) noexcept nogil:
+    """Contact features 10..21 of side S, which need the other side O too."""
+    cdef int q = _rearmost(O), t, n, bc = 0, fp = 0, p1, p2, loss, mob = 0, closed, m
+    cdef uint32_t x
+    # containment of O's checkers up to its rearmost
+    if q >= 16:
+        m = contain[(q if q < 24 else 24) - 16]
+        f[10] = Q36[36 - m]
+        f[11] = Q36SQ[36 - m]
+    else:
+        f[10] = f[11] = 0.0
+    # pips to break contact (to get every checker past O's rearmost); pips of those past it
+    x = S.occ
+    while x:
+        t = bg_ctz32(x)
+        x &= x - 1
+        n = c[t - 1]
+        if t + q >= 26:
+            bc += n * (t + q - 24)
+        elif t + q <= 24:
+            fp += n * t
+    if q:
+        bc += S.bar * (q + 1)
+    f[12] = <real_t>(bc / 167.0)
+    f[13] = Q100[fp]
+    f[14] = Q100[_timing(c, S, q)]
+    _hits(S, O, &p1, &p2, &loss)
+    f[15] = Q36[p1]
+    f[16] = Q36[p2]
+    f[17] = <real_t>(loss / 432.0)
+    f[18] = Q36[_escapes(S, O)]
+    # mobility: checkers outside home, each (t - 6) x its escapes past O's points
+    x = S.occ & ~(<uint32_t>0x7F)
+    while x:
+        t = bg_ctz32(x)
+        x &= x - 1
+        mob += (t - 6) * c[t - 1] * _escapes_table(t, O.made_seen)
+    if S.bar:
+        mob += 19 * S.bar * _escapes_table(25, O.made_seen)
+    f[19] = <real_t>(mob / 3600.0)
+    closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
+    f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] / 294.0) if S.bar else 0.0
+    n = POP6[closed]
+    f[21] = Q36[n * n]
+
+
+cdef inline int _contact_put(const real_t* f, int lo, int hi, int base, int32_t* idx,
+                             real_t* val, int k) noexcept nogil:
+    cdef int j
+    for j in range(lo, hi):
+        k = _put(idx, val, k, base + CONTACT_FEAT + j, f[j])
+    return k
+
+
 # The expert features of one side by what they need: the side's checkers alone (the side on
 # roll's go in the head, shared by sibling afterstates), or the other side's too.
 cdef int EXPERT_OWN[8]
@@ -537,6 +1045,7 @@ EXPERT_ALL[:] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 # Summation orders (see encoders.pxd): input indices in the order encode_sparse writes them.
 cdef int32_t ORDER_ASCENDING[MAX_INPUTS]
 cdef int32_t ORDER_EXPERT[222]
+cdef int32_t ORDER_CONTACT[CONTACT_SIZE]
 
 
 cdef void _init_orders() noexcept nogil:
@@ -553,6 +1062,17 @@ cdef void _init_orders() noexcept nogil:
         ORDER_EXPERT[k] = N_POINT_UNITS + EXPERT_CROSS[i]; k += 1
     for i in range(N_POINT_UNITS + N_EXPERT_SIDE, 222):
         ORDER_EXPERT[k] = i; k += 1
+    # contact: the side on roll's units and own features (the head), the other side's units,
+    # the side on roll's features that need both, the other side's features
+    k = 0
+    for i in range(CONTACT_FEAT + N_CONTACT_OWN):
+        ORDER_CONTACT[k] = i; k += 1
+    for i in range(CONTACT_HALF, CONTACT_HALF + CONTACT_FEAT):
+        ORDER_CONTACT[k] = i; k += 1
+    for i in range(CONTACT_FEAT + N_CONTACT_OWN, CONTACT_HALF):
+        ORDER_CONTACT[k] = i; k += 1
+    for i in range(CONTACT_HALF + CONTACT_FEAT, CONTACT_SIZE):
+        ORDER_CONTACT[k] = i; k += 1
 
 _init_orders()
 
@@ -560,10 +1080,22 @@ _init_orders()
 cdef const int32_t* summation_order(int encoder) noexcept nogil:
     if encoder == ENC_EXPERT:
         return &ORDER_EXPERT[0]
-    return &ORDER_ASCENDING[0]
+    if encoder == ENC_CONTACT:
+        return &ORDER_CONTACT[0]
+    return &ORDER_ASCENDING[0]      # race too: its head is its first half
 
 
 cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) noexcept nogil:
+    cdef real_t f[N_CONTACT_SIDE]
+    if encoder == ENC_CONTACT:
+        head.nnz = _contact_units(on_roll, 0, head.idx, head.val, 0, &head.side)
+        memcpy(head.c, on_roll, 25)
+        _contact_own(on_roll, &head.side, f, head.contain)
+        head.nnz = _contact_put(f, 0, N_CONTACT_OWN, 0, head.idx, head.val, head.nnz)
+        return
+    if encoder == ENC_RACE:
+        head.nnz = _race_side(on_roll, 0, head.idx, head.val, 0, &head.side)
+        return
     head.nnz = _side(on_roll, 0, head.idx, head.val, 0, &head.side)
     if encoder == ENC_EXPERT:
         _expert_own(&head.side, head.expert)
@@ -575,12 +1107,27 @@ cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head
                      int32_t* idx, real_t* val) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
-    cdef real_t f[N_EXPERT_SIDE]
+    cdef real_t f[N_CONTACT_SIDE]
     cdef int k, i, n, run
     cdef bint race
+    cdef unsigned char contain[9]
+    cdef double lead
+    if encoder == ENC_CONTACT:
+        k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
+        _contact_cross(head.c, S1, head.contain, &S0, f)
+        k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
+        _contact_own(other, &S0, f, contain)
+        _contact_cross(other, &S0, contain, S1, f)
+        return _contact_put(f, 0, N_CONTACT_SIDE, CONTACT_HALF, idx, val, k)
+    if encoder == ENC_RACE:
+        k = _race_side(other, RACE_HALF, idx, val, 0, &S0)
+        # the side on roll's lead, relative to its pips, within [-1, 1]
+        lead = (S0.pips - S1.pips) / <double>S1.pips if S1.pips else 0.0
+        lead = 1.0 if lead > 1.0 else (-1.0 if lead < -1.0 else lead)
+        return _put(idx, val, k, RACE_SIZE - 1, <real_t>lead)
     k = _side(other, N_SIDE_UNITS, idx, val, 0, &S0)
     if encoder == ENC_EXPERT:
-        memcpy(f, head.expert, sizeof(f))
+        memcpy(f, head.expert, N_EXPERT_SIDE * sizeof(real_t))
         _expert_cross(S1, &S0, f)
         k = _put_features(f, EXPERT_CROSS, 4, N_POINT_UNITS, idx, val, k)
         _expert_own(&S0, f)
@@ -650,6 +1197,24 @@ def _sparse_pairs(board, name: str) -> tuple:
             np.array([val[i] for i in range(n)], dtype=np.float32))
 
 
+def _head_tail_pairs(board, name: str) -> tuple:
+    """((idx, val) of encode_head of the side on roll, (idx, val) of encode_tail), as
+    int32 / float32 arrays, for tests: concatenated they are _sparse_pairs."""
+    cdef int enc = encoder_id(name)
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    cdef enc_head_t head
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int n
+    encode_head(enc, b.c[1], &head)
+    n = encode_tail(enc, b.c[0], &head, idx, val)
+    return ((np.array([head.idx[i] for i in range(head.nnz)], dtype=np.int32),
+             np.array([head.val[i] for i in range(head.nnz)], dtype=np.float32)),
+            (np.array([idx[i] for i in range(n)], dtype=np.int32),
+             np.array([val[i] for i in range(n)], dtype=np.float32)))
+
+
 def n_inputs(name: str) -> int:
     """Number of inputs of encoder ``name``."""
     return _SIZES[encoder_id(name)]
@@ -710,6 +1275,31 @@ def _shots_both(mine, blot, open_, int bar=0) -> tuple:
     if bar == 0:
         return (bg_shots_avx2(m, b, o) if bg_shots_use_avx2() else None), _shots_scalar(m, b, o)
     return (bg_shots_bar_avx2(m, b, o, bar) if bg_shots_use_avx2() else None), _shots_bar(m, b, o, bar)
+
+
+def contact_features(board) -> dict:
+    """Raw (unscaled) contact features of one position, for tests and inspection: for each
+    side (``"on_roll"``, ``"opponent"``): ``p1``, ``p2`` (rolls of 36 on which it hits one
+    or more, two or more of the other side's blots), ``pip_loss`` (sum over the 36 rolls of
+    the pips the farthest blot it hits would cost the other side), ``timing``,
+    ``escapes``, ``rearmost``; and ``scaled``: its 22 features as encoded."""
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    cdef side_summary_t S[2]
+    cdef real_t f[N_CONTACT_SIDE]
+    cdef unsigned char contain[9]
+    cdef int p1, p2, loss, side
+    out = {}
+    for side, key in ((1, "on_roll"), (0, "opponent")):
+        _summaries(b, S)
+        _hits(&S[side], &S[1 - side], &p1, &p2, &loss)
+        _contact_own(b.c[side], &S[side], f, contain)
+        _contact_cross(b.c[side], &S[side], contain, &S[1 - side], f)
+        out[key] = {"p1": p1, "p2": p2, "pip_loss": loss,
+                    "timing": _timing(b.c[side], &S[side], _rearmost(&S[1 - side])),
+                    "escapes": _escapes(&S[side], &S[1 - side]), "rearmost": _rearmost(&S[side]),
+                    "scaled": np.array([f[i] for i in range(N_CONTACT_SIDE)], dtype=np.float32)}
+    return out
 
 
 def expert_features(board) -> dict:

@@ -298,3 +298,55 @@ def test_zip_bomb_is_refused_before_inflating(tmp_path):
         load_evaluator(path)
     with pytest.raises(ValueError, match="inflates"):
         Network.load(path)
+
+
+@pytest.fixture
+def with_database(classed) -> Evaluator:
+    from bgengine.bearoff import default
+
+    return Evaluator(classed.contact, classed.race, database=default())
+
+
+def test_bearoffs_are_exact(boards, with_database):
+    db = with_database.database
+    cls = with_database.classify(boards)
+    want = np.array([python_class(b) for b in boards])
+    np.testing.assert_array_equal(cls, want)
+    exact = boards[cls == 2]
+    assert len(exact) > 5
+    for b in exact:
+        np.testing.assert_array_equal(with_database.evaluate(b), np.float32(db.outputs(b)))
+    others = boards[cls != 2]
+    np.testing.assert_array_equal(with_database.evaluate(others), Evaluator(
+        with_database.contact, with_database.race).evaluate(others))
+    # plays are chosen on the exact values where they apply
+    s = Searcher(with_database)
+    for b in exact[::2]:
+        after, _ = legal_afterstates(b, 6, 2)
+        vals = mover_values(with_database, after)
+        assert s.best_move(b, 6, 2)[0] == int(np.argmax([equity(v) for v in vals]))
+
+
+def test_td0_with_exact_bearoffs_matches_reference(with_database):
+    other = Evaluator(with_database.contact.copy(), with_database.race.copy(),
+                      database=with_database.database)
+    train_games(with_database, 3, 0.1, 0.0, seed=12)
+    ref_train(other, 3, 0.1, 0.0, seed=12)
+    np.testing.assert_array_equal(with_database.contact.params, other.contact.params)
+    np.testing.assert_array_equal(with_database.race.params, other.race.params)
+
+
+def test_database_needs_five_outputs_and_survives_files(tmp_path, with_database):
+    from bgengine.bearoff import default
+
+    with pytest.raises(ValueError, match="five outputs"):
+        Evaluator(Network((3,), 1, "expert"), database=default())
+    with pytest.raises(TypeError):
+        Evaluator(Network((3,), 5, "expert"), database="bearoff")
+    with_database.save(tmp_path / "e.npz")
+    back = load_evaluator(tmp_path / "e.npz")
+    assert back.database is not None and not back.single
+    import pickle
+    again = pickle.loads(pickle.dumps(with_database))
+    assert again.database is not None
+    np.testing.assert_array_equal(again.race.params, with_database.race.params)

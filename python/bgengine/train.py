@@ -426,9 +426,9 @@ def _new_network(config: TrainConfig, history: dict):
                        seed=config.seed + 0x5ACE, init_range=config.init_range)
     database = None
     if config.bearoff:
-        from bgengine.bearoff import BearoffDatabase
+        from bgengine.bearoff import default
 
-        database = BearoffDatabase.default()
+        database = default()
     model = Evaluator(net, race, database=database, metadata={"training": history})
     if config.init_from:
         _copy_weights(source.contact, model.contact, config.init_from)

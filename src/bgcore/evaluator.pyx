@@ -33,6 +33,7 @@ from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t
 from bgengine.network cimport Network, net_t, netbuf_t, net_forward_sparse
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.bearoff cimport BearoffDatabase, bearoff_t, bearoff_outputs
 
 from bgengine.board import validate_boards
 from bgengine.encoders import encoder_id
@@ -43,6 +44,10 @@ cnp.import_array()
 
 #: Class names by id (``Evaluator.classify`` returns the ids).
 CLASSES = ("contact", "race", "exact")
+
+
+cdef int _bearoff_exact(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs(<const bearoff_t*> db, b, out)
 
 
 cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
@@ -70,8 +75,9 @@ cdef class Evaluator:
         Values contact positions (and every position, if ``race`` is omitted).
     race : Network, optional
         Values races; defaults to ``contact``.  Must give the same outputs.
-    database : object, optional
-        An exact bear-off database (attached by :mod:`bgengine.bearoff`); None for none.
+    database : BearoffDatabase, optional
+        Exact values of bear-offs (``bgengine.bearoff.default()``); None for none.  Needs
+        networks with gnubg's five outputs.
     metadata : dict, optional
         Free-form JSON-able information saved with the evaluator (training history...).
     """
@@ -95,10 +101,14 @@ cdef class Evaluator:
         self.ev.exact_db = NULL
         self.ev.exact = NULL
         if database is not None:
-            attach = getattr(database, "_attach", None)
-            if attach is None:
-                raise TypeError(f"database must be an exact database, got {type(database).__name__}")
-            attach(self)
+            if not isinstance(database, BearoffDatabase):
+                raise TypeError(f"database must be a BearoffDatabase, got {type(database).__name__}")
+            if self.ev.K != 5:
+                raise ValueError(f"the bear-off database gives gnubg's five outputs; these "
+                                 f"networks give {self.ev.K}")
+            self.database = database
+            self.ev.exact_db = &(<BearoffDatabase> database).db
+            self.ev.exact = _bearoff_exact
         self.metadata = dict(metadata or {})
 
     @classmethod
@@ -249,8 +259,8 @@ def as_evaluator(obj) -> Evaluator:
 
 
 def _bearoff_database():
-    from bgengine.bearoff import BearoffDatabase
-    return BearoffDatabase.default()
+    from bgengine.bearoff import default
+    return default()
 
 
 def _rebuild_evaluator(contact, race, with_database, metadata_json):

@@ -821,9 +821,7 @@ def history(source: str | Path, warn: Warn = _stderr,
     kept: list[Entrant] = []
     digests: set = set()
     for e in reversed(nets):
-        net = e.player.network
-        d = hashlib.sha256(json.dumps([net.encoder, list(net.sizes)]).encode()
-                           + net.params.tobytes()).hexdigest()
+        d = _weights_digest(e.player.network)
         if d not in digests:
             digests.add(d)
             kept.append(e)
@@ -836,6 +834,19 @@ def history(source: str | Path, warn: Warn = _stderr,
         else:
             seen[e.name] = 0
     return nets, unit
+
+
+def _weights_digest(model) -> str:
+    """A digest of a network's (or an evaluator's networks') shapes and weights."""
+    nets = [model] if isinstance(model, Network) else list({id(n): n for n in (
+        model.contact, model.race)}.values())
+    h = hashlib.sha256()
+    for net in nets:
+        h.update(json.dumps([net.encoder, list(net.sizes)]).encode())
+        h.update(net.params.tobytes())
+    if not isinstance(model, Network):
+        h.update(b"bearoff" if model.database is not None else b"")
+    return h.hexdigest()
 
 
 def _run_snapshots(run: Path, latest: Entrant, warn: Warn, skipped: list | None) -> list[Entrant]:

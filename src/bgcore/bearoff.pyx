@@ -27,7 +27,8 @@ import time
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
 
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
@@ -94,10 +95,10 @@ cdef int bo_rank_counts(const int* n) noexcept nogil:
 cdef int bo_home_index(const checker_t* row) noexcept nogil:
     """The index of a board row whose checkers are all on its home points (slots 0..5,
     nothing on the bar), else -1."""
-    cdef int i
-    for i in range(BO_POINTS, N_SLOTS):
-        if row[i]:
-            return -1
+    cdef uint64_t w[2]
+    memcpy(w, row + BO_POINTS, 16)          # slots 6..21 as two words, then 22..24
+    if (w[0] | w[1]) != 0 or (row[22] | row[23] | row[24]) != 0:
+        return -1
     return bo_rank(row)
 
 

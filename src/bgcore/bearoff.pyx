@@ -364,17 +364,28 @@ def build_tables() -> dict:
 
 # ---------------------------------------------------------------- evaluation
 
-cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil:
-    """P(the side on roll wins) from the one-sided distributions: it wins in its n-th
-    roll when the opponent needs at least n rolls (the opponent has had n - 1)."""
-    cdef const double* pm = db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS
-    cdef const double* po = db.dist + <Py_ssize_t>i_opponent * BO_MAX_ROLLS
-    cdef double tail = 0.0, p = 0.0
+cdef inline double _first_before(const double* p, const double* q, int later) noexcept nogil:
+    """sum_n p[n] * sum_{k >= n + later} q[k]: P(X done in its n-th roll while Y, with
+    distribution q, needs at least n + later rolls).  later = 0 when X rolls first (Y has
+    had n - 1 rolls), 1 when Y rolls first."""
+    cdef double tail = 0.0, s = 0.0
     cdef int n
     for n in range(BO_MAX_ROLLS - 1, 0, -1):
-        tail += po[n]                   # P(opponent needs >= n rolls)
-        p += pm[n] * tail
-    return p
+        if later:
+            s += p[n] * tail
+            tail += q[n]
+        else:
+            tail += q[n]
+            s += p[n] * tail
+    return s
+
+
+cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil:
+    """P(the side on roll wins) from the one-sided distributions of indices ``i_on_roll``
+    and ``i_opponent`` (1..54263), taken as independent: it wins in its n-th roll when
+    the opponent needs at least n rolls."""
+    return _first_before(db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS,
+                         db.dist + <Py_ssize_t>i_opponent * BO_MAX_ROLLS, 0)
 
 
 cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) noexcept nogil:
@@ -387,39 +398,24 @@ cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) no
     cdef int io = bo_home_index(b.c[0])
     cdef const double* pm
     cdef const double* po
-    cdef const double* f
-    cdef double tail, g
-    cdef int n
     if im <= 0 or io <= 0:
         return 0
+    out5[1] = 0
     out5[2] = 0
+    out5[3] = 0
     out5[4] = 0
     if im < BO_TWO_SIDED and io < BO_TWO_SIDED:
         out5[0] = <real_t>db.two_sided[im * BO_TWO_SIDED + io]
-        out5[1] = 0
-        out5[3] = 0
         return 1
-    out5[0] = <real_t>bearoff_win(db, im, io)
     pm = db.dist + <Py_ssize_t>im * BO_MAX_ROLLS
     po = db.dist + <Py_ssize_t>io * BO_MAX_ROLLS
-    g = 0.0
-    if io >= BO_FIRST_15:
-        # we win a gammon finishing in roll n if the opponent's first checker needs >= n
-        f = db.first + <Py_ssize_t>(io - BO_FIRST_15) * BO_MAX_ROLLS
-        tail = 0.0
-        for n in range(BO_MAX_ROLLS - 1, 0, -1):
-            tail += f[n]
-            g += pm[n] * tail
-    out5[1] = <real_t>g
-    g = 0.0
-    if im >= BO_FIRST_15:
-        # they win a gammon finishing in their roll n if our first needs >= n + 1 rolls
-        f = db.first + <Py_ssize_t>(im - BO_FIRST_15) * BO_MAX_ROLLS
-        tail = 0.0
-        for n in range(BO_MAX_ROLLS - 1, 0, -1):
-            g += po[n] * tail
-            tail += f[n]
-    out5[3] = <real_t>g
+    out5[0] = <real_t>_first_before(pm, po, 0)
+    if io >= BO_FIRST_15:       # we finish before the opponent's first checker is off
+        out5[1] = <real_t>_first_before(
+            pm, db.first + <Py_ssize_t>(io - BO_FIRST_15) * BO_MAX_ROLLS, 0)
+    if im >= BO_FIRST_15:       # they finish, rolling second, before our first is off
+        out5[3] = <real_t>_first_before(
+            po, db.first + <Py_ssize_t>(im - BO_FIRST_15) * BO_MAX_ROLLS, 1)
     return 1
 
 

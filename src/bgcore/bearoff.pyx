@@ -419,6 +419,39 @@ cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) no
     return 1
 
 
+cdef int bearoff_outputs_k(const bearoff_t* db, const board_t* b, real_t* out,
+                           int n_outputs) noexcept nogil:
+    """bearoff_outputs in a network's output form (network.pxd): 1 (win), 4 (win, lose,
+    win gammon, lose gammon) or 5 (gnubg's).  Returns 1 when covered, else 0."""
+    cdef real_t v[5]
+    if not bearoff_outputs(db, b, v):
+        return 0
+    if n_outputs == 5:
+        memcpy(out, v, 5 * sizeof(real_t))
+    elif n_outputs == 4:
+        out[0] = v[0]
+        out[1] = 1 - v[0]
+        out[2] = v[1]
+        out[3] = v[3]
+    else:
+        out[0] = v[0]
+    return 1
+
+
+# The same with the (const void* database, board, out) signature of an evaluator's exact
+# function, one per output form.
+cdef int bearoff_exact1(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs_k(<const bearoff_t*>db, b, out, 1)
+
+
+cdef int bearoff_exact4(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs_k(<const bearoff_t*>db, b, out, 4)
+
+
+cdef int bearoff_exact5(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs(<const bearoff_t*>db, b, out)
+
+
 # ---------------------------------------------------------------- Python API
 
 def _points6(points) -> np.ndarray:
@@ -507,6 +540,11 @@ cdef class BearoffDatabase:
         self.db.mean_first = <const double*> cnp.PyArray_DATA(self.mean_first)
         self.db.two_sided = <const double*> cnp.PyArray_DATA(self.two_sided)
 
+    @staticmethod
+    def default() -> "BearoffDatabase":
+        """The shared database: the same as the module's :func:`default`."""
+        return _shared()
+
     @classmethod
     def build(cls) -> "BearoffDatabase":
         """Compute the databases from the rules (about 0.4 s on one core)."""
@@ -559,33 +597,42 @@ cdef class BearoffDatabase:
             raise ValueError("a side has no checkers left: the game is over")
         return float(v[0])
 
-    def outputs(self, board):
-        """float32 (5,) gnubg's outputs (win, win gammon, win backgammon, lose gammon,
-        lose backgammon) of the side on roll of ``board`` (2, 25), or None when a side
-        has a checker off its home points or none left."""
+    def outputs(self, board, int n_outputs=5):
+        """float32 (n_outputs,): the outputs of the side on roll of ``board`` (2, 25) in a
+        network's form: 5 = gnubg's (win, win gammon, win backgammon, lose gammon, lose
+        backgammon), 4 = (win, lose, win gammon, lose gammon), 1 = (win,); or None when a
+        side has a checker off its home points or none left."""
         cdef cnp.ndarray arr = validate_board(board)
         cdef real_t out[5]
-        if not bearoff_outputs(&self.db, <board_t*> cnp.PyArray_DATA(arr), out):
+        _check_form(n_outputs)
+        if not bearoff_outputs_k(&self.db, <board_t*> cnp.PyArray_DATA(arr), out, n_outputs):
             return None
-        return np.array([out[0], out[1], out[2], out[3], out[4]], dtype=np.float32)
+        return np.array([out[k] for k in range(n_outputs)], dtype=np.float32)
 
-    def outputs_batch(self, boards) -> tuple:
-        """``(outputs float32 (N, 5), covered bool (N,))`` for boards (N, 2, 25); rows not
-        covered are zero."""
+    def outputs_batch(self, boards, int n_outputs=5) -> tuple:
+        """``(outputs float32 (N, n_outputs), covered bool (N,))`` for boards (N, 2, 25);
+        rows not covered are zero."""
         cdef cnp.ndarray arr = validate_boards(boards)
         cdef Py_ssize_t k, N = arr.shape[0]
-        res = np.zeros((N, 5), np.float32)
+        _check_form(n_outputs)
+        res = np.zeros((N, n_outputs), np.float32)
         ok = np.zeros(N, np.uint8)
         cdef real_t[:, ::1] r = res
         cdef unsigned char[::1] o = ok
         cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(arr)
-        with nogil:
-            for k in range(N):
-                o[k] = bearoff_outputs(&self.db, &bp[k], &r[k, 0])
+        if N:
+            with nogil:
+                for k in range(N):
+                    o[k] = bearoff_outputs_k(&self.db, &bp[k], &r[k, 0], n_outputs)
         return res, ok.astype(bool)
 
 
 _TABLES = ("dist", "mean", "first", "mean_first", "two_sided")
+
+
+def _check_form(int n_outputs):
+    if n_outputs not in (1, 4, 5):
+        raise ValueError(f"n_outputs must be 1, 4 or 5, got {n_outputs}")
 
 
 def _frozen(a, shape) -> np.ndarray:
@@ -606,7 +653,11 @@ _default_lock = threading.Lock()
 
 def default() -> BearoffDatabase:
     """The shared :class:`BearoffDatabase`, built on the first call (about 0.4 s) and
-    kept for the life of the process; thread-safe."""
+    kept for the life of the process; thread-safe.  ``BearoffDatabase.default()`` too."""
+    return _shared()
+
+
+def _shared() -> BearoffDatabase:
     global _default
     if _default is None:
         with _default_lock:
@@ -618,5 +669,5 @@ def default() -> BearoffDatabase:
 cdef const bearoff_t* bearoff_default() except NULL:
     """The shared database's tables for C callers (builds it on first use; needs the
     GIL then).  The pointer stays valid for the life of the process."""
-    cdef BearoffDatabase d = default()
+    cdef BearoffDatabase d = _shared()
     return &d.db

@@ -13,9 +13,9 @@ maximise their winning chances.  A side with fewer than 15 checkers has borne on
 so there are no gammons.
 
 Both are built from scratch in about 0.4 s of nogil loops on one core, so they are not
-stored on disk: :func:`default` builds them once per process, on first use.  Moves come from a bear-off generator specialised to the six
-home points: with every checker home a die can always be played while a checker is
-left (a checker on the die's point or above moves or bears off exactly; otherwise the
+stored on disk: :func:`default` builds them once per process, on first use.  Moves come
+from a bear-off generator specialised to the six home points: with every checker home a
+die can always be played while a checker is left (a checker on the die's point or above moves or bears off exactly; otherwise the
 highest checker bears off), so every sequence plays all its dice or bears everything
 off, and the must-use-both-dice and larger-die rules never bind.  The tests check it
 against ``generate_moves``.
@@ -46,7 +46,7 @@ FIRST_15 = BO_FIRST_15
 MAX_ROLLS = BO_MAX_ROLLS
 
 cdef enum:
-    MAX_LEAVES = 1024           # move sequences of one roll (doubles from 15 checkers: < 300)
+    MAX_LEAVES = 1024           # move sequences of one roll (the build fails if ever short)
 
 # The 21 distinct rolls and their weights in 36ths (sums are taken in 36ths and divided
 # once, so a sure thing is exactly 1 and a probability never leaves [0, 1]).
@@ -104,7 +104,7 @@ cdef int bo_home_index(const checker_t* row) noexcept nogil:
 
 cdef void _unrank(int r, int* n) noexcept nogil:
     """The six counts of index ``r`` (greedy combinatorial number system)."""
-    cdef int i, s, prev = 0
+    cdef int i, s
     cdef int S[6]
     for i in range(BO_POINTS):
         # the largest suffix sum s with table[i][s] <= r (s is at most the previous one)

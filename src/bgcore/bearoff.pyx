@@ -12,7 +12,7 @@ positions), the exact probability that the side on roll wins with both sides pla
 maximise their winning chances.  A side with fewer than 15 checkers has borne one off,
 so there are no gammons.
 
-Both are built from scratch in about 0.4 s of nogil loops on one core, so they are not
+Both are built from scratch in 0.3 to 0.4 s of nogil loops on one core, so they are not
 stored on disk: :func:`default` builds them once per process, on first use.  Moves come
 from a bear-off generator specialised to the six home points: with every checker home a
 die can always be played while a checker is left (a checker on the die's point or above moves or bears off exactly; otherwise the

@@ -344,6 +344,20 @@ def test_outputs_cover_exactly_the_bearoff_positions(db):
         assert np.array_equal(res[k], v if v is not None else np.zeros(5, np.float32))
 
 
+def test_output_forms(db):
+    b = board([0, 0, 0, 0, 5, 10], [0, 2, 0, 0, 0, 1])
+    v5 = db.outputs(b)
+    assert v5[3] > 0.01             # a real lose-gammon chance: 15 checkers against 3
+    v4 = db.outputs(b, 4)
+    np.testing.assert_array_equal(v4, np.array([v5[0], 1 - v5[0], v5[1], v5[3]], np.float32))
+    np.testing.assert_array_equal(db.outputs(b, 1), v5[:1])
+    res, ok = db.outputs_batch(np.array([b, b]), 4)
+    assert res.shape == (2, 4) and ok.all() and np.array_equal(res[1], v4)
+    with pytest.raises(ValueError):
+        db.outputs(b, 3)
+    assert bo.BearoffDatabase.default() is bo.default() is db
+
+
 def test_win_probability_and_pickle(db):
     assert db.win_probability([1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 15]) == 1.0
     assert db.win_probability([0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]) == pytest.approx(27 / 36)

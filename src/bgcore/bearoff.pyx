@@ -12,10 +12,10 @@ positions), the exact probability that the side on roll wins with both sides pla
 maximise their winning chances.  A side with fewer than 15 checkers has borne one off,
 so there are no gammons.
 
-Both are built from scratch in about 0.4 s of nogil loops on one core, so they are not
-stored on disk: :func:`default` builds them once per process, on first use.  Moves come from a bear-off generator specialised to the six
-home points: with every checker home a die can always be played while a checker is
-left (a checker on the die's point or above moves or bears off exactly; otherwise the
+Both are built from scratch in 0.3 to 0.4 s of nogil loops on one core, so they are not
+stored on disk: :func:`default` builds them once per process, on first use.  Moves come
+from a bear-off generator specialised to the six home points: with every checker home a
+die can always be played while a checker is left (a checker on the die's point or above moves or bears off exactly; otherwise the
 highest checker bears off), so every sequence plays all its dice or bears everything
 off, and the must-use-both-dice and larger-die rules never bind.  The tests check it
 against ``generate_moves``.
@@ -27,7 +27,8 @@ import time
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy, memset
 
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
@@ -45,7 +46,7 @@ FIRST_15 = BO_FIRST_15
 MAX_ROLLS = BO_MAX_ROLLS
 
 cdef enum:
-    MAX_LEAVES = 1024           # move sequences of one roll (doubles from 15 checkers: < 300)
+    MAX_LEAVES = 1024           # move sequences of one roll (the build fails if ever short)
 
 # The 21 distinct rolls and their weights in 36ths (sums are taken in 36ths and divided
 # once, so a sure thing is exactly 1 and a probability never leaves [0, 1]).
@@ -94,16 +95,16 @@ cdef int bo_rank_counts(const int* n) noexcept nogil:
 cdef int bo_home_index(const checker_t* row) noexcept nogil:
     """The index of a board row whose checkers are all on its home points (slots 0..5,
     nothing on the bar), else -1."""
-    cdef int i
-    for i in range(BO_POINTS, N_SLOTS):
-        if row[i]:
-            return -1
+    cdef uint64_t w[2]
+    memcpy(w, row + BO_POINTS, 16)          # slots 6..21 as two words, then 22..24
+    if (w[0] | w[1]) != 0 or (row[22] | row[23] | row[24]) != 0:
+        return -1
     return bo_rank(row)
 
 
 cdef void _unrank(int r, int* n) noexcept nogil:
     """The six counts of index ``r`` (greedy combinatorial number system)."""
-    cdef int i, s, prev = 0
+    cdef int i, s
     cdef int S[6]
     for i in range(BO_POINTS):
         # the largest suffix sum s with table[i][s] <= r (s is at most the previous one)
@@ -363,17 +364,28 @@ def build_tables() -> dict:
 
 # ---------------------------------------------------------------- evaluation
 
-cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil:
-    """P(the side on roll wins) from the one-sided distributions: it wins in its n-th
-    roll when the opponent needs at least n rolls (the opponent has had n - 1)."""
-    cdef const double* pm = db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS
-    cdef const double* po = db.dist + <Py_ssize_t>i_opponent * BO_MAX_ROLLS
-    cdef double tail = 0.0, p = 0.0
+cdef inline double _first_before(const double* p, const double* q, int later) noexcept nogil:
+    """sum_n p[n] * sum_{k >= n + later} q[k]: P(X done in its n-th roll while Y, with
+    distribution q, needs at least n + later rolls).  later = 0 when X rolls first (Y has
+    had n - 1 rolls), 1 when Y rolls first."""
+    cdef double tail = 0.0, s = 0.0
     cdef int n
     for n in range(BO_MAX_ROLLS - 1, 0, -1):
-        tail += po[n]                   # P(opponent needs >= n rolls)
-        p += pm[n] * tail
-    return p
+        if later:
+            s += p[n] * tail
+            tail += q[n]
+        else:
+            tail += q[n]
+            s += p[n] * tail
+    return s
+
+
+cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil:
+    """P(the side on roll wins) from the one-sided distributions of indices ``i_on_roll``
+    and ``i_opponent`` (1..54263), taken as independent: it wins in its n-th roll when
+    the opponent needs at least n rolls."""
+    return _first_before(db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS,
+                         db.dist + <Py_ssize_t>i_opponent * BO_MAX_ROLLS, 0)
 
 
 cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) noexcept nogil:
@@ -386,40 +398,58 @@ cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) no
     cdef int io = bo_home_index(b.c[0])
     cdef const double* pm
     cdef const double* po
-    cdef const double* f
-    cdef double tail, g
-    cdef int n
     if im <= 0 or io <= 0:
         return 0
+    out5[1] = 0
     out5[2] = 0
+    out5[3] = 0
     out5[4] = 0
     if im < BO_TWO_SIDED and io < BO_TWO_SIDED:
         out5[0] = <real_t>db.two_sided[im * BO_TWO_SIDED + io]
-        out5[1] = 0
-        out5[3] = 0
         return 1
-    out5[0] = <real_t>bearoff_win(db, im, io)
     pm = db.dist + <Py_ssize_t>im * BO_MAX_ROLLS
     po = db.dist + <Py_ssize_t>io * BO_MAX_ROLLS
-    g = 0.0
-    if io >= BO_FIRST_15:
-        # we win a gammon finishing in roll n if the opponent's first checker needs >= n
-        f = db.first + <Py_ssize_t>(io - BO_FIRST_15) * BO_MAX_ROLLS
-        tail = 0.0
-        for n in range(BO_MAX_ROLLS - 1, 0, -1):
-            tail += f[n]
-            g += pm[n] * tail
-    out5[1] = <real_t>g
-    g = 0.0
-    if im >= BO_FIRST_15:
-        # they win a gammon finishing in their roll n if our first needs >= n + 1 rolls
-        f = db.first + <Py_ssize_t>(im - BO_FIRST_15) * BO_MAX_ROLLS
-        tail = 0.0
-        for n in range(BO_MAX_ROLLS - 1, 0, -1):
-            g += po[n] * tail
-            tail += f[n]
-    out5[3] = <real_t>g
+    out5[0] = <real_t>_first_before(pm, po, 0)
+    if io >= BO_FIRST_15:       # we finish before the opponent's first checker is off
+        out5[1] = <real_t>_first_before(
+            pm, db.first + <Py_ssize_t>(io - BO_FIRST_15) * BO_MAX_ROLLS, 0)
+    if im >= BO_FIRST_15:       # they finish, rolling second, before our first is off
+        out5[3] = <real_t>_first_before(
+            po, db.first + <Py_ssize_t>(im - BO_FIRST_15) * BO_MAX_ROLLS, 1)
     return 1
+
+
+cdef int bearoff_outputs_k(const bearoff_t* db, const board_t* b, real_t* out,
+                           int n_outputs) noexcept nogil:
+    """bearoff_outputs in a network's output form (network.pxd): 1 (win), 4 (win, lose,
+    win gammon, lose gammon) or 5 (gnubg's).  Returns 1 when covered, else 0."""
+    cdef real_t v[5]
+    if not bearoff_outputs(db, b, v):
+        return 0
+    if n_outputs == 5:
+        memcpy(out, v, 5 * sizeof(real_t))
+    elif n_outputs == 4:
+        out[0] = v[0]
+        out[1] = 1 - v[0]
+        out[2] = v[1]
+        out[3] = v[3]
+    else:
+        out[0] = v[0]
+    return 1
+
+
+# The same with the (const void* database, board, out) signature of an evaluator's exact
+# function, one per output form.
+cdef int bearoff_exact1(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs_k(<const bearoff_t*>db, b, out, 1)
+
+
+cdef int bearoff_exact4(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs_k(<const bearoff_t*>db, b, out, 4)
+
+
+cdef int bearoff_exact5(const void* db, const board_t* b, real_t* out) noexcept nogil:
+    return bearoff_outputs(<const bearoff_t*>db, b, out)
 
 
 # ---------------------------------------------------------------- Python API
@@ -510,6 +540,11 @@ cdef class BearoffDatabase:
         self.db.mean_first = <const double*> cnp.PyArray_DATA(self.mean_first)
         self.db.two_sided = <const double*> cnp.PyArray_DATA(self.two_sided)
 
+    @staticmethod
+    def default() -> "BearoffDatabase":
+        """The shared database: the same as the module's :func:`default`."""
+        return _shared()
+
     @classmethod
     def build(cls) -> "BearoffDatabase":
         """Compute the databases from the rules (about 0.4 s on one core)."""
@@ -562,33 +597,42 @@ cdef class BearoffDatabase:
             raise ValueError("a side has no checkers left: the game is over")
         return float(v[0])
 
-    def outputs(self, board):
-        """float32 (5,) gnubg's outputs (win, win gammon, win backgammon, lose gammon,
-        lose backgammon) of the side on roll of ``board`` (2, 25), or None when a side
-        has a checker off its home points or none left."""
+    def outputs(self, board, int n_outputs=5):
+        """float32 (n_outputs,): the outputs of the side on roll of ``board`` (2, 25) in a
+        network's form: 5 = gnubg's (win, win gammon, win backgammon, lose gammon, lose
+        backgammon), 4 = (win, lose, win gammon, lose gammon), 1 = (win,); or None when a
+        side has a checker off its home points or none left."""
         cdef cnp.ndarray arr = validate_board(board)
         cdef real_t out[5]
-        if not bearoff_outputs(&self.db, <board_t*> cnp.PyArray_DATA(arr), out):
+        _check_form(n_outputs)
+        if not bearoff_outputs_k(&self.db, <board_t*> cnp.PyArray_DATA(arr), out, n_outputs):
             return None
-        return np.array([out[0], out[1], out[2], out[3], out[4]], dtype=np.float32)
+        return np.array([out[k] for k in range(n_outputs)], dtype=np.float32)
 
-    def outputs_batch(self, boards) -> tuple:
-        """``(outputs float32 (N, 5), covered bool (N,))`` for boards (N, 2, 25); rows not
-        covered are zero."""
+    def outputs_batch(self, boards, int n_outputs=5) -> tuple:
+        """``(outputs float32 (N, n_outputs), covered bool (N,))`` for boards (N, 2, 25);
+        rows not covered are zero."""
         cdef cnp.ndarray arr = validate_boards(boards)
         cdef Py_ssize_t k, N = arr.shape[0]
-        res = np.zeros((N, 5), np.float32)
+        _check_form(n_outputs)
+        res = np.zeros((N, n_outputs), np.float32)
         ok = np.zeros(N, np.uint8)
         cdef real_t[:, ::1] r = res
         cdef unsigned char[::1] o = ok
         cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(arr)
-        with nogil:
-            for k in range(N):
-                o[k] = bearoff_outputs(&self.db, &bp[k], &r[k, 0])
+        if N:
+            with nogil:
+                for k in range(N):
+                    o[k] = bearoff_outputs_k(&self.db, &bp[k], &r[k, 0], n_outputs)
         return res, ok.astype(bool)
 
 
 _TABLES = ("dist", "mean", "first", "mean_first", "two_sided")
+
+
+def _check_form(int n_outputs):
+    if n_outputs not in (1, 4, 5):
+        raise ValueError(f"n_outputs must be 1, 4 or 5, got {n_outputs}")
 
 
 def _frozen(a, shape) -> np.ndarray:
@@ -609,7 +653,11 @@ _default_lock = threading.Lock()
 
 def default() -> BearoffDatabase:
     """The shared :class:`BearoffDatabase`, built on the first call (about 0.4 s) and
-    kept for the life of the process; thread-safe."""
+    kept for the life of the process; thread-safe.  ``BearoffDatabase.default()`` too."""
+    return _shared()
+
+
+def _shared() -> BearoffDatabase:
     global _default
     if _default is None:
         with _default_lock:
@@ -621,5 +669,5 @@ def default() -> BearoffDatabase:
 cdef const bearoff_t* bearoff_default() except NULL:
     """The shared database's tables for C callers (builds it on first use; needs the
     GIL then).  The pointer stays valid for the life of the process."""
-    cdef BearoffDatabase d = default()
+    cdef BearoffDatabase d = _shared()
     return &d.db

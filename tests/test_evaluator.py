@@ -336,11 +336,15 @@ def test_td0_with_exact_bearoffs_matches_reference(with_database):
     np.testing.assert_array_equal(with_database.race.params, other.race.params)
 
 
-def test_database_needs_five_outputs_and_survives_files(tmp_path, with_database):
+def test_database_in_every_output_form_and_files(tmp_path, with_database):
     from bgengine.bearoff import default
 
-    with pytest.raises(ValueError, match="five outputs"):
-        Evaluator(Network((3,), 1, "expert"), database=default())
+    b = np.zeros((2, 25), np.uint8)
+    b[1, :3] = (2, 1, 1)
+    b[0, 1:6] = 3
+    for K in (1, 4):           # exact values in every output form
+        ev = Evaluator(Network((3,), K, "expert"), database=default())
+        np.testing.assert_array_equal(ev.evaluate(b), default().outputs(b, n_outputs=K))
     with pytest.raises(TypeError):
         Evaluator(Network((3,), 5, "expert"), database="bearoff")
     with_database.save(tmp_path / "e.npz")

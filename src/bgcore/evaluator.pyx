@@ -33,7 +33,7 @@ from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t
 from bgengine.network cimport Network, net_t, netbuf_t, net_forward_sparse
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.bearoff cimport BearoffDatabase, bearoff_t, bearoff_outputs
+from bgengine.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
 
 from bgengine.board import validate_boards
 from bgengine.encoders import encoder_id
@@ -44,10 +44,6 @@ cnp.import_array()
 
 #: Class names by id (``Evaluator.classify`` returns the ids).
 CLASSES = ("contact", "race", "exact")
-
-
-cdef int _bearoff_exact(const void* db, const board_t* b, real_t* out) noexcept nogil:
-    return bearoff_outputs(<const bearoff_t*> db, b, out)
 
 
 cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
@@ -76,8 +72,8 @@ cdef class Evaluator:
     race : Network, optional
         Values races; defaults to ``contact``.  Must give the same outputs.
     database : BearoffDatabase, optional
-        Exact values of bear-offs (``bgengine.bearoff.default()``); None for none.  Needs
-        networks with gnubg's five outputs.
+        Exact values of bear-offs (``bgengine.bearoff.default()``), in the networks'
+        output form; None for none.
     metadata : dict, optional
         Free-form JSON-able information saved with the evaluator (training history...).
     """
@@ -103,12 +99,10 @@ cdef class Evaluator:
         if database is not None:
             if not isinstance(database, BearoffDatabase):
                 raise TypeError(f"database must be a BearoffDatabase, got {type(database).__name__}")
-            if self.ev.K != 5:
-                raise ValueError(f"the bear-off database gives gnubg's five outputs; these "
-                                 f"networks give {self.ev.K}")
             self.database = database
             self.ev.exact_db = &(<BearoffDatabase> database).db
-            self.ev.exact = _bearoff_exact
+            self.ev.exact = (bearoff_exact1 if self.ev.K == 1 else
+                             bearoff_exact4 if self.ev.K == 4 else bearoff_exact5)
         self.metadata = dict(metadata or {})
 
     @classmethod

@@ -48,3 +48,33 @@ def test_match_scaling_on_two_threads(benchmark):
     benchmark.extra_info["scaling"] = med
     print(f"\n2-thread scaling: {med:.2f}x")
     assert med >= 1.5
+
+
+@pytest.mark.skipif(CORES < 2, reason="needs 2 cores")
+@pytest.mark.parametrize("sync_games", [16])
+def test_training_scaling_on_two_threads(benchmark, tmp_path, sync_games):
+    """TD(0) self-play games/s of a run on two threads (train_threads=2: each thread plays
+    ``sync_games`` games on its own copy, then the updates are summed) over one thread,
+    same config otherwise (222-128-5 expert network, from the same random weights, the
+    same games).  Gate >= 1.5x (the issue's target is 1.8x on an idle machine)."""
+    from bgengine.td import train_games
+    from bgengine.train import TrainConfig, _train_chunk
+
+    def rate(threads: int) -> float:
+        cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4,
+                          train_threads=threads, sync_games=sync_games)
+        net = Network((128,), 5, "expert", seed=4)
+        train_games(net, 300, 0.1, 0.0, seed=99)       # past random weights' long games
+        t = time.perf_counter()
+        stats = _train_chunk(cfg, net, 1600, 0.1, 0, 1)
+        return stats["moves"].sum() / (time.perf_counter() - t)    # moves/s: fair to both
+
+    def ratio() -> float:
+        return rate(2) / rate(1)
+
+    r = benchmark.pedantic(ratio, rounds=1, iterations=1)
+    ratios = sorted([r] + [ratio() for _ in range(2)])
+    med = ratios[1]
+    benchmark.extra_info["training_scaling"] = med
+    print(f"\n2-thread training scaling (moves/s): {med:.2f}x  {ratios}")
+    assert med >= 1.5

@@ -16,6 +16,7 @@ from bgengine.match import MatchResult, run_match, summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
 from bgengine.players import make_player
+from td_reference import equity, flip
 
 WEIGHTS = json.loads(pathlib.Path("/work/shared/data/pubeval_weights.json").read_text()) \
     if pathlib.Path("/work/shared/data/pubeval_weights.json").exists() else None
@@ -173,24 +174,6 @@ def simple_score(kind: str, after, race_before: bool) -> float:
     if kind == "simple1":
         return made(after[1])
     return made(after[1]) + adjacent(after[1])
-
-
-def flip(v):
-    v = np.asarray(v, np.float32)
-    if v.size == 1:
-        return np.array([np.float32(1) - v[0]], np.float32)
-    if v.size == 4:
-        return v[[1, 0, 3, 2]]
-    return np.array([np.float32(1) - v[0], v[3], v[4], v[1], v[2]], np.float32)
-
-
-def equity(v) -> float:
-    v = [float(x) for x in v]
-    if len(v) == 1:
-        return 2.0 * v[0] - 1.0
-    if len(v) == 4:
-        return v[0] - v[1] + v[2] - v[3]
-    return 2.0 * v[0] - 1.0 + v[1] - v[3] + v[2] - v[4]
 
 
 def exact_value(after, K):

@@ -98,6 +98,10 @@ def test_alpha_schedules():
     assert alpha_at(lin, 500) == pytest.approx(0.025)
     assert alpha_at(lin, 900) == pytest.approx(0.005)
     assert alpha_at(lin, 1000) == 0
+    to = TrainConfig(alpha=0.1, alpha_end=0.02, schedule="linear", games=1000)
+    assert alpha_at(to, 0) == pytest.approx(0.1)
+    assert alpha_at(to, 500) == pytest.approx(0.06)
+    assert alpha_at(to, 1000) == alpha_at(to, 2000) == pytest.approx(0.02)
     steps = tiny(schedule="steps", alpha_steps=[0.3, 0.2, 0.1])
     assert [alpha_at(steps, 0, i) for i in range(5)] == [0.3, 0.2, 0.1, 0.1, 0.1]
     assert alpha_at(steps, 123456, 1) == 0.2

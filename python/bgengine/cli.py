@@ -101,12 +101,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_rollout(args: argparse.Namespace) -> int:
-    from bgengine.network import Network
-    from bgengine.players import load_default_network
+    from bgengine.players import load_default_network, load_network
     from bgengine.position import Position
     from bgengine.rollouts import rollout_moves, rollout_position
 
-    net = Network.load(args.network) if args.network else load_default_network()
+    net = load_network(args.network) if args.network else load_default_network()
     pos = Position.from_id(args.position_id)
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
               plies=args.plies, n_threads=args.threads or _threads())

@@ -57,6 +57,7 @@ import numpy as np
 from bgengine.dice import Dice
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.network import equity_of, flip_outputs
+from bgengine.players import load_network
 from bgengine.position import Move, Position
 
 __all__ = ["PlaySession", "LEVELS", "add_play_parser", "play_main"]
@@ -198,7 +199,6 @@ class PlaySession:
                  hint_plies: int = 2, echo: bool = False, engine=None, position=None,
                  dice=None) -> None:
         from bgengine.agents import Player
-        from bgengine.network import Network
         from bgengine.serve import Engine
 
         self.input = input if input is not None else sys.stdin
@@ -239,7 +239,7 @@ class PlaySession:
             if not os.path.isfile(path):
                 raise ValueError(f"no such network file: {os.fspath(path)}")
             try:
-                network = Network.load(path)
+                network = load_network(path)
             except OSError as exc:
                 raise ValueError(f"cannot read the network file {os.fspath(path)}: {exc}") from None
         if network is None:

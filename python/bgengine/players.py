@@ -7,7 +7,7 @@ Specs
 ``net``
     The default network shipped with bgengine.
 ``net:PATH``
-    A network file written by bgengine (``.npz``).
+    A network or evaluator file written by bgengine (``.npz``).
 ``gnubg-external:HOST:PORT`` (or ``external:HOST:PORT``)
     Any server of GNU Backgammon's external-player protocol: gnubg's own
     ``external`` command, or ``bgengine serve``.  Played from Python, one
@@ -23,9 +23,11 @@ from importlib import resources
 from pathlib import Path
 
 from bgengine.agents import PLAYER_KINDS, Player
+from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.network import Network
 
-__all__ = ["Player", "make_player", "default_network_path", "load_default_network", "SPEC_HELP"]
+__all__ = ["Player", "make_player", "default_network_path", "load_default_network", "load_network",
+           "SPEC_HELP"]
 
 SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
              "net:PATH (a network file) | gnubg-external:HOST:PORT (a server of gnubg's "
@@ -39,11 +41,19 @@ def default_network_path() -> Path:
     return Path(str(resources.files("bgengine").joinpath("data", DEFAULT_NETWORK)))
 
 
-def load_default_network() -> Network:
+def load_network(path: str | Path) -> Network | Evaluator:
+    """What a network or evaluator file holds: its :class:`Network` when it is a single
+    network (every position valued by it), else its :class:`Evaluator` (class networks,
+    exact values).  Either plays, searches, rolls out and trains alike."""
+    evaluator = load_evaluator(path)
+    return evaluator.contact if evaluator.single else evaluator
+
+
+def load_default_network() -> Network | Evaluator:
     path = default_network_path()
     if not path.exists():
         raise ValueError(f"no default network is installed (expected {path})")
-    return Network.load(path)
+    return load_network(path)
 
 
 def make_player(spec: str):
@@ -73,7 +83,7 @@ def make_player(spec: str):
         path = Path(text[4:])
         if not path.exists():
             raise ValueError(f"player {spec!r}: no such file {path}")
-        return Player("net", Network.load(path), epsilon, name=spec)
+        return Player("net", load_network(path), epsilon, name=spec)
     if text in PLAYER_KINDS and text != "net":
         return Player(text, None, epsilon, name=spec)
     raise ValueError(f"unknown player {spec!r}; expected {SPEC_HELP}")

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from bgengine.players import load_network
 from bgengine.train import TrainConfig
 
 if sys.version_info >= (3, 11):
@@ -276,7 +277,7 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
         summary = {"complete": False, "games": games, "runs": finals}
         (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
         return summary
-    entrants = [Entrant(m, Player("net", Network.load(out / m / "network.npz"), name=m),
+    entrants = [Entrant(m, Player("net", load_network(out / m / "network.npz"), name=m),
                         str(out / m / "network.npz")) for m in configs]
     entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
     rr = round_robin(entrants, rr_games, seed=seed, backend=backend)

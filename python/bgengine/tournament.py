@@ -67,6 +67,7 @@ from bgengine.fileio import atomic_write
 from bgengine.distributed import Backend, LocalBackend, add_backend_arguments, backend_from_args
 from bgengine.match import MatchResult, default_threads, summarize
 from bgengine.network import Network
+from bgengine.players import load_network
 
 __all__ = [
     "Entrant", "RoundRobin", "Knockout", "KnockoutMatch", "OlderSelf",
@@ -126,7 +127,7 @@ def _games_trained(net: Network) -> int | None:
 
 def _load_net_entrant(path: Path) -> Entrant:
     try:
-        net = Network.load(path)
+        net = load_network(path)
     except ValueError:
         raise
     except OSError as exc:  # unreadable, a directory, permissions...
@@ -820,9 +821,7 @@ def history(source: str | Path, warn: Warn = _stderr,
     kept: list[Entrant] = []
     digests: set = set()
     for e in reversed(nets):
-        net = e.player.network
-        d = hashlib.sha256(json.dumps([net.encoder, list(net.sizes)]).encode()
-                           + net.params.tobytes()).hexdigest()
+        d = _weights_digest(e.player.network)
         if d not in digests:
             digests.add(d)
             kept.append(e)
@@ -835,6 +834,19 @@ def history(source: str | Path, warn: Warn = _stderr,
         else:
             seen[e.name] = 0
     return nets, unit
+
+
+def _weights_digest(model) -> str:
+    """A digest of a network's (or an evaluator's networks') shapes and weights."""
+    nets = [model] if isinstance(model, Network) else list({id(n): n for n in (
+        model.contact, model.race)}.values())
+    h = hashlib.sha256()
+    for net in nets:
+        h.update(json.dumps([net.encoder, list(net.sizes)]).encode())
+        h.update(net.params.tobytes())
+    if not isinstance(model, Network):
+        h.update(b"bearoff" if model.database is not None else b"")
+    return h.hexdigest()
 
 
 def _run_snapshots(run: Path, latest: Entrant, warn: Warn, skipped: list | None) -> list[Entrant]:

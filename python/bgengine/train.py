@@ -4,8 +4,9 @@ A run lives in one directory::
 
     RUN/config.toml      the TrainConfig (written at the start; a resume must match it)
     RUN/checkpoint.npz   weights, older snapshots and the schedule state (atomic writes)
-    RUN/network.npz      the latest network, loadable with Network.load / net:RUN/network.npz
-    RUN/best.npz         the network that scored best against pubeval so far
+    RUN/network.npz      the latest network (or evaluator, for class networks), loadable
+                         with load_evaluator / net:RUN/network.npz
+    RUN/best.npz         the one that scored best against pubeval so far
     RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
     RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
 
@@ -13,6 +14,13 @@ The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every`
 games per call; game ``g`` of the run always uses dice stream ``g`` of the
 seed, so a run killed at any point and resumed from its last checkpoint ends
 with the same weights, bit for bit, as one that never stopped.
+
+Class networks (``race_encoder`` set): a contact network and a race network,
+each trained by TD(0) on the positions of its class, saved together as one
+evaluator file; with ``bearoff``, positions the exact bear-off database covers
+give exact targets and train nothing.  With ``train_threads`` > 1, the threads
+each play ``sync_games`` games from the same weights, then their updates are
+summed in thread order: the run is reproducible from its seed and thread count.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from bgengine.agents import Player, play_match
+from bgengine.evaluator import Evaluator
 from bgengine.fileio import atomic_write
 from bgengine.match import default_threads, summarize
 from bgengine.network import Network
@@ -66,12 +75,15 @@ class TrainConfig:
     method: str = "td"                  # "td", "backprop", "mutation" or "rollout"
     lam: float = 0.7                    # TD(lambda) trace decay; 0 = TD(0)
     alpha: float = 0.1                  # start (constant, linear) step size
+    alpha_end: float = 0.0              # linear: the step size reached at the last game
     schedule: str = "constant"          # "constant", "linear", "compound" or "steps"
     alpha_steps: list[float] = field(default_factory=lambda: list(STEP_LIST))
     games: int = 100_000
     epsilon: float = 0.0                # exploration: chance of a random play per move
     seed: int = 1
     init_range: float = 0.1             # initial weights uniform in [-r, r]
+    init_from: str = ""                 # start from this network/evaluator file's weights
+                                        # (same shapes; e.g. a later phase of a run)
     checkpoint_every: int = 1000
     eval_every: int = 10_000
     eval_games: int = 1000
@@ -82,6 +94,14 @@ class TrainConfig:
     plateau_gap: int = 25_000
     plateau_window: int = 25
     threads: int = 0                    # evaluation threads; 0 = all cores
+    race_encoder: str = ""              # "" = one network values every position; else the
+                                        # race network's encoder (class networks, TD(0))
+    race_hidden: list[int] = field(default_factory=list)   # its hidden layers ([] = hidden)
+    bearoff: bool = False               # exact bear-off database: exact targets where it covers
+    target_plies: int = 0               # TD(0) target: 0 = the next state's value; 1..3 = the
+                                        # state's own n-ply value (no roll noise; ~21x the cost)
+    train_threads: int = 1              # self-play threads (method "td"); 1 = one core
+    sync_games: int = 16                # games each thread plays between merges of updates
     snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
                                         # fall on a multiple (0 = none); for tournaments
     mutation_sigma: float = 0.05        # method "mutation": Gaussian noise of the mutant
@@ -93,12 +113,13 @@ class TrainConfig:
     rollout_truncate: int = 10          # ... for this many plays (0 = to the end)
 
     def __post_init__(self) -> None:
-        for name in ("hidden", "alpha_steps"):
+        for name in ("hidden", "alpha_steps", "race_hidden"):
             v = getattr(self, name)
             if not isinstance(v, (list, tuple)) or not all(
                     isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
                 raise ValueError(f"bad training config: {name} must be a list of numbers, got {v!r}")
         self.hidden = [int(h) for h in self.hidden]
+        self.race_hidden = [int(h) for h in self.race_hidden]
         self.alpha_steps = [float(a) for a in self.alpha_steps]
         self.validate()
 
@@ -108,10 +129,10 @@ class TrainConfig:
         problems = []
         # wrong types (a TOML file can hold any) are reported before any comparison
         wanted = {"int": (int, "an integer"), "float": ((int, float), "a number"),
-                  "str": (str, "a string")}
+                  "str": (str, "a string"), "bool": (bool, "true or false")}
         wrong = [f"{f.name} must be {wanted[f.type][1]}, got {getattr(self, f.name)!r}"
                  for f in fields(self) if f.type in wanted
-                 and (isinstance(getattr(self, f.name), bool)
+                 and ((isinstance(getattr(self, f.name), bool) and f.type != "bool")
                       or not isinstance(getattr(self, f.name), wanted[f.type][0]))]
         if wrong:
             raise ValueError("bad training config: " + "; ".join(wrong))
@@ -119,6 +140,29 @@ class TrainConfig:
             problems.append(f"encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):
             problems.append(f"hidden must list positive widths, got {self.hidden}")
+        if any(h < 1 for h in self.race_hidden):
+            problems.append(f"race_hidden must list positive widths, got {self.race_hidden}")
+        if self.race_encoder and self.race_encoder not in ENCODERS:
+            problems.append(f"race_encoder must be one of {', '.join(ENCODERS)} (or empty for one "
+                            f"network), got {self.race_encoder!r}")
+        if self.classes and self.method not in ("td", "backprop"):
+            problems.append(f"class networks and the bear-off database train with method td or "
+                            f"backprop, not {self.method!r}")
+        if self.race_encoder and self.method == "td" and self.lam > 0:
+            problems.append("class networks train with TD(0): set lam = 0")
+        if self.race_encoder and self.outputs != 5:
+            problems.append("class networks use gnubg's five outputs: set outputs = 5")
+        if not 0 <= self.target_plies <= 3:
+            problems.append(f"target_plies must be in 0..3, got {self.target_plies}")
+        if self.target_plies and (self.method != "td" or self.lam > 0):
+            problems.append("n-ply targets (target_plies > 0) are for TD(0): method td, lam = 0")
+        if self.train_threads < 1 or self.sync_games < 1:
+            problems.append(f"train_threads and sync_games must be >= 1, got "
+                            f"{self.train_threads} and {self.sync_games}")
+        if self.train_threads > 1 and self.method != "td":
+            problems.append(f"train_threads > 1 needs method td, got {self.method!r}")
+        if (self.train_threads > 1 or self.classes) and self.schedule == "steps":
+            problems.append("the steps schedule needs one network trained on one thread")
         if self.outputs not in (1, 4, 5):
             problems.append(f"outputs must be 1, 4 or 5, got {self.outputs}")
         if self.method not in METHODS:
@@ -141,6 +185,8 @@ class TrainConfig:
                             f"{self.schedule!r}")
         if not self.alpha > 0:
             problems.append(f"alpha must be > 0, got {self.alpha}")
+        if not self.alpha_end >= 0:
+            problems.append(f"alpha_end must be >= 0, got {self.alpha_end}")
         if self.schedule == "steps" and (not self.alpha_steps or min(self.alpha_steps) <= 0):
             problems.append("alpha_steps must be a non-empty list of positive step sizes")
         for name in ("games", "checkpoint_every", "eval_every", "eval_games", "plateau_every",
@@ -164,6 +210,12 @@ class TrainConfig:
                                 f"checkpoint_every ({self.checkpoint_every})")
         if problems:
             raise ValueError("bad training config: " + "; ".join(problems))
+
+    @property
+    def classes(self) -> bool:
+        """True when the run trains an evaluator (class networks or exact bear-off values)
+        rather than one plain network."""
+        return bool(self.race_encoder) or self.bearoff
 
     # ------------------------------------------------------------ TOML
     @classmethod
@@ -208,7 +260,8 @@ def _toml_value(v: Any) -> str:
 def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float:
     """Step size for the chunk starting after ``games_done`` games.
 
-    constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games);
+    constant: ``alpha``; linear: ``alpha * (N - n) / N`` (N = total games), or from
+    ``alpha`` to ``alpha_end`` in a straight line when ``alpha_end`` is set;
     compound: the brief's recurrence taken literally, ``alpha_{k+1} = alpha_k * (N - k) / N``
     applied once per game, i.e. ``alpha * prod_{k<n} (N - k) / N`` (it falls much faster);
     steps: ``alpha_steps[step_index]`` (the index moves on at plateaus).
@@ -216,6 +269,9 @@ def alpha_at(config: TrainConfig, games_done: int, step_index: int = 0) -> float
     if config.schedule == "constant":
         return config.alpha
     if config.schedule == "linear":
+        if config.alpha_end:
+            f = min(games_done, config.games) / config.games
+            return config.alpha + (config.alpha_end - config.alpha) * f
         return config.alpha * max(config.games - games_done, 0) / config.games
     if config.schedule == "compound":
         N, n = config.games, min(games_done, config.games)
@@ -236,23 +292,36 @@ class _State:
     snapshots: dict[int, np.ndarray] = field(default_factory=dict)   # games -> params
 
 
-def _save_checkpoint(run: Path, net: Network, state: _State) -> None:
+def _weights(model) -> dict[str, Network]:
+    """The trained networks of a model by checkpoint key: ``params`` (the network, or the
+    evaluator's contact network) and ``race_params`` (its own race network, if any)."""
+    if isinstance(model, Network):
+        return {"params": model}
+    out = {"params": model.contact}
+    if model.race is not model.contact:
+        out["race_params"] = model.race
+    return out
+
+
+def _save_checkpoint(run: Path, net, state: _State) -> None:
     meta = {"games": state.games, "step_index": state.step_index,
             "plateau_results": state.plateau_results,
             "best_ppg": None if math.isinf(state.best_ppg) else state.best_ppg,
             "elapsed": state.elapsed, "snapshot_games": sorted(state.snapshots)}
-    arrays = {"params": net.params, "state": np.array(json.dumps(meta))}
+    arrays = {k: n.params for k, n in _weights(net).items()}
+    arrays["state"] = np.array(json.dumps(meta))
     for g, p in state.snapshots.items():
         arrays[f"snapshot_{g}"] = p
     atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
 
 
-def _load_checkpoint(run: Path, net: Network) -> _State:
+def _load_checkpoint(run: Path, net) -> _State:
     path = run / "checkpoint.npz"
+    nets = _weights(net)
     try:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["state"]))
-            params = z["params"]
+            weights = {k: z[k] for k in nets}
             snaps = {int(g): z[f"snapshot_{g}"] for g in meta["snapshot_games"]}
         best = meta["best_ppg"]
         state = _State(games=int(meta["games"]), step_index=int(meta["step_index"]),
@@ -262,13 +331,16 @@ def _load_checkpoint(run: Path, net: Network) -> _State:
     except Exception as exc:  # zip, npz, JSON, missing keys, wrong types alike
         raise ValueError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {exc}); "
                          f"move it away to start over") from None
-    for what, arr in [("weights", params)] + [(f"snapshot {g}", p) for g, p in snaps.items()]:
-        if arr.shape != net.params.shape:
+    checks = [(f"weights ({k})", arr, nets[k]) for k, arr in weights.items()]
+    checks += [(f"snapshot {g}", p, nets["params"]) for g, p in snaps.items()]
+    for what, arr, owner in checks:
+        if arr.shape != owner.params.shape:
             raise ValueError(f"{path}: {arr.size} {what}, but the config's network has "
-                             f"{net.params.size} weights")
+                             f"{owner.params.size} weights")
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{path}: the checkpoint's {what} hold NaN or infinite values")
-    net.params[:] = params
+    for k, arr in weights.items():
+        nets[k].params[:] = arr
     return state
 
 
@@ -333,15 +405,87 @@ def _fmt_time(seconds: float) -> str:
 
 # ---------------------------------------------------------------- training
 
-def _new_network(config: TrainConfig, history: dict) -> Network:
+def _new_network(config: TrainConfig, history: dict):
+    """The run's model at game 0: a Network, or an Evaluator for class networks."""
     net = Network(config.hidden, config.outputs, config.encoder, seed=config.seed,
                   init_range=config.init_range, metadata={"training": history})
     if config.method == "mutation":
         net.params[:] = 0.0          # Pollack and Blair: the champion starts from zero weights
-    return net
+    if config.init_from:
+        from bgengine.evaluator import load_evaluator
+
+        source = load_evaluator(config.init_from)
+    if not config.classes:
+        if config.init_from:
+            _copy_weights(source.contact, net, config.init_from)
+        return net
+    race = None
+    if config.race_encoder:
+        # its own stream of initial weights, so that it differs from the contact network's
+        race = Network(config.race_hidden or config.hidden, config.outputs, config.race_encoder,
+                       seed=config.seed + 0x5ACE, init_range=config.init_range)
+    database = None
+    if config.bearoff:
+        from bgengine.bearoff import default
+
+        database = default()
+    model = Evaluator(net, race, database=database, metadata={"training": history})
+    if config.init_from:
+        _copy_weights(source.contact, model.contact, config.init_from)
+        if model.race is not model.contact and source.race is not source.contact:
+            _copy_weights(source.race, model.race, config.init_from + " (race network)")
+    return model
 
 
-def _train_chunk(config: TrainConfig, net: Network, n: int, alpha: float, first_game: int,
+def _copy_weights(source: Network, target: Network, where: str) -> None:
+    if source.sizes != target.sizes or source.encoder != target.encoder:
+        raise ValueError(f"init_from {where}: its network is {source!r}, the config's is "
+                         f"{target!r}")
+    np.copyto(target.params, source.params)
+
+
+def _train_parallel(config: TrainConfig, model, n: int, alpha: float, first_game: int) -> dict:
+    """``n`` TD games on ``train_threads`` threads.  Rounds: each thread plays
+    ``sync_games`` consecutive games (thread ``t`` of round ``r`` the games from
+    ``first_game + (r * T + t) * sync_games``) on its own copy of the weights of the
+    round's start, without the GIL; then the threads' weight changes are added to the
+    model in thread order.  The result depends on the seed and the thread count only."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    T, S = config.train_threads, config.sync_games
+    nets = _weights(model)
+    workers = [model.copy() for _ in range(T)]     # each thread's own weights
+    stats: list[dict] = []
+    done = 0
+    with ThreadPoolExecutor(max_workers=T) as pool:
+        while done < n:
+            start = {key: net.params.copy() for key, net in nets.items()}
+            jobs = []
+            for t, worker in enumerate(workers):
+                first = done + t * S
+                k = min(S, n - first)
+                if k <= 0:
+                    break
+                for key, net in _weights(worker).items():
+                    np.copyto(net.params, start[key])
+                jobs.append((worker, k, pool.submit(
+                    train_games, worker, k, alpha, config.lam, seed=config.seed,
+                    first_game=first_game + first, method=config.method, epsilon=config.epsilon,
+                    target_plies=config.target_plies)))
+            for worker, k, job in jobs:     # thread order: the same sums on every run
+                stats.append(job.result())
+                for key, net in _weights(worker).items():
+                    params = nets[key].params       # updated in place: the network owns it
+                    params += net.params - start[key]
+                done += k
+    for net in nets.values():
+        if not np.all(np.isfinite(net.params)):
+            raise FloatingPointError("training diverged: the network's weights are no longer "
+                                     "finite (try a smaller alpha)")
+    return {key: np.concatenate([st[key] for st in stats]) for key in stats[0]}
+
+
+def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int,
                  threads: int) -> dict:
     """``n`` games of the run's learning method, from game ``first_game``."""
     if config.method == "mutation":
@@ -357,8 +501,11 @@ def _train_chunk(config: TrainConfig, net: Network, n: int, alpha: float, first_
                                     worst=config.rollout_worst, trials=config.rollout_trials,
                                     truncate=config.rollout_truncate, seed=config.seed,
                                     first_game=first_game, threads=threads)
+    if config.train_threads > 1:
+        return _train_parallel(config, net, n, alpha, first_game)
     return train_games(net, n, alpha, config.lam, seed=config.seed, first_game=first_game,
-                       method=config.method, epsilon=config.epsilon)
+                       method=config.method, epsilon=config.epsilon,
+                       target_plies=config.target_plies)
 
 
 def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
@@ -453,7 +600,7 @@ def _write(f, record: dict) -> None:
     f.flush()
 
 
-def _stamp(net: Network, config: TrainConfig, state: _State, ppg: float | None) -> Network:
+def _stamp(net, config: TrainConfig, state: _State, ppg: float | None):
     net.metadata["training"] = {"config": dataclasses.asdict(config), "games": state.games,
                                 "elapsed_s": round(state.elapsed, 1)}
     if ppg is not None:
@@ -461,7 +608,7 @@ def _stamp(net: Network, config: TrainConfig, state: _State, ppg: float | None) 
     return net
 
 
-def _evaluate(config: TrainConfig, net: Network, opponent: Player | None, threads: int):
+def _evaluate(config: TrainConfig, net, opponent: Player | None, threads: int):
     me = Player("net", net, name="net")
     opp = opponent or Player("net", net.copy())
     pairs = (config.eval_games + 1) // 2

@@ -5,7 +5,8 @@ from bgengine._types cimport real_t
 from bgengine.board cimport board_t
 from bgengine.dice cimport rng_t
 from bgengine.movegen cimport movelist_t
-from bgengine.network cimport net_t, netbuf_t, Network
+from bgengine.network cimport netbuf_t
+from bgengine.evaluator cimport evaluator_t
 from bgengine.search cimport searcher_t
 
 cdef enum:
@@ -18,14 +19,13 @@ cdef enum:
 
 ctypedef struct player_t:
     int kind
-    const net_t* net    # P_NET only; borrowed from the Player's Network
-    int encoder         # P_NET only
+    const evaluator_t* ev   # P_NET only; borrowed from the Player's Evaluator
     double epsilon      # chance of a uniformly random legal play instead
     int plies           # P_NET: lookahead of the move choice (0 = the network alone)
 
 # The chosen index into ml.boards[0..n-1].  For P_NET, ``out`` (if not NULL)
 # receives the chosen afterstate's outputs from the mover's side; a player
-# with plies > 0 searches with ``S`` (its own net's searcher; NULL = 0-ply).
+# with plies > 0 searches with ``S`` (its own evaluator's searcher; NULL = 0-ply).
 cdef int choose_move(const player_t* p, const board_t* before, const movelist_t* ml, int n,
                      netbuf_t* buf, rng_t* rng, real_t* out, searcher_t* S) noexcept nogil
 
@@ -42,4 +42,5 @@ cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dic
 cdef class Player:
     cdef player_t p
     cdef readonly str name
-    cdef readonly object network
+    cdef readonly object network        # what was given: a Network or an Evaluator
+    cdef readonly object evaluator      # the Evaluator the player uses (None if no network)

@@ -15,8 +15,9 @@ Players (``Player(kind)``):
     but, when the position is a race, bears off as fast as possible (most
     checkers off, then fewest pips).  Ties are broken at random.
 ``net``
-    A :class:`~bgengine.network.Network` at 0-ply: the afterstate whose
-    equity for the mover is highest.
+    A :class:`~bgengine.network.Network` or :class:`~bgengine.evaluator.Evaluator`
+    at 0-ply (or searching ``plies`` deeper): the afterstate whose equity for the
+    mover is highest.
 
 ``play_match`` plays game pairs: the same dice sequence twice, the players
 swapping seats, on as many threads as asked; pair ``i`` depends only on
@@ -37,14 +38,13 @@ from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, b
                              board_side_empty, board_win_value, board_pips, MOVER, OPPONENT, BAR)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
-                               outputs_equity, outputs_target, MAX_OUTPUTS)
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.network cimport netbuf_t, outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
+from bgengine.evaluator cimport Evaluator
 from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
-                             net_best_move, MAX_PLIES)
+                             ev_best_move, MAX_PLIES)
 
 from bgengine.board import validate_board
-from bgengine.encoders import encoder_id
+from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed, check_threads
 
 cnp.import_array()
@@ -158,14 +158,14 @@ cdef int choose_move(const player_t* p, const board_t* before, const movelist_t*
     cdef bint race
     if n == 1:
         if p.kind == P_NET and out != NULL:
-            return net_best_move(p.net, p.encoder, ml, n, buf, out)
+            return ev_best_move(p.ev, ml, n, buf, out)
         return 0
     if p.kind == P_RANDOM or (p.epsilon > 0 and rng_below(rng, 1000000) < p.epsilon * 1000000):
         return rng_below(rng, n)
     if p.kind == P_NET:
         if p.plies > 0 and S != NULL:
             return search_best_move(S, ml, n, p.plies, out)
-        return net_best_move(p.net, p.encoder, ml, n, buf, out)
+        return ev_best_move(p.ev, ml, n, buf, out)
     race = board_is_race(before)
     for i in range(n):
         if p.kind == P_PUBEVAL:
@@ -219,8 +219,8 @@ cdef class Player:
     ----------
     kind : str
         One of ``PLAYER_KINDS``.
-    network : Network, optional
-        Required for ``kind="net"``.
+    network : Network or Evaluator, optional
+        Required for ``kind="net"``: what values its plays.
     epsilon : float
         Chance, per move, of playing a uniformly random legal play (noise, for
         weaker difficulty levels or exploration).
@@ -228,17 +228,17 @@ cdef class Player:
         Display name (defaults to the kind).
     """
 
-    def __init__(self, str kind, Network network=None, double epsilon=0.0, name=None, int plies=0):
+    def __init__(self, str kind, network=None, double epsilon=0.0, name=None, int plies=0):
         if kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kind {kind!r}; known: {', '.join(PLAYER_KINDS)}")
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.p.kind = PLAYER_KINDS[kind]
         self.p.epsilon = epsilon
-        self.p.net = NULL
-        self.p.encoder = 0
+        self.p.ev = NULL
         self.p.plies = 0
         self.network = network
+        self.evaluator = None
         if not 0 <= plies <= MAX_PLIES:
             raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
         if plies and kind != "net":
@@ -247,8 +247,9 @@ cdef class Player:
         if kind == "net":
             if network is None:
                 raise ValueError("a 'net' player needs a network")
-            self.p.net = &network.net
-            self.p.encoder = encoder_id(network.encoder)
+            ev = as_evaluator(network)
+            self.evaluator = ev
+            self.p.ev = &(<Evaluator> ev).ev
         elif network is not None:
             raise ValueError(f"a {kind!r} player takes no network")
         self.name = name or kind
@@ -292,7 +293,7 @@ cdef class Player:
         try:
             if self.p.plies > 0:
                 # a searcher per call: Python threads may share this Player
-                searcher_init(&S, self.p.net, self.p.encoder, 16, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                searcher_init(&S, self.p.ev, 16, SEARCH_CANDIDATES, SEARCH_MARGIN)
                 sp = &S
             with nogil:
                 n = generate_moves(&ml, b, d1, d2)
@@ -324,7 +325,7 @@ cdef int _play_pair(const player_t* a, const player_t* b, uint64_t seed, uint64_
     return 0
 
 
-def play_match(Player a, Player b, Py_ssize_t n_pairs, seed=0, n_threads=1, first_pair=0):
+def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0, n_threads=1, first_pair=0):
     """Play ``n_pairs`` game pairs between ``a`` and ``b``.
 
     In pair ``i`` (dice stream ``first_pair + i`` of ``seed``) game 0 has
@@ -362,10 +363,10 @@ def play_match(Player a, Player b, Py_ssize_t n_pairs, seed=0, n_threads=1, firs
             movelist_init(&lists[t])
             n_ready += 1
             if a.p.plies > 0:
-                searcher_init(&sa[t], a.p.net, a.p.encoder, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                searcher_init(&sa[t], a.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
                 sa_ready += 1
             if b.p.plies > 0:
-                searcher_init(&sb[t], b.p.net, b.p.encoder, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
+                searcher_init(&sb[t], b.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
                 sb_ready += 1
         with nogil:
             for i in prange(n_pairs, schedule="dynamic", num_threads=nt):

@@ -452,74 +452,116 @@ cdef class Network:
     # ------------------------------------------------------------ files
     def save(self, path) -> None:
         """Write ``path`` (.npz: params + JSON metadata), atomically."""
-        path = Path(path)
-        from bgengine import __version__
-        # the file's own fields win over user metadata of the same name
-        meta = {
-            **self.metadata,
-            "format": "bgengine-network", "format_version": FORMAT_VERSION,
-            "bgengine_version": __version__, "encoder": self.encoder,
-            "sizes": list(self.sizes), "n_outputs": self.n_outputs,
-            "outputs": list(self.output_names),
-        }
-        text = json.dumps(meta, sort_keys=True)
-        atomic_write(path, lambda f: np.savez(f, params=self.params, metadata=np.array(text)))
+        text = json.dumps(network_meta(self), sort_keys=True)
+        atomic_write(Path(path), lambda f: np.savez(f, params=self.params, metadata=np.array(text)))
 
     @classmethod
     def load(cls, path) -> "Network":
         """Read a network written by :meth:`save`; ``ValueError`` if the file
         is not one, is corrupt, or its shapes disagree with its metadata."""
-        path = Path(path)
-        try:
-            # our own handle, so that it is closed whatever np.load makes of the bytes
-            with open(path, "rb") as f:
-                if f.read(4) != b"PK\x03\x04":
-                    raise ValueError("not an .npz (zip) file")
-                f.seek(0)
-                with np.load(f, allow_pickle=False) as z:
-                    if "params" not in z.files or "metadata" not in z.files:
-                        raise ValueError("missing 'params' or 'metadata'")
-                    params = z["params"]
-                    meta = json.loads(str(z["metadata"]))
-        except FileNotFoundError:
-            raise ValueError(f"{path}: no such network file") from None
-        except ValueError as exc:
-            raise ValueError(f"{path}: not a bgengine network file ({exc})") from None
-        except Exception as exc:
-            raise ValueError(f"{path}: not a bgengine network file ({type(exc).__name__}: {exc})") from None
-        if not isinstance(meta, dict):
-            raise ValueError(f"{path}: not a bgengine network file (metadata is not a JSON object)")
-        if meta.get("format") != "bgengine-network":
-            raise ValueError(f"{path}: not a bgengine network file (format {meta.get('format')!r})")
-        if not isinstance(meta.get("format_version", 0), int):
-            raise ValueError(f"{path}: format_version must be an integer, got "
-                             f"{meta.get('format_version')!r}")
-        if meta.get("format_version", 0) > FORMAT_VERSION:
-            raise ValueError(f"{path}: format version {meta['format_version']} is newer than "
-                             f"this bgengine reads ({FORMAT_VERSION}); upgrade bgengine")
-        try:
-            sizes = [_whole(s) for s in meta["sizes"]]
-            encoder = meta["encoder"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: metadata lacks a valid {exc}") from None
-        if len(sizes) < 3:
-            raise ValueError(f"{path}: sizes {sizes} need inputs, hidden layers and outputs")
-        if encoder not in ENCODERS:
-            raise ValueError(f"{path}: unknown encoder {encoder!r}")
-        if sizes[0] != encoder_inputs(encoder):
-            raise ValueError(f"{path}: {sizes[0]} inputs but encoder {encoder!r} has "
-                             f"{encoder_inputs(encoder)}")
-        if params.dtype != np.float32 or params.ndim != 1:
-            raise ValueError(f"{path}: params must be a flat float32 array, got "
-                             f"{params.dtype} {params.shape}")
-        extra = {k: v for k, v in meta.items() if k not in (
-            "format", "format_version", "bgengine_version", "encoder", "sizes", "n_outputs", "outputs")}
-        extra["saved_by"] = meta.get("bgengine_version")
-        try:
-            return cls(sizes[1:len(sizes) - 1], sizes[len(sizes) - 1], encoder, params=params,
+        arrays, meta = read_archive(path)
+        if meta.get("format") == "bgengine-evaluator":
+            raise ValueError(f"{path}: holds an evaluator (a network per position class), not "
+                             f"one network; load it with bgengine.evaluator.load_evaluator")
+        if "params" not in arrays:
+            raise ValueError(f"{path}: not a bgengine network file (missing 'params')")
+        return network_from_parts(meta, arrays["params"], path)
+
+
+#: Largest archive member read (uncompressed bytes): a network of the widest layers
+#: allowed is far smaller, and a zip bomb is refused before it is inflated.
+MAX_MEMBER_BYTES = 64 << 20
+
+
+def read_archive(path, required=()) -> tuple:
+    """The arrays and the JSON metadata of a bgengine ``.npz`` file.
+
+    Returns ``(arrays, meta)``: a dict of the members named in ``required`` plus
+    every other member, and the parsed ``metadata`` object.  ``ValueError`` (naming
+    ``path``) if the file is missing, not a zip, corrupt, larger than
+    ``MAX_MEMBER_BYTES`` per member once inflated, or lacks a member.
+    """
+    import zipfile
+    path = Path(path)
+    try:
+        # our own handle, so that it is closed whatever np.load makes of the bytes
+        with open(path, "rb") as f:
+            if f.read(4) != b"PK\x03\x04":
+                raise ValueError("not an .npz (zip) file")
+            f.seek(0)
+            with zipfile.ZipFile(f) as zf:
+                for info in zf.infolist():
+                    if info.file_size > MAX_MEMBER_BYTES:
+                        raise ValueError(f"member {info.filename!r} inflates to "
+                                         f"{info.file_size} bytes (limit {MAX_MEMBER_BYTES})")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as z:
+                missing = [k for k in ("metadata",) + tuple(required) if k not in z.files]
+                if missing:
+                    raise ValueError(f"missing {', '.join(repr(k) for k in missing)}")
+                arrays = {k: z[k] for k in z.files if k != "metadata"}
+                meta = json.loads(str(z["metadata"]))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such network file") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a bgengine network file ({exc})") from None
+    except Exception as exc:
+        raise ValueError(f"{path}: not a bgengine network file ({type(exc).__name__}: {exc})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: not a bgengine network file (metadata is not a JSON object)")
+    if meta.get("format") not in ("bgengine-network", "bgengine-evaluator"):
+        raise ValueError(f"{path}: not a bgengine network file (format {meta.get('format')!r})")
+    if not isinstance(meta.get("format_version", 0), int):
+        raise ValueError(f"{path}: format_version must be an integer, got "
+                         f"{meta.get('format_version')!r}")
+    if meta.get("format_version", 0) > FORMAT_VERSION:
+        raise ValueError(f"{path}: format version {meta['format_version']} is newer than "
+                         f"this bgengine reads ({FORMAT_VERSION}); upgrade bgengine")
+    return arrays, meta
+
+
+def network_meta(Network net) -> dict:
+    """The metadata :meth:`Network.save` writes (the file's own fields win over the
+    network's user metadata of the same name)."""
+    from bgengine import __version__
+    return {
+        **net.metadata,
+        "format": "bgengine-network", "format_version": FORMAT_VERSION,
+        "bgengine_version": __version__, "encoder": net.encoder,
+        "sizes": list(net.sizes), "n_outputs": net.n_outputs,
+        "outputs": list(net.output_names),
+    }
+
+
+def network_from_parts(meta, params, where) -> Network:
+    """A :class:`Network` from the metadata and parameters of a file (``where`` names
+    it in errors); every shape is checked against the metadata."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where}: network metadata is not a JSON object")
+    try:
+        sizes = [_whole(s) for s in meta["sizes"]]
+        encoder = meta["encoder"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: metadata lacks a valid {exc}") from None
+    if len(sizes) < 3:
+        raise ValueError(f"{where}: sizes {sizes} need inputs, hidden layers and outputs")
+    if encoder not in ENCODERS:
+        raise ValueError(f"{where}: unknown encoder {encoder!r}")
+    if sizes[0] != encoder_inputs(encoder):
+        raise ValueError(f"{where}: {sizes[0]} inputs but encoder {encoder!r} has "
+                         f"{encoder_inputs(encoder)}")
+    if not isinstance(params, np.ndarray) or params.dtype != np.float32 or params.ndim != 1:
+        raise ValueError(f"{where}: params must be a flat float32 array, got "
+                         f"{getattr(params, 'dtype', type(params).__name__)} "
+                         f"{getattr(params, 'shape', '')}")
+    extra = {k: v for k, v in meta.items() if k not in (
+        "format", "format_version", "bgengine_version", "encoder", "sizes", "n_outputs", "outputs")}
+    extra["saved_by"] = meta.get("bgengine_version")
+    try:
+        return Network(sizes[1:len(sizes) - 1], sizes[len(sizes) - 1], encoder, params=params,
                        metadata=extra)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def _rebuild_network(hidden, n_outputs, encoder, params, metadata_json):

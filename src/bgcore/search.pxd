@@ -2,12 +2,14 @@
 #
 # A searcher_t is per thread: it owns one move list per ply level, a network
 # workspace and an evaluation cache, so no allocation happens per position.
+# Positions are valued by an evaluator (class networks, exact values).
 
 from bgengine._types cimport real_t, key_t, uint64_t
 from bgengine.board cimport board_t
 from bgengine.dice cimport rng_t
 from bgengine.movegen cimport movelist_t
-from bgengine.network cimport net_t, netbuf_t
+from bgengine.network cimport netbuf_t
+from bgengine.evaluator cimport evaluator_t
 
 cdef enum:
     MAX_PLIES = 3
@@ -18,8 +20,7 @@ ctypedef struct cache_entry_t:
     real_t out[5]
 
 ctypedef struct searcher_t:
-    const net_t* net
-    int encoder
+    const evaluator_t* ev
     int K
     netbuf_t* buf
     movelist_t ml[MAX_PLIES + 2]
@@ -33,10 +34,10 @@ ctypedef struct searcher_t:
 
 # Index of the afterstate of highest 0-ply equity for the mover; its outputs
 # (mover's side) in ``out``.  Game-ending afterstates score their exact value.
-cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
-                       netbuf_t* buf, real_t* out) noexcept nogil
+cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
+                      real_t* out) noexcept nogil
 
-cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,
+cdef int searcher_init(searcher_t* S, const evaluator_t* ev, int cache_bits,
                        int candidates, double margin) except -1 nogil
 cdef void searcher_free(searcher_t* S) noexcept nogil
 

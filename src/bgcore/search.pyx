@@ -20,6 +20,8 @@ Rollouts
     the best play for the roll thrown and the mean over all 36 rolls.
 """
 
+import threading
+
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
@@ -32,13 +34,15 @@ from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, b
                              MOVER, OPPONENT)
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, outputs_flip,
-                               outputs_equity, outputs_target, MAX_OUTPUTS, MAX_WIDTH,
-                               net_first_layer_partial, net_forward_sparse_from)
-from bgengine.encoders cimport encode_sparse, encode_head, encode_tail, enc_head_t, MAX_INPUTS
+from bgengine.network cimport (net_t, netbuf_t, outputs_flip, outputs_equity, outputs_target,
+                               MAX_OUTPUTS, MAX_WIDTH, net_first_layer_partial,
+                               net_forward_sparse_from)
+from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
+                                 CLASS_RACE, CLASS_EXACT)
+from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
 
 from bgengine.board import validate_board
-from bgengine.encoders import encoder_id
+from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed, check_threads
 
 cnp.import_array()
@@ -48,25 +52,31 @@ PLY_SALT[:] = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E
 cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level plays
 
 
-cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int n,
-                       netbuf_t* buf, real_t* out) noexcept nogil:
-    cdef int i, h, best = 0, K = net.sizes[net.n_layers], nnz, v, lru = 0
+cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
+                      real_t* out) noexcept nogil:
+    cdef int i, h, c, best = 0, K = ev.K, nnz, v, lru = 0
     cdef double e, best_e = -1e300
     cdef const board_t* after
+    cdef const net_t* net
+    cdef board_t s
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t mine[MAX_OUTPUTS]
+    cdef real_t t[MAX_OUTPUTS]
+    cdef bint classes = ev.routed or ev.exact_db != NULL, exact
     # The side to roll next is the same in every afterstate and, unless a play hits, so
     # are its checkers: their part of the encoding (encode_head: every encoder lists it
     # first) and its first-layer sum are computed once and shared.  Same summation order
     # (the encoder's): same bits as each afterstate evaluated on its own.
     # Two are kept (the plays that hit and those that do not come interleaved), each for
-    # the afterstate it was made from.  Afterstates are encoded in place, from their rows
-    # (the side to roll next: OPPONENT).
+    # the afterstate and class network it was made for.  Afterstates are encoded in place,
+    # from their rows (the side to roll next: OPPONENT).
     cdef real_t pre[2][MAX_WIDTH]
     cdef enc_head_t head[2]
     cdef int head_of[2]
+    cdef int head_cls[2]
     head_of[0] = head_of[1] = -1
+    head_cls[0] = head_cls[1] = -1
     if n == 1 and out == NULL:
         return 0                    # no choice to make, no value asked for
     for i in range(n):
@@ -75,20 +85,31 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
             v = board_win_value(after, MOVER)
             outputs_target(K, v, mine)
         else:
-            h = 0
-            while h < 2 and (head_of[h] < 0 or memcmp(ml.boards[head_of[h]].c[OPPONENT],
-                                                      after.c[OPPONENT],
-                                                      sizeof(after.c[OPPONENT])) != 0):
-                h += 1
-            if h == 2:                          # neither: replace the one used longer ago
-                h = lru
-                encode_head(encoder, after.c[OPPONENT], &head[h])
-                net_first_layer_partial(net, head[h].idx, head[h].val, head[h].nnz, pre[h])
-                head_of[h] = i
-            lru = 1 - h
-            nnz = encode_tail(encoder, after.c[MOVER], &head[h], idx, val)
-            net_forward_sparse_from(net, pre[h], idx, val, nnz, buf)
-            outputs_flip(K, buf.act[net.n_layers], mine)
+            c = ev_class(ev, after) if classes else CLASS_CONTACT
+            exact = False
+            if c == CLASS_EXACT:
+                board_swap(&s, after)
+                exact = ev.exact(ev.exact_db, &s, t)
+                if exact:
+                    outputs_flip(K, t, mine)
+                c = CLASS_RACE
+            if not exact:
+                net = ev.net[c]
+                h = 0
+                while h < 2 and (head_of[h] < 0 or head_cls[h] != c
+                                 or memcmp(ml.boards[head_of[h]].c[OPPONENT], after.c[OPPONENT],
+                                           sizeof(after.c[OPPONENT])) != 0):
+                    h += 1
+                if h == 2:                          # neither: replace the one used longer ago
+                    h = lru
+                    encode_head(ev.encoder[c], after.c[OPPONENT], &head[h])
+                    net_first_layer_partial(net, head[h].idx, head[h].val, head[h].nnz, pre[h])
+                    head_of[h] = i
+                    head_cls[h] = c
+                lru = 1 - h
+                nnz = encode_tail(ev.encoder[c], after.c[MOVER], &head[h], idx, val)
+                net_forward_sparse_from(net, pre[h], idx, val, nnz, buf)
+                outputs_flip(K, buf.act[net.n_layers], mine)
         e = outputs_equity(K, mine)
         if e > best_e:
             best_e = e
@@ -98,13 +119,12 @@ cdef int net_best_move(const net_t* net, int encoder, const movelist_t* ml, int 
     return best
 
 
-cdef int searcher_init(searcher_t* S, const net_t* net, int encoder, int cache_bits,
+cdef int searcher_init(searcher_t* S, const evaluator_t* ev, int cache_bits,
                        int candidates, double margin) except -1 nogil:
     cdef int i
     memset(S, 0, sizeof(searcher_t))
-    S.net = net
-    S.encoder = encoder
-    S.K = net.sizes[net.n_layers]
+    S.ev = ev
+    S.K = ev.K
     S.candidates = candidates if candidates < MAX_CANDIDATES else MAX_CANDIDATES
     S.margin = margin
     S.buf = <netbuf_t*> malloc(sizeof(netbuf_t))
@@ -133,11 +153,7 @@ cdef void searcher_free(searcher_t* S) noexcept nogil:
 
 
 cdef inline void _static(searcher_t* S, const board_t* s, real_t* out) noexcept nogil:
-    cdef int32_t idx[MAX_INPUTS]
-    cdef real_t val[MAX_INPUTS]
-    cdef int nnz = encode_sparse(S.encoder, s, idx, val)
-    net_forward_sparse(S.net, idx, val, nnz, S.buf)
-    memcpy(out, S.buf.act[S.net.n_layers], S.K * sizeof(real_t))
+    ev_static(S.ev, s, S.buf, out)
 
 
 cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out) noexcept nogil:
@@ -167,7 +183,7 @@ cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out)
             for d2 in range(d1, 7):
                 w = 1 if d1 == d2 else 2
                 n = generate_moves(&S.ml[plies], s, d1, d2)
-                c = net_best_move(S.net, S.encoder, &S.ml[plies], n, S.buf, m)
+                c = ev_best_move(S.ev, &S.ml[plies], n, S.buf, m)
                 if plies > 1 and not board_side_empty(&S.ml[plies].boards[c], MOVER):
                     board_swap(&s2, &S.ml[plies].boards[c])
                     eval_position(S, &s2, plies - 1, t)
@@ -191,7 +207,7 @@ cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
     cdef int i, j, nc = 0, best = 0, K = S.K
     cdef double e, best_e = -1e300
     if plies <= 0 or n == 1:
-        return net_best_move(S.net, S.encoder, ml, n, S.buf, out)
+        return ev_best_move(S.ev, ml, n, S.buf, out)
     # 0-ply screen: keep the best few, sorted by equity (insertion)
     for i in range(n):
         _mover_static(S, &ml.boards[i], m)
@@ -353,30 +369,39 @@ cdef class Searcher:
 
     Parameters
     ----------
-    network : Network
+    network : Network or Evaluator
+        What values positions: a network, or an evaluator (class networks, exact values).
     candidates : int
         Move filter: at most this many plays (best at 0-ply) are searched deeper.
     margin : float
         ... and only those within ``margin`` equity of the 0-ply best.
     cache_bits : int
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
+
+    A searcher may be shared by threads: its searches take turns (each holds the
+    searcher's cache and move lists while it runs).
     """
     cdef searcher_t S
-    cdef readonly Network network
+    cdef readonly object network        # what was given: a Network or an Evaluator
+    cdef readonly Evaluator evaluator
     cdef bint ready
+    cdef object lock        # one search at a time: the cache and move lists are shared
 
-    def __init__(self, Network network, int candidates=8, double margin=0.16, int cache_bits=18):
+    def __init__(self, network, int candidates=8, double margin=0.16, int cache_bits=18):
         if not 1 <= candidates <= MAX_CANDIDATES:
             raise ValueError(f"candidates must be in 1..{MAX_CANDIDATES}, got {candidates}")
         if not 0 <= cache_bits <= 26:
             raise ValueError(f"cache_bits must be in 0..26, got {cache_bits}")
         if margin < 0:
             raise ValueError(f"margin must be >= 0, got {margin}")
+        cdef Evaluator ev = as_evaluator(network)
         if self.ready:
             searcher_free(&self.S)
+            self.ready = False
         self.network = network
-        searcher_init(&self.S, &network.net, encoder_id(network.encoder), cache_bits,
-                      candidates, margin)
+        self.evaluator = ev
+        self.lock = threading.Lock()
+        searcher_init(&self.S, &ev.ev, cache_bits, candidates, margin)
         self.ready = True
 
     def __dealloc__(self):
@@ -395,7 +420,7 @@ cdef class Searcher:
         cdef cnp.ndarray arr = validate_board(board)
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
-        with nogil:
+        with self.lock, nogil:
             eval_position(&self.S, <const board_t*> cnp.PyArray_DATA(arr), plies, &ov[0])
         return out
 
@@ -410,7 +435,7 @@ cdef class Searcher:
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
         cdef int n, c
-        with nogil:
+        with self.lock, nogil:
             n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
             c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[0])
         return c, out
@@ -454,7 +479,7 @@ def _equity(int K, v) -> float:
     return outputs_equity(K, &sv[0])
 
 
-def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
+def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
             bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
@@ -490,7 +515,8 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int trunc
     cdef uint64_t sd = check_seed(seed)
     cdef cnp.ndarray arr = validate_board(board)
     cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
-    cdef int K = network.net.sizes[network.net.n_layers], enc = encoder_id(network.encoder)
+    cdef Evaluator ev = as_evaluator(network)
+    cdef int K = ev.ev.K
     per = np.zeros((trials, K), dtype=np.float32)
     cdef real_t[:, ::1] pv = per
     cdef searcher_t* S = <searcher_t*> calloc(nt, sizeof(searcher_t))
@@ -507,7 +533,7 @@ def rollout(Network network, board, Py_ssize_t trials=1296, *, seed=0, int trunc
     cdef Py_ssize_t t
     try:
         for i in range(nt):
-            searcher_init(&S[i], &network.net, enc, 16 if plies > 0 else 0, 8, 0.16)
+            searcher_init(&S[i], &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
             n_ready += 1
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):

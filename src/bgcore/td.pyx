@@ -38,12 +38,14 @@ from bgengine._types cimport int32_t, real_t, uint64_t
 from bgengine.board cimport board_t, board_start, board_swap, board_side_empty, board_win_value, MOVER
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, Network, net_forward_sparse, net_backward_sparse,
+from bgengine.network cimport (net_t, netbuf_t, net_forward_sparse, net_backward_sparse,
                                outputs_flip, outputs_target, MAX_OUTPUTS)
+from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CLASS_CONTACT,
+                                 CLASS_RACE, CLASS_EXACT)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.search cimport net_best_move
+from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
 
-from bgengine.encoders import encoder_id
+from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed
 
 cnp.import_array()
@@ -68,8 +70,9 @@ SIGN5[:] = [-1, 1, 1, 1, 1]
 
 
 ctypedef struct learner_t:
-    net_t* net
-    int encoder
+    const evaluator_t* ev   # what values positions; its class networks are trained
+    bint classes            # positions are routed by class (class networks or exact values)
+    net_t* net              # the contact network (the only one, when traces are kept)
     int K                   # outputs
     int H                   # first hidden layer width
     int n_inputs
@@ -83,6 +86,8 @@ ctypedef struct learner_t:
     int n_rows
     movelist_t ml
     netbuf_t buf
+    int target_plies        # TD(0) target: 0 = the next state's value; n = s's n-ply value
+    searcher_t S            # for n-ply targets (no cache: the weights keep changing)
 
 
 cdef void _clear_traces(learner_t* L) noexcept nogil:
@@ -144,6 +149,23 @@ cdef void _apply_traces(learner_t* L, const real_t* coef) noexcept nogil:
         w[j] += c0 * e0[j] + c1 * e1[j] + c2 * e2[j] + c3 * e3[j] + c4 * e4[j]
 
 
+cdef int _value(learner_t* L, const board_t* b, int32_t* idx, real_t* val, int* nnz,
+                real_t* V) noexcept nogil:
+    """Outputs of b (side on roll) into V.  Returns the class whose network valued b, its
+    encoding left in idx/val (nnz pairs), or -1 when the value is exact (no gradient)."""
+    cdef int c = CLASS_CONTACT
+    if L.classes:
+        c = ev_class(L.ev, b)
+        if c == CLASS_EXACT:
+            if L.ev.exact(L.ev.exact_db, b, V):
+                return -1
+            c = CLASS_RACE
+    nnz[0] = encode_sparse(L.ev.encoder[c], b, idx, val)
+    net_forward_sparse(L.ev.net[c], idx, val, nnz[0], &L.buf)
+    memcpy(V, L.buf.act[L.ev.net[c].n_layers], L.K * sizeof(real_t))
+    return c
+
+
 cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, double lam,
                      double epsilon, int* n_moves, int* result) except -1 nogil:
     """One self-play game with online TD(lambda) updates; returns the mean
@@ -156,26 +178,26 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
     cdef real_t d[MAX_OUTPUTS]
     cdef real_t coef[MAX_OUTPUTS]
     cdef real_t unit[MAX_OUTPUTS]
-    cdef int K = L.K, P = L.net.n_params, d1, d2, n, k, j, nnz, parity = 0, v = 0, c
+    cdef int K = L.K, P = L.net.n_params, d1, d2, n, k, j, nnz = 0, parity = 0, v = 0, c, cls
     cdef bint done = False
     cdef double err_sum = 0
-    cdef int top = L.net.n_layers
+    cdef net_t* net
     board_start(&b)
     if lam > 0:
         _clear_traces(L)
     rng_opening_roll(dice, &d1, &d2)
     n_moves[0] = 0
     while not done:
-        # value and gradient of the state before the move, current weights
-        nnz = encode_sparse(L.encoder, &b, idx, val)
-        net_forward_sparse(L.net, idx, val, nnz, &L.buf)
-        memcpy(V, L.buf.act[top], K * sizeof(real_t))
+        # value and gradient of the state before the move, current weights (an exact
+        # value has no gradient: its class is -1)
+        cls = _value(L, &b, idx, val, &nnz, V)
         if lam > 0:
             L.scale *= <real_t>lam
             if n_moves[0] == 0:
                 L.scale = 1
             if L.scale < RESCALE_BELOW:
                 _rescale(L)
+        if lam > 0 and cls >= 0:
             for j in range(nnz):
                 if not L.touched[idx[j]]:
                     L.touched[idx[j]] = 1
@@ -192,7 +214,7 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
                                     1 / L.scale)
         # the move: greedy (or exploring) on the current weights
         n = generate_moves(&L.ml, &b, d1, d2)
-        c = net_best_move(L.net, L.encoder, &L.ml, n, &L.buf, M)
+        c = ev_best_move(L.ev, &L.ml, n, &L.buf, M)
         if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
             c = rng_below(explore, n)
             _mover_outputs(L, &L.ml.boards[c], M)
@@ -201,6 +223,10 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
             v = board_win_value(&L.ml.boards[c], MOVER)
             outputs_target(K, v, M)
             done = True
+        if L.target_plies > 0 and cls >= 0:
+            # the state's own n-ply value (an average over the 21 rolls) instead of the
+            # next state's: the same expectation, without the roll's noise
+            eval_position(&L.S, &b, L.target_plies, M)
         # delta in the mover's frame; M is the next state's value seen by the mover
         for k in range(K):
             d[k] = M[k] - V[k]
@@ -210,12 +236,14 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
                 # delta in A's frame
                 coef[k] = <real_t>(alpha * L.scale * (L.sign[k] * d[L.perm[k]] if parity else d[k]))
             _apply_traces(L, coef)
-        else:
-            # TD(0): the frame cancels out, w += alpha * sum_k d_k grad V_k
-            net_forward_sparse(L.net, idx, val, nnz, &L.buf)
+        elif cls >= 0:
+            # TD(0): the frame cancels out, w += alpha * sum_k d_k grad V_k (of the network
+            # that valued the state)
+            net = L.ev.net[cls]
+            net_forward_sparse(net, idx, val, nnz, &L.buf)
             for k in range(K):
                 coef[k] = <real_t>(alpha * d[k])
-            net_backward_sparse(L.net, idx, val, nnz, &L.buf, coef, L.net.params, 1)
+            net_backward_sparse(net, idx, val, nnz, &L.buf, coef, net.params, 1)
         if not done:
             board_swap(&b, &L.ml.boards[c])
             parity ^= 1
@@ -227,21 +255,19 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
 cdef void _mover_outputs(learner_t* L, const board_t* after, real_t* out) noexcept nogil:
     """Outputs of an afterstate from the mover's side (exact if the game is over)."""
     cdef board_t s
-    cdef int32_t idx[MAX_INPUTS]
-    cdef real_t val[MAX_INPUTS]
-    cdef int nnz
+    cdef real_t t[MAX_OUTPUTS]
     if board_side_empty(after, MOVER):
         outputs_target(L.K, board_win_value(after, MOVER), out)
         return
     board_swap(&s, after)
-    nnz = encode_sparse(L.encoder, &s, idx, val)
-    net_forward_sparse(L.net, idx, val, nnz, &L.buf)
-    outputs_flip(L.K, L.buf.act[L.net.n_layers], out)
+    ev_static(L.ev, &s, &L.buf, t)
+    outputs_flip(L.K, t, out)
 
 
 ctypedef struct record_t:
     int nnz
     int parity
+    int cls                 # the class network that values the position; -1: exact
     int32_t idx[MAX_INPUTS]
     real_t val[MAX_INPUTS]
 
@@ -253,9 +279,11 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
     cdef board_t b
     cdef real_t T[MAX_OUTPUTS]
     cdef real_t dout[MAX_OUTPUTS]
-    cdef int K = L.K, d1, d2, n, c, t, k, v = 0, parity = 0, top = L.net.n_layers
+    cdef int K = L.K, d1, d2, n, c, t, k, v = 0, parity = 0, top
     cdef double err_sum = 0
     cdef void* p
+    cdef net_t* net
+    cdef real_t V[MAX_OUTPUTS]
     board_start(&b)
     rng_opening_roll(dice, &d1, &d2)
     n_moves[0] = 0
@@ -267,11 +295,11 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
                 with gil:
                     raise MemoryError()
             hist[0] = <record_t*> p
-        hist[0][n_moves[0]].nnz = encode_sparse(L.encoder, &b, hist[0][n_moves[0]].idx,
-                                                hist[0][n_moves[0]].val)
+        hist[0][n_moves[0]].cls = _value(L, &b, hist[0][n_moves[0]].idx, hist[0][n_moves[0]].val,
+                                         &hist[0][n_moves[0]].nnz, V)
         hist[0][n_moves[0]].parity = parity
         n = generate_moves(&L.ml, &b, d1, d2)
-        c = net_best_move(L.net, L.encoder, &L.ml, n, &L.buf, NULL)
+        c = ev_best_move(L.ev, &L.ml, n, &L.buf, NULL)
         if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
             c = rng_below(explore, n)
         n_moves[0] += 1
@@ -283,25 +311,32 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
         rng_roll(dice, &d1, &d2)
     # v was won by the side on roll at the last position (parity)
     for t in range(n_moves[0]):
+        if hist[0][t].cls < 0:
+            continue                    # exact: nothing to learn
+        net = L.ev.net[hist[0][t].cls]
+        top = net.n_layers
         outputs_target(K, v if hist[0][t].parity == parity else -v, T)
-        net_forward_sparse(L.net, hist[0][t].idx, hist[0][t].val, hist[0][t].nnz, &L.buf)
+        net_forward_sparse(net, hist[0][t].idx, hist[0][t].val, hist[0][t].nnz, &L.buf)
         for k in range(K):
             dout[k] = <real_t>(alpha * (T[k] - L.buf.act[top][k]))
         err_sum += fabs(T[0] - L.buf.act[top][0])
-        net_backward_sparse(L.net, hist[0][t].idx, hist[0][t].val, hist[0][t].nnz, &L.buf,
-                            dout, L.net.params, 1)
+        net_backward_sparse(net, hist[0][t].idx, hist[0][t].val, hist[0][t].nnz, &L.buf,
+                            dout, net.params, 1)
     result[0] = v if parity == 0 else -v
     return err_sum / n_moves[0]
 
 
-def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
-                seed=0, first_game=0, str method="td", double epsilon=0.0):
+def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
+                seed=0, first_game=0, str method="td", double epsilon=0.0, int target_plies=0):
     """Play ``n_games`` self-play games, updating ``net`` in place.
 
     Parameters
     ----------
-    net : Network
-        Trained in place (its ``params`` array).
+    net : Network or Evaluator
+        Trained in place (its ``params`` arrays).  With an evaluator, each position
+        trains the network of its class (contact or race) and positions with exact
+        values (a bear-off database) train nothing, but give exact targets.
+        TD(lambda) with lam > 0 needs one network for every class.
     n_games : int
     alpha : float
         Learning rate (step size) for this batch.
@@ -314,6 +349,11 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
     method : {"td", "backprop"}
     epsilon : float
         Chance per move of a random play (epsilon-greedy exploration).
+    target_plies : int
+        TD(0) only: 0 trains each state toward the next state's value (the value
+        after the roll thrown); 1 to 3 toward the state's own value at that many
+        plies (1: the mean over the 21 rolls of the best play's 0-ply value), which
+        removes the roll's noise from the target at about 21 times the cost per move.
 
     Returns
     -------
@@ -331,17 +371,27 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
         raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
     if method not in ("td", "backprop"):
         raise ValueError(f"method must be 'td' or 'backprop', got {method!r}")
-    cdef uint64_t sd = check_seed(seed), g0 = check_seed(first_game, "first_game")
+    if not 0 <= target_plies <= 3:
+        raise ValueError(f"target_plies must be in 0..3, got {target_plies}")
+    if target_plies and (method != "td" or lam > 0):
+        raise ValueError("n-ply targets (target_plies > 0) are for TD(0): method 'td', lam = 0")
+    cdef Evaluator evaluator = as_evaluator(net)
     cdef bint td = method == "td"
+    if td and lam > 0 and evaluator.ev.routed:
+        raise ValueError("TD(lambda) with lam > 0 needs one network for every position class; "
+                         "train class networks with lam = 0 (TD(0))")
+    cdef uint64_t sd = check_seed(seed), g0 = check_seed(first_game, "first_game")
     cdef learner_t* L = <learner_t*> calloc(1, sizeof(learner_t))
     if L == NULL:
         raise MemoryError()
-    L.net = &net.net
-    L.encoder = encoder_id(net.encoder)
-    L.K = net.net.sizes[net.net.n_layers]
-    L.H = net.net.sizes[1]
-    L.n_inputs = net.net.sizes[0]
-    L.upper = net.net.offset_b[0]
+    L.ev = &evaluator.ev
+    L.classes = evaluator.ev.routed or evaluator.ev.exact_db != NULL
+    L.net = evaluator.ev.net[CLASS_CONTACT]
+    L.K = evaluator.ev.K
+    L.H = L.net.sizes[1]
+    L.n_inputs = L.net.sizes[0]
+    L.upper = L.net.offset_b[0]
+    L.target_plies = target_plies
     if L.K == 1:
         L.perm, L.sign = PERM1, SIGN1
     elif L.K == 4:
@@ -353,7 +403,7 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
     error = np.zeros(n_games, dtype=np.float64)
     cdef int32_t[::1] mv = moves
     cdef cnp.int8_t[::1] rv = result
-    cdef double[::1] ev = error
+    cdef double[::1] errv = error
     cdef record_t* hist = NULL
     cdef int cap = 0, nm, res
     cdef Py_ssize_t g
@@ -361,8 +411,10 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
     cdef bint use_traces = td and lam > 0
     try:
         movelist_init(&L.ml)
+        if target_plies:
+            searcher_init(&L.S, L.ev, 0, 8, 0.16)
         if use_traces:
-            L.E = <real_t*> calloc(<size_t>L.K * net.net.n_params, sizeof(real_t))
+            L.E = <real_t*> calloc(<size_t>L.K * L.net.n_params, sizeof(real_t))
             L.touched = <unsigned char*> calloc(L.n_inputs, 1)
             L.rows = <int*> calloc(L.n_inputs, sizeof(int))
             if L.E == NULL or L.touched == NULL or L.rows == NULL:
@@ -372,20 +424,22 @@ def train_games(Network net, Py_ssize_t n_games, double alpha, double lam=0.0, *
                 rng_seed(&dice, sd, g0 + g)
                 rng_seed(&explore, sd, EXPLORE_STREAM + g0 + g)
                 if td:
-                    ev[g] = _td_game(L, &dice, &explore, alpha, lam, epsilon, &nm, &res)
+                    errv[g] = _td_game(L, &dice, &explore, alpha, lam, epsilon, &nm, &res)
                 else:
-                    ev[g] = _backprop_game(L, &dice, &explore, alpha, epsilon, &hist, &cap,
+                    errv[g] = _backprop_game(L, &dice, &explore, alpha, epsilon, &hist, &cap,
                                            &nm, &res)
                 mv[g] = nm
                 rv[g] = res
     finally:
         movelist_free(&L.ml)
+        if target_plies:
+            searcher_free(&L.S)
         free(L.E)
         free(L.touched)
         free(L.rows)
         free(L)
         free(hist)
-    if not np.all(np.isfinite(net.params)):
+    if not all(np.all(np.isfinite(n.params)) for n in (evaluator.contact, evaluator.race)):
         raise FloatingPointError("training diverged: the network's weights are no longer finite "
                                  "(try a smaller alpha)")
     return {"moves": moves, "result": result, "error": error}

@@ -1,0 +1,356 @@
+"""Evaluators (bgengine.evaluator): class networks routed by position class, the same
+bits as a single network where there is one, files, and training class networks
+(TD(0), n-ply targets, threads) against the plain-Python reference learner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgengine.agents import Player, play_match
+from bgengine.evaluator import CLASSES, Evaluator, as_evaluator, load_evaluator
+from bgengine.movegen import legal_afterstates
+from bgengine.network import Network
+from bgengine.search import Searcher, rollout
+from bgengine.td import train_games
+from bgengine.train import TrainConfig, train
+from td_reference import mover_values, equity, ref_train, start_board
+
+
+def game_positions(n_games: int = 6, seed: int = 3) -> np.ndarray:
+    """Positions (side on roll) from random-play games: contact, races, bear-offs."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_games):
+        b = start_board()
+        while True:
+            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+            after, _ = legal_afterstates(b, d1, d2)
+            a = after[rng.integers(len(after))]
+            if a[1].sum() == 0:
+                break
+            b = a[::-1].copy()
+            out.append(b)
+    return np.array(out)
+
+
+def races_and_contact(boards: np.ndarray, ev: Evaluator) -> tuple[np.ndarray, np.ndarray]:
+    cls = ev.classify(boards)
+    return boards[cls == 0], boards[cls != 0]
+
+
+@pytest.fixture(scope="module")
+def boards() -> np.ndarray:
+    return game_positions()
+
+
+@pytest.fixture
+def classed() -> Evaluator:
+    return Evaluator(Network((12,), 5, "expert", seed=1, init_range=0.3),
+                     Network((7,), 5, "tesauro198", seed=2, init_range=0.3))
+
+
+def python_class(b: np.ndarray) -> int:
+    """Class by the definition: contact unless every checker of one side has passed every
+    checker of the other (nobody on the bar); exact shape when both are all home."""
+    if b[0, 24] or b[1, 24]:
+        return 0
+    back = [max([i for i in range(24) if b[s, i]], default=-1) for s in (0, 1)]
+    if back[0] + back[1] >= 23:
+        return 0
+    return 2 if max(back) <= 5 else 1
+
+
+def test_classes_match_the_definition(boards, classed):
+    got = classed.classify(boards)
+    want = np.array([python_class(b) for b in boards])
+    want[want == 2] = 1                   # no database: bear-offs are races
+    np.testing.assert_array_equal(got, want)
+    assert {0, 1} <= set(got.tolist())
+    assert CLASSES[:2] == ("contact", "race")
+
+
+def test_single_network_evaluator_is_the_network(boards):
+    net = Network((9,), 5, "expert", seed=4, init_range=0.3)
+    ev = as_evaluator(net)
+    assert ev.single and ev.contact is net and ev.race is net
+    np.testing.assert_array_equal(ev.evaluate(boards), net.evaluate(boards))
+    # searches, rollouts, matches and training: the same bits as the network itself
+    s1, s2 = Searcher(net), Searcher(ev)
+    for b in boards[::25]:
+        assert s1.best_move(b, 3, 1, plies=1)[0] == s2.best_move(b, 3, 1, plies=1)[0]
+        np.testing.assert_array_equal(s1.evaluate(b, 1), s2.evaluate(b, 1))
+    r1 = rollout(net, boards[0], trials=40, seed=2)
+    r2 = rollout(ev, boards[0], trials=40, seed=2)
+    np.testing.assert_array_equal(r1["per_trial"], r2["per_trial"])
+    p1 = play_match(Player("net", net), Player("pubeval"), 20, seed=1)
+    p2 = play_match(Player("net", ev), Player("pubeval"), 20, seed=1)
+    np.testing.assert_array_equal(p1[0], p2[0])
+    a, b = net.copy(), net.copy()
+    train_games(a, 3, 0.1, 0.7, seed=5)
+    train_games(Evaluator.from_network(b), 3, 0.1, 0.7, seed=5)
+    np.testing.assert_array_equal(a.params, b.params)
+
+
+def test_routing_uses_each_class_network(boards, classed):
+    contact, race = races_and_contact(boards, classed)
+    assert len(contact) and len(race)
+    np.testing.assert_array_equal(classed.evaluate(contact), classed.contact.evaluate(contact))
+    np.testing.assert_array_equal(classed.evaluate(race), classed.race.evaluate(race))
+    # the two networks disagree, so routing is visible
+    assert not np.allclose(classed.contact.evaluate(race), classed.race.evaluate(race))
+
+
+def test_best_move_with_class_networks_matches_python(boards, classed):
+    """The compiled 0-ply choice (shared heads per class) picks the first play of highest
+    equity computed position by position in Python, including plays that end contact."""
+    player = Player("net", classed)
+    s = Searcher(classed)
+    crossing = 0
+    for b in boards[::3]:
+        for d1, d2 in ((6, 5), (3, 1), (4, 4)):
+            after, _ = legal_afterstates(b, d1, d2)
+            vals = mover_values(classed, after)
+            want = int(np.argmax([equity(v) for v in vals]))
+            assert player.choose(b, d1, d2) == want
+            idx, out = s.best_move(b, d1, d2)
+            assert idx == want
+            np.testing.assert_array_equal(out, vals[want])
+            live = [a for a in after if a[1].sum()]
+            if live and len({int(c) for c in classed.classify(np.array(live))}) > 1:
+                crossing += 1
+    assert crossing > 0, "no roll had plays of both classes: the test lost its point"
+
+
+def test_save_and_load(tmp_path, classed):
+    path = tmp_path / "ev.npz"
+    classed.metadata["note"] = "x"
+    classed.save(path)
+    back = load_evaluator(path)
+    assert not back.single and back.metadata["note"] == "x"
+    np.testing.assert_array_equal(back.contact.params, classed.contact.params)
+    np.testing.assert_array_equal(back.race.params, classed.race.params)
+    assert back.race.encoder == "tesauro198"
+    with pytest.raises(ValueError, match="evaluator"):
+        Network.load(path)
+    # a single network's file loads as an evaluator too
+    net = Network((5,), 5, "expert", seed=3)
+    net.save(tmp_path / "net.npz")
+    ev = load_evaluator(tmp_path / "net.npz")
+    assert ev.single
+    np.testing.assert_array_equal(ev.contact.params, net.params)
+
+
+def test_bad_files_and_arguments(tmp_path, classed):
+    classed.save(tmp_path / "ev.npz")
+    with np.load(tmp_path / "ev.npz") as z:
+        parts = dict(z)
+    np.savez(tmp_path / "norace.npz", metadata=parts["metadata"], contact_params=parts["contact_params"])
+    with pytest.raises(ValueError, match="race network's parameters"):
+        load_evaluator(tmp_path / "norace.npz")
+    np.savez(tmp_path / "short.npz", metadata=parts["metadata"],
+             contact_params=parts["contact_params"][:-1], race_params=parts["race_params"])
+    with pytest.raises(ValueError, match="contact network"):
+        load_evaluator(tmp_path / "short.npz")
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04junk")
+    with pytest.raises(ValueError, match="junk.npz"):
+        load_evaluator(tmp_path / "junk.npz")
+    with pytest.raises(ValueError, match="outputs"):
+        Evaluator(Network((3,), 5, "expert"), Network((3,), 1, "expert"))
+    for bad in (None, "net", 3):
+        with pytest.raises(TypeError):
+            as_evaluator(bad)
+        with pytest.raises(TypeError):
+            Searcher(bad)
+        with pytest.raises(TypeError):
+            rollout(bad, start_board(), trials=2)
+        with pytest.raises(TypeError):
+            train_games(bad, 1, 0.1)
+    with pytest.raises(ValueError, match="lam = 0"):
+        train_games(classed, 1, 0.1, 0.7)
+    with pytest.raises(ValueError, match="finished game"):
+        classed.evaluate(np.zeros((2, 25), np.uint8))
+
+
+def test_class_td0_matches_reference_bit_for_bit(classed):
+    """Each state trains its own class network toward the next state's value."""
+    other = classed.copy()
+    got = train_games(classed, 3, 0.1, 0.0, seed=11, first_game=2)
+    want = ref_train(other, 3, 0.1, 0.0, seed=11, first_game=2)
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    np.testing.assert_array_equal(got["result"], want["result"])
+    np.testing.assert_array_equal(classed.contact.params, other.contact.params)
+    np.testing.assert_array_equal(classed.race.params, other.race.params)
+    start = Evaluator(Network((12,), 5, "expert", seed=1, init_range=0.3),
+                      Network((7,), 5, "tesauro198", seed=2, init_range=0.3))
+    assert not np.array_equal(classed.race.params, start.race.params)   # races were trained
+
+
+def test_class_backprop_matches_reference(classed):
+    other = classed.copy()
+    train_games(classed, 2, 0.05, method="backprop", seed=4)
+    ref_train(other, 2, 0.05, 0.0, seed=4, method="backprop")
+    np.testing.assert_array_equal(classed.contact.params, other.contact.params)
+    np.testing.assert_array_equal(classed.race.params, other.race.params)
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_one_ply_targets_match_reference(single, classed):
+    """TD(0) toward the state's 1-ply value (the mean over the 21 rolls)."""
+    model = Network((6,), 5, "tesauro198", seed=9, init_range=0.3) if single else classed
+    other = model.copy()
+    got = train_games(model, 1, 0.1, 0.0, seed=6, target_plies=1)
+    want = ref_train(other, 1, 0.1, 0.0, seed=6, target_plies=1)
+    np.testing.assert_array_equal(got["moves"], want["moves"])
+    for a, b in zip(as_evaluator(model).networks.values(), as_evaluator(other).networks.values()):
+        np.testing.assert_array_equal(a.params, b.params)
+    with pytest.raises(ValueError, match="TD\\(0\\)"):
+        train_games(model, 1, 0.1, 0.5, target_plies=1)
+
+
+def small_config(**kw) -> TrainConfig:
+    base = dict(encoder="expert", hidden=[8], race_encoder="tesauro198", race_hidden=[4], lam=0.0,
+                games=600, checkpoint_every=200, eval_every=600, eval_games=20, threads=1,
+                snapshot_every=0, seed=3)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def test_class_run_resumes_exactly_and_threads_are_reproducible(tmp_path):
+    whole = train(small_config(train_threads=2, sync_games=8), tmp_path / "a", progress=False)
+    again = train(small_config(train_threads=2, sync_games=8), tmp_path / "b", progress=False)
+    train(small_config(train_threads=2, sync_games=8), tmp_path / "c", progress=False,
+          stop_after=400)
+    resumed = train(small_config(train_threads=2, sync_games=8), tmp_path / "c", progress=False)
+    one = train(small_config(), tmp_path / "d", progress=False)
+    for other in (again, resumed):
+        np.testing.assert_array_equal(whole.contact.params, other.contact.params)
+        np.testing.assert_array_equal(whole.race.params, other.race.params)
+    # two threads merge their updates: a different (still reproducible) path than one thread
+    assert not np.array_equal(whole.contact.params, one.contact.params)
+    saved = load_evaluator(tmp_path / "a" / "network.npz")
+    np.testing.assert_array_equal(saved.race.params, whole.race.params)
+    assert Player("net", saved).evaluator is saved
+
+
+def test_threads_merge_is_the_sum_of_thread_updates(tmp_path):
+    """One round of two threads equals the start plus both threads' own changes."""
+    cfg = small_config(race_encoder="", race_hidden=[], games=16, checkpoint_every=16,
+                       eval_every=16, train_threads=2, sync_games=8)
+    start = Network((8,), 5, "expert", seed=3, init_range=0.1)
+    got = train(cfg, tmp_path / "r", progress=False)
+    a, b = start.copy(), start.copy()
+    train_games(a, 8, 0.1, 0.0, seed=3, first_game=0)
+    train_games(b, 8, 0.1, 0.0, seed=3, first_game=8)
+    want = start.params + (a.params - start.params) + (b.params - start.params)
+    np.testing.assert_array_equal(got.params, want)
+
+
+def test_config_checks():
+    with pytest.raises(ValueError, match="lam = 0"):
+        small_config(lam=0.7)
+    with pytest.raises(ValueError, match="race_encoder"):
+        small_config(race_encoder="nope")
+    with pytest.raises(ValueError, match="TD\\(0\\)"):
+        small_config(race_encoder="", target_plies=1, lam=0.5)
+    with pytest.raises(ValueError, match="train_threads"):
+        small_config(train_threads=0)
+    with pytest.raises(ValueError, match="steps"):
+        small_config(schedule="steps")
+
+
+def test_init_from(tmp_path, classed):
+    classed.save(tmp_path / "start.npz")
+    cfg = small_config(hidden=[12], race_hidden=[7], games=0 + 200, checkpoint_every=200,
+                       eval_every=200, init_from=str(tmp_path / "start.npz"))
+    cfg_zero = small_config(hidden=[12], race_hidden=[7], games=200, checkpoint_every=200,
+                            eval_every=200)
+    got = train(cfg, tmp_path / "run", progress=False, stop_after=0)
+    np.testing.assert_array_equal(got.contact.params, classed.contact.params)
+    np.testing.assert_array_equal(got.race.params, classed.race.params)
+    fresh = train(cfg_zero, tmp_path / "run0", progress=False, stop_after=0)
+    assert not np.array_equal(fresh.contact.params, classed.contact.params)
+    with pytest.raises(ValueError, match="init_from"):
+        train(small_config(init_from=str(tmp_path / "start.npz")), tmp_path / "bad", progress=False)
+
+
+def test_searcher_shared_by_threads_gives_the_same_answers(boards):
+    """Threads sharing one Searcher take turns: every answer equals a lone searcher's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = Network((10,), 5, "expert", seed=8, init_range=0.3)
+    shared = Searcher(net)
+    jobs = [(b, d1, d2) for b in boards[::10] for d1, d2 in ((3, 1), (6, 6), (5, 2))]
+    want = [Searcher(net).best_move(b, d1, d2, plies=1)[0] for b, d1, d2 in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda j: shared.best_move(j[0], j[1], j[2], plies=1)[0], jobs * 3))
+    assert got == want * 3
+
+
+def test_zip_bomb_is_refused_before_inflating(tmp_path):
+    import zipfile
+
+    path = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("params.npy", b"\0" * (65 << 20))
+        zf.writestr("metadata.npy", b"\0")
+    with pytest.raises(ValueError, match="inflates"):
+        load_evaluator(path)
+    with pytest.raises(ValueError, match="inflates"):
+        Network.load(path)
+
+
+@pytest.fixture
+def with_database(classed) -> Evaluator:
+    from bgengine.bearoff import default
+
+    return Evaluator(classed.contact, classed.race, database=default())
+
+
+def test_bearoffs_are_exact(boards, with_database):
+    db = with_database.database
+    cls = with_database.classify(boards)
+    want = np.array([python_class(b) for b in boards])
+    np.testing.assert_array_equal(cls, want)
+    exact = boards[cls == 2]
+    assert len(exact) > 5
+    for b in exact:
+        np.testing.assert_array_equal(with_database.evaluate(b), np.float32(db.outputs(b)))
+    others = boards[cls != 2]
+    np.testing.assert_array_equal(with_database.evaluate(others), Evaluator(
+        with_database.contact, with_database.race).evaluate(others))
+    # plays are chosen on the exact values where they apply
+    s = Searcher(with_database)
+    for b in exact[::2]:
+        after, _ = legal_afterstates(b, 6, 2)
+        vals = mover_values(with_database, after)
+        assert s.best_move(b, 6, 2)[0] == int(np.argmax([equity(v) for v in vals]))
+
+
+def test_td0_with_exact_bearoffs_matches_reference(with_database):
+    other = Evaluator(with_database.contact.copy(), with_database.race.copy(),
+                      database=with_database.database)
+    train_games(with_database, 3, 0.1, 0.0, seed=12)
+    ref_train(other, 3, 0.1, 0.0, seed=12)
+    np.testing.assert_array_equal(with_database.contact.params, other.contact.params)
+    np.testing.assert_array_equal(with_database.race.params, other.race.params)
+
+
+def test_database_in_every_output_form_and_files(tmp_path, with_database):
+    from bgengine.bearoff import default
+
+    b = np.zeros((2, 25), np.uint8)
+    b[1, :3] = (2, 1, 1)
+    b[0, 1:6] = 3
+    for K in (1, 4):           # exact values in every output form
+        ev = Evaluator(Network((3,), K, "expert"), database=default())
+        np.testing.assert_array_equal(ev.evaluate(b), default().outputs(b, n_outputs=K))
+    with pytest.raises(TypeError):
+        Evaluator(Network((3,), 5, "expert"), database="bearoff")
+    with_database.save(tmp_path / "e.npz")
+    back = load_evaluator(tmp_path / "e.npz")
+    assert back.database is not None and not back.single
+    import pickle
+    again = pickle.loads(pickle.dumps(with_database))
+    assert again.database is not None
+    np.testing.assert_array_equal(again.race.params, with_database.race.params)

@@ -1091,23 +1091,11 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     p1[0], p2[0], loss[0] = n1, n2, lost
 
 
-cdef inline int _timing(const checker_t* c, const side_summary_t* S, int q) noexcept nogil:
-    """Pips (each checker's distance to the 1-point) a side can play before it must break
-    its home board, as gnubg's I_TIMING: q is the other side's rearmost point in its
-    numbering.  Checkers on the bar and on 7..24 are free, except that on 13..24 behind q
-    (in contact) a point keeps two; home points give their checkers beyond two, and a home
-    point with fewer than two takes free checkers to fill it, from the 6-point down."""
-    cdef int t, n, free, spare = S.bar, tot = 24 * S.bar, need
-    cdef uint32_t x = S.occ & ~(<uint32_t>0x7F)
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        n = c[t - 1]
-        free = n
-        if t >= 13 and t + q >= 26:
-            free = n - 2 if n > 2 else (1 if n == 1 else 0)
-        spare += free
-        tot += (t - 1) * free
+cdef inline int _timing_home(const checker_t* c, int spare, int tot) noexcept nogil:
+    """The end of timing (see _contact_cross): from the 6-point down, a home point gives its
+    checkers beyond two, or takes free checkers to fill it (minus their pips) when enough
+    are left."""
+    cdef int t, n, need
     for t in range(6, 0, -1):
         n = c[t - 1]
         if n > 2:
@@ -1125,7 +1113,9 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
                                 const unsigned char* contain, const side_summary_t* O,
                                 real_t* f) noexcept nogil:
     """Contact features 10..21 of side S, which need the other side O too."""
-    cdef int q = _rearmost(O), t, n, bc = 0, fp = 0, p1, p2, loss, mob = 0, closed, m
+    cdef int q = _rearmost(O), t, n, bc = 0, fp = 0, p1, p2, loss, mob, closed, m, free
+    cdef int spare = S.bar, tot = 24 * S.bar
+    cdef bint behind
     cdef uint32_t x
     # containment of O's checkers up to its rearmost
     if q >= 16:
@@ -1134,34 +1124,40 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
         f[11] = Q36SQ[36 - m]
     else:
         f[10] = f[11] = 0.0
-    # pips to break contact (to get every checker past O's rearmost); pips of those past it
+    # pips to break contact (to get every checker behind O's rearmost past it), pips of those
+    # past it (t + q == 25 is one point for both sides: never)
     x = S.occ
     while x:
         t = bg_ctz32(x)
         x &= x - 1
         n = c[t - 1]
-        if t + q >= 26:
-            bc += n * (t + q - 24)
-        elif t + q <= 24:
-            fp += n * t
+        behind = t + q >= 26
+        bc += behind * n * (t + q - 24)
+        fp += (not behind) * n * t
     if q:
         bc += S.bar * (q + 1)
+    # timing's free checkers (13..24 behind q keep two on a point), and mobility: checkers
+    # outside home, each (t - 6) x its escapes past O's points
+    mob = 19 * S.bar * _escapes_table(25, O.made_seen) if S.bar else 0
+    x = S.occ & ~(<uint32_t>0x7F)
+    while x:
+        t = bg_ctz32(x)
+        x &= x - 1
+        n = c[t - 1]
+        free = n
+        if t >= 13 and t + q >= 26:
+            free = n - 2 if n > 2 else (1 if n == 1 else 0)
+        spare += free
+        tot += (t - 1) * free
+        mob += (t - 6) * n * _escapes_table(t, O.made_seen)
     f[12] = <real_t>(bc * (1.0 / 167.0))     # (a multiply: divisions cost here)
     f[13] = Q100[fp]
-    f[14] = Q100[_timing(c, S, q)]
+    f[14] = Q100[_timing_home(c, spare, tot)]
     _hits(S, O, &p1, &p2, &loss)
     f[15] = Q36[p1]
     f[16] = Q36[p2]
     f[17] = <real_t>(loss * (1.0 / 432.0))
     f[18] = Q36[_escapes(S, O)]
-    # mobility: checkers outside home, each (t - 6) x its escapes past O's points
-    x = S.occ & ~(<uint32_t>0x7F)
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        mob += (t - 6) * c[t - 1] * _escapes_table(t, O.made_seen)
-    if S.bar:
-        mob += 19 * S.bar * _escapes_table(25, O.made_seen)
     f[19] = <real_t>(mob * (1.0 / 3600.0))
     closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
     f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] * (1.0 / 294.0)) if S.bar else 0.0
@@ -1479,7 +1475,7 @@ def contact_features(board) -> dict:
         _contact_own(b.c[side], &S[side], f, contain)
         _contact_cross(b.c[side], &S[side], contain, &S[1 - side], f)
         out[key] = {"p1": p1, "p2": p2, "pip_loss": loss,
-                    "timing": _timing(b.c[side], &S[side], _rearmost(&S[1 - side])),
+                    "timing": int(round(f[14] * 100)),
                     "escapes": _escapes(&S[side], &S[1 - side]), "rearmost": _rearmost(&S[side]),
                     "scaled": np.array([f[i] for i in range(N_CONTACT_SIDE)], dtype=np.float32)}
     return out

@@ -45,6 +45,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import select
 import selectors
 import shutil
 import subprocess
@@ -350,7 +351,11 @@ class _Process:
         return out
 
     def describe_exit(self) -> str:
-        code = self.proc.poll()
+        """Why its output closed (called then: it is exiting, so wait a moment for its code)."""
+        try:
+            code = self.proc.wait(1.0)
+        except subprocess.TimeoutExpired:
+            code = None
         said = "; its last output: " + " | ".join(self.tail) if self.tail else ""
         return (f"gnubg process {self.proc.pid} exited with code {code}" if code is not None
                 else f"gnubg process {self.proc.pid} closed its output") + said
@@ -659,11 +664,16 @@ class GnubgPool:
                     start_next(p)
             now = time.monotonic()
             for p in [p for p in busy if now - p.sent_at > self.config.timeout]:
-                failed(p, f"gnubg process {p.proc.pid} gave no reply within "
-                          f"{self.config.timeout:g} s")
+                if not _readable(p):             # a reply waiting (we were busy) is no hang
+                    failed(p, f"gnubg process {p.proc.pid} gave no reply within "
+                              f"{self.config.timeout:g} s")
         res.requests = sum(p.requests for p in self._procs) - asked_before + asked_dropped
         res.seconds = time.monotonic() - t0
         return res
+
+
+def _readable(p: _Process) -> bool:
+    return bool(select.select([p.fd], [], [], 0)[0])
 
 
 def _said(p: _Process) -> str:

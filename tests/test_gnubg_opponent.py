@@ -115,22 +115,22 @@ FAKE = textwrap.dedent('''\
         if parts and parts[0] == "q":
             break
         n += 1
-        nums = [int(x) for x in parts[1:]]
+        ident, nums = parts[1], [int(x) for x in parts[2:]]
         plies, prune, d1, d2 = nums[:4]
         board = (nums[4:29], nums[29:54])
         if misbehave(n):
             if mode == "illegal":
-                print("@@ok 2 5", flush=True)        # backwards: never legal
+                print("@@ok", ident, "2 5", flush=True)        # backwards: never legal
                 continue
             if mode == "garbage":
-                print("@@ok 24 x", flush=True)
+                print("@@ok", ident, "24 x", flush=True)
                 continue
             if mode == "die":
                 os._exit(1)
             if mode == "hang":
                 time.sleep(3600)
         steps = next(iter(rules_oracle.legal_plays(board, d1, d2).values()))
-        print("@@ok " + " ".join(str(v) for step in steps for v in step), flush=True)
+        print("@@ok", ident, " ".join(str(v) for step in steps for v in step), flush=True)
 ''')
 
 
@@ -236,6 +236,17 @@ def test_no_process_left_after_an_exception(fake, no_leftovers):
         play_gnubg_match(_Failing(25), _fake_player(fake, processes=3), 8, seed=3)
 
 
+def test_pool_used_again_after_an_exception_ignores_stale_replies(fake, no_leftovers):
+    with _fake_player(fake, processes=3) as g:
+        pool = g.pool()
+        with pytest.raises(_Boom):                 # leaves requests unanswered...
+            pool.play_pairs(_Failing(25), g, 4, seed=3)
+        again = pool.play_pairs(_ours(), g, 4, seed=3)   # ... whose replies must be ignored
+    clean = play_gnubg_pairs(_ours(), _fake_player(fake, processes=2), 4, seed=3)
+    assert not again.bad.any()
+    assert np.array_equal(again.points, clean.points) and np.array_equal(again.moves, clean.moves)
+
+
 def test_no_process_left_after_ctrl_c(fake, no_leftovers):
     def progress(done: int, total: int) -> None:
         if done == 2:
@@ -292,7 +303,7 @@ def test_env_var_names_the_binary(fake, monkeypatch, no_leftovers):
 def test_specs():
     assert GnubgSettings(0).prune is False and GnubgSettings(2).prune is True
     assert GnubgSettings(2, prune=False).request(Position.initial().board, 6, 5).startswith(
-        "m 2 0 6 5 0 0 0 0 0 5 ")
+        "2 0 6 5 0 0 0 0 0 5 ")
     for bad in ("gnubg:x", "gnubg:5", "gnubg:"):
         with pytest.raises(ValueError, match="plies"):
             make_player(bad)

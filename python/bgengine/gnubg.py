@@ -145,9 +145,10 @@ class GnubgSettings:
             object.__setattr__(self, "prune", self.plies > 0)
 
     def request(self, board: np.ndarray, d1: int, d2: int) -> str:
-        """The driver's request line for ``board`` (mover in row 1) and the roll."""
-        return (f"m {self.plies} {int(bool(self.prune))} {d1} {d2} "
-                + " ".join(map(str, board.ravel().tolist())) + "\n")
+        """The body of the driver's request for ``board`` (mover in row 1) and
+        the roll (the process puts ``m ID`` in front)."""
+        return (f"{self.plies} {int(bool(self.prune))} {d1} {d2} "
+                + " ".join(map(str, board.ravel().tolist())))
 
 
 @dataclass(frozen=True)
@@ -303,16 +304,16 @@ class _Process:
         self.game: _Game | None = None
         self.requests = 0
 
-    def send(self, line: str) -> None:
-        """Write one request (a process that has died shows as closed output
-        or as a timeout, so a broken pipe is not raised here)."""
+    def send(self, body: str) -> None:
+        """Write one request, numbered (a process that has died shows as
+        closed output or as a timeout, so a broken pipe is not raised here)."""
         assert self.proc.stdin is not None
+        self.requests += 1
         try:
-            self.proc.stdin.write(line.encode())
+            self.proc.stdin.write(f"m {self.requests} {body}\n".encode())
         except (OSError, ValueError):
             pass
         self.sent_at = time.monotonic()
-        self.requests += 1
 
     def request_quit(self) -> None:
         """Say ``q`` and close its input (it then exits by itself)."""
@@ -329,7 +330,9 @@ class _Process:
             pass
 
     def replies(self) -> list[str] | None:
-        """The ``@@`` lines now readable; ``None`` once gnubg has closed its output."""
+        """The ``@@`` lines now readable, those answering the latest request
+        without their ID (``@@ok 8 5 6 5``), replies to earlier requests left
+        out; ``None`` once gnubg has closed its output."""
         try:
             data = os.read(self.fd, 65536)
         except BlockingIOError:
@@ -345,7 +348,13 @@ class _Process:
             del self._buf[:nl + 1]
             at = line.find("@@")              # gnubg's own output may precede it on the line
             if at >= 0:
-                out.append(line[at:])
+                tag, ident, rest = (line[at:] + "  ").split(" ", 2)
+                if tag == "@@ready":
+                    out.append(line[at:])
+                elif ident == str(self.requests):
+                    out.append(f"{tag} {rest}".rstrip())
+                else:
+                    log.debug("gnubg process %d: dropped a stale reply %r", self.proc.pid, line)
             elif line.strip():
                 self.tail.append(line.strip())
         return out

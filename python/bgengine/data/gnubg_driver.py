@@ -2,17 +2,18 @@
 # ``gnubg -t -q -r -p gnubg_driver.py`` (started by bgengine.gnubg, not by hand).
 #
 # Protocol, one line each way, on stdin/stdout:
-#   request  ``m PLIES PRUNE D1 D2 B0 ... B49``  board as gnubg's TanBoard: 25
-#            numbers for the side not on roll, then 25 for the side on roll
+#   request  ``m ID PLIES PRUNE D1 D2 B0 ... B49``  board as gnubg's TanBoard:
+#            25 numbers for the side not on roll, then 25 for the side on roll
 #            (points 1..24 in each side's own numbering, then its bar); the
 #            same layout as bgengine's (2, 25) boards, row 0 first.
-#   reply    ``@@ok F1 T1 F2 T2 ...``  gnubg's chosen play as single-die steps
-#            (points 1..24, 25 = bar, 0 = off); nothing after ``@@ok`` when
-#            there is no legal play.
+#   reply    ``@@ok ID F1 T1 F2 T2 ...``  gnubg's chosen play as single-die
+#            steps (points 1..24, 25 = bar, 0 = off); nothing after the ID when
+#            there is no legal play.  ID is the request's, so that a reply to
+#            an abandoned request is never taken for the answer to a later one.
 #   request  ``q``  exit.
 # Any reply line starts with ``@@`` (``@@ready ...`` once after start-up,
-# ``@@error ...`` for a request that could not be served); gnubg's own output
-# (settings messages) may come in between and is ignored by the reader.
+# ``@@error ID ...`` for a request that could not be served); gnubg's own
+# output (settings messages) may come in between and is ignored by the reader.
 #
 # Every setting that matters is set here or passed with each call (board,
 # dice, cube, evaluation context, move filters), so gnubg's preference files
@@ -59,13 +60,15 @@ for line in sys.stdin:
         continue
     if parts[0] == "q":
         break
+    ident = parts[1] if len(parts) > 1 else "-"
     try:
-        if parts[0] != "m" or len(parts) != 55:
+        if parts[0] != "m" or len(parts) != 56:
             raise ValueError("bad request")
-        nums = [int(x) for x in parts[1:]]
+        nums = [int(x) for x in parts[2:]]
         plies, prune, d1, d2 = nums[:4]
         board = (nums[4:29], nums[29:54])
         move = gnubg.findbestmove(board, CUBE, context(plies, prune), (d1, d2), FILTERS)
-        print("@@ok " + " ".join(str(x) for x in move), flush=True)
+        print("@@ok %s %s" % (ident, " ".join(str(x) for x in move)), flush=True)
     except Exception as exc:  # report, keep serving
-        print("@@error %s: %s" % (type(exc).__name__, str(exc).replace("\n", " ")), flush=True)
+        print("@@error %s %s: %s" % (ident, type(exc).__name__, str(exc).replace("\n", " ")),
+              flush=True)

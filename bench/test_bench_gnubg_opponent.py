@@ -2,31 +2,34 @@
 (skipped without gnubg).
 
 The shipped network plays ``GAMES`` cubeless money games against ``gnubg``
-(0-ply) with :class:`bgengine.gnubg.GnubgPool` at its default size (12
-processes per core); the pool is started before the clock starts (about 1 s
-for 24 processes) and every reply is checked against our legal plays as in a
+(0-ply) with :class:`bgengine.gnubg.GnubgPool` at its default size (16
+processes per core); the pool is started before the clock starts (about 1.2 s
+for 32 processes) and every reply is checked against our legal plays as in a
 real match.  gnubg waits about 10 ms for each of its own evaluations (its
 worker-thread poll, whatever ``set threads`` says), so one process answers
 about 95 plays a second whatever the CPU; the pool runs many at once.
 
 Target: >= 40 games/s on 2 cores.  Gate: >= 30 games/s (a noisy or loaded run
 may dip below the target; the figure is printed).  ``pytest
-bench/test_bench_gnubg_opponent.py --benchmark-disable`` takes about 20 s.
+bench/test_bench_gnubg_opponent.py --benchmark-disable`` takes about 12 s.
 
-Figures (games/s, 2000 games, seed 0, default pool of 24 processes; CPU "AMD
-EPYC" per /proc/cpuinfo, 2-core KVM guest, Python 3.11, gnubg 1.07.001):
+Figures (games/s at 0-ply, seed 0; CPU "AMD EPYC" per /proc/cpuinfo, 2-core
+KVM guest, Python 3.11, gnubg 1.07.001; 22 gnubg plays per game asked, the
+forced ones not):
 
-======================================================  ==========  ===============
-machine state                                           games/s     our Python CPU
-======================================================  ==========  ===============
-other core running ``bgengine train`` (1 core busy)     62-70       ~40% of a core
-training paused (``kill -STOP``), both cores free       see README  see README
-======================================================  ==========  ===============
+==============================================  =========  ========  ========  ========
+machine state                                   16 procs   24 procs  32 procs  48 procs
+==============================================  =========  ========  ========  ========
+both cores free (training paused, kill -STOP)   57.8       80.6      111.7     97.8
+two niced ``bgengine train`` runs beside it                84.5      94.6-109
+one niced ``bgengine train`` run beside it      55-57      62-73               68
+==============================================  =========  ========  ========  ========
 
-(Pool size, other core training, 800 games: 8 processes 29 games/s, 16: 55-57,
-24: 62-70, 32: 60, 48: 68; the gnubg processes use little CPU each, our game
-loop about 150 us per gnubg reply: move generation, the reply's check, our
-own play, the request line.)
+(1000-2000 games each.)  Our game loop costs about 150 us of Python per gnubg
+reply (move generation, the reply's check by ``match_move``, our own play, the
+request line): 45-60% of a core at these rates.  Each gnubg process uses
+little CPU (0.15 ms per 0-ply play), so more processes help until the cores
+are full.
 """
 
 from __future__ import annotations

@@ -226,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "
                         "else gnubg on PATH, else /usr/games/gnubg)")
     p.add_argument("--gnubg-processes", type=int, default=None, metavar="N",
-                   help="gnubg processes run at once (default: 12 per core)")
+                   help="gnubg processes run at once (default: 16 per core)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (shown for matches played from Python: gnubg, external)")
     from bgengine.distributed import add_backend_arguments

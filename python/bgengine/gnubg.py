@@ -78,8 +78,9 @@ FALLBACK_LOCATIONS = ("/usr/games/gnubg", "/usr/local/games/gnubg")
 #: Deepest lookahead offered (gnubg's normal move filters are defined to 4 plies).
 MAX_PLIES = 4
 #: Processes per core by default: each waits about 10 ms per request, mostly asleep
-#: (on the 2-core bench machine 16 processes gave ~55 games/s, 24 ~70, 48 ~68).
-PROCESSES_PER_CORE = 12
+#: (2-core bench machine, 0-ply: 24 processes 81 games/s, 32 112, 48 98 on free cores;
+#: 16 ~55, 24 ~70, 48 ~68 with one core busy training).
+PROCESSES_PER_CORE = 16
 
 _NOT_FOUND = ("gnubg not found: install GNU Backgammon (apt-get install gnubg) or put it on "
               f"PATH (or name the binary with ${ENV_BINARY} or --gnubg)")

@@ -338,6 +338,23 @@ class TestRealGnubg:
                                  6, seed=22)
         assert not np.array_equal(other.moves, runs[0].moves)
 
+    def test_settings_files_do_not_matter(self, tmp_path, monkeypatch):
+        plain = play_gnubg_pairs(_ours(), GnubgPlayer(GnubgSettings(0), GnubgConfig(processes=3)),
+                                 3, seed=31)
+        hostile = "\n".join(["set jacoby on", "set threads 2", "set cube use on",
+                             "set evaluation chequerplay evaluation plies 2",
+                             "set evaluation chequerplay evaluation noise 0.5",
+                             "set evaluation chequerplay evaluation deterministic off"]) + "\n"
+        (tmp_path / ".gnubg").mkdir()
+        for f in (tmp_path / ".gnubgrc", tmp_path / ".gnubg" / "gnubgautorc",
+                  tmp_path / ".gnubg" / "gnubgrc"):
+            f.write_text(hostile)
+        monkeypatch.setenv("HOME", str(tmp_path))
+        again = play_gnubg_pairs(_ours(), GnubgPlayer(GnubgSettings(0), GnubgConfig(processes=3)),
+                                 3, seed=31)
+        assert np.array_equal(plain.points, again.points)
+        assert np.array_equal(plain.moves, again.moves)
+
     def test_lookahead_and_gnubg_against_itself(self):
         g0 = GnubgPlayer(GnubgSettings(0), GnubgConfig(processes=4))
         res = play_gnubg_pairs(g0, GnubgPlayer(GnubgSettings(1)), 2, seed=1)

@@ -57,7 +57,8 @@ def make_player(spec: str, gnubg_config=None):
     ``gnubg_config`` (a :class:`bgengine.gnubg.GnubgConfig`) says how to run
     gnubg for the ``gnubg`` specs (binary, processes, timeouts).  Raises
     ``ValueError`` for an unknown name, a missing or corrupt network file, or
-    a bad ``@EPS``.
+    a bad ``@EPS``, and :class:`bgengine.gnubg.GnubgNotFound` for ``gnubg``
+    when GNU Backgammon is not installed.
     """
     text = spec.strip()
     for prefix in ("gnubg-external:", "external:"):

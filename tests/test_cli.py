@@ -29,7 +29,7 @@ def test_pubeval_beats_random_most_of_the_time():
 
 def test_demo_unknown_player():
     with pytest.raises(ValueError, match="unknown player"):
-        play_demo_game("gnubg", "random")
+        play_demo_game("gnubq", "random")
 
 
 def test_cli_demo(capsys):

@@ -127,7 +127,7 @@ def test_bad_players(folder):
     with pytest.raises(ValueError, match="given twice"):
         load_entrants(["pubeval", "pubeval"], _quiet)
     with pytest.raises(ValueError, match="unknown player"):
-        load_entrants(["pubeval", "gnubg"], _quiet)
+        load_entrants(["pubeval", "gnubq"], _quiet)
     with pytest.raises(ValueError, match="at least 2 players"):
         round_robin(load_entrants(["pubeval"], _quiet), games=10)
     with pytest.raises(ValueError, match="games"):

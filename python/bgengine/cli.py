@@ -53,11 +53,48 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return 0
 
 
+class _ProgressLine:
+    """``progress(done, total)`` for long matches: a line on stderr rewritten
+    in place on a terminal (at most every 0.5 s), else a line every 10%."""
+
+    def __init__(self, label: str) -> None:
+        import time
+
+        self.label, self.clock = label, time.monotonic
+        self.t0 = self.last = self.clock()
+        self.tty = sys.stderr.isatty()
+        self.next_pct = 10
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        pct = 100 * done // max(total, 1)
+        if self.tty and now - self.last < 0.5 and done < total:
+            return
+        if not self.tty and pct < self.next_pct:
+            return
+        self.last, self.next_pct = now, pct + 10
+        rate = done / max(now - self.t0, 1e-9)
+        eta = int((total - done) / rate) if rate > 0 else 0
+        text = (f"{self.label}: {done}/{total} games ({pct}%), {rate:.1f} games/s, "
+                f"eta {eta // 60}m{eta % 60:02d}s")
+        end = "\n" if not self.tty or done >= total else ""
+        sys.stderr.write(("\r\033[K" if self.tty else "") + text + end)
+        sys.stderr.flush()
+
+
+def _gnubg_config(args: argparse.Namespace):
+    from bgengine.gnubg import GnubgConfig
+
+    return GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
+    from bgengine.agents import Player
     from bgengine.match import run_match
     from bgengine.players import make_player
 
-    a, b = make_player(args.a), make_player(args.b)
+    config = _gnubg_config(args)
+    a, b = make_player(args.a, config), make_player(args.b, config)
     if args.cube or args.match_length:
         from bgengine.match import run_cube_match
 
@@ -66,8 +103,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
     else:
         from bgengine.distributed import backend_from_args
 
+        slow = not (isinstance(a, Player) and isinstance(b, Player))   # played from Python
+        progress = _ProgressLine(f"{args.a} vs {args.b}") if slow and not args.quiet else None
         with backend_from_args(args, args.threads) as backend:
-            result = run_match(a, b, args.games, seed=args.seed, backend=backend)
+            result = run_match(a, b, args.games, seed=args.seed, backend=backend,
+                               progress=progress)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
@@ -181,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
     p.add_argument("--jacoby", action="store_true", help="money games with --cube: the Jacoby rule")
+    p.add_argument("--gnubg", metavar="PATH", default=None,
+                   help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "
+                        "else gnubg on PATH, else /usr/games/gnubg)")
+    p.add_argument("--gnubg-processes", type=int, default=None, metavar="N",
+                   help="gnubg processes run at once (default: 16 per core)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (shown for matches played from Python: gnubg, external)")
     from bgengine.distributed import add_backend_arguments
 
     add_backend_arguments(p)
@@ -248,11 +295,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from bgengine.gnubg import GnubgError
+
     try:
         return int(args.func(args))
-    except (ValueError, ImportError) as exc:    # bad input; an optional dependency missing
+    except (ValueError, ImportError, GnubgError) as exc:  # bad input; an optional program missing
         print(f"bgengine: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("bgengine: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

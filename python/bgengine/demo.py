@@ -1,7 +1,7 @@
 """A game between two players, printed move by move (``bgengine demo``).
 
 Players are any :func:`bgengine.players.make_player` spec (``net``,
-``pubeval``, ``simple3``, ``random``, ``net:PATH``).  The game is driven from
+``pubeval``, ``simple3``, ``random``, ``net:PATH``, ``gnubg``).  The game is driven from
 Python one move at a time so that every move can be printed; matches and
 training run whole games in compiled code instead.
 """
@@ -43,6 +43,15 @@ def play_demo_game(x: str = "simple3", o: str = "random", seed: int = 1,
     board and result follow.
     """
     players = {"X": make_player(x), "O": make_player(o)}
+    try:
+        return _play(players, x, o, seed, out)
+    finally:
+        for p in players.values():        # gnubg's processes, an external player's socket
+            if hasattr(p, "close"):
+                p.close()
+
+
+def _play(players: dict, x: str, o: str, seed: int, out: TextIO | None) -> GameRecord:
     dice = Dice(seed)
     names = {"X": x, "O": o}
     d1, d2 = dice.opening_roll()

@@ -27,11 +27,10 @@ import time
 
 import numpy as np
 
-from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.fibs import format_fibs_board
 from bgengine.ids import MatchState
-from bgengine.match import MatchResult, summarize
+from bgengine.match import MatchResult, game_decisions, game_seed, summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_move, match_move
 from bgengine.position import STARTING_BOARD
@@ -261,31 +260,18 @@ class ExternalPlayer:
 
 # ====================================================================== matches
 
-def _game_seed(seed: int, pair: int, game: int, move: int) -> int:
-    return (seed * 0x9E3779B1 + pair * 0x85EBCA77 + game * 0xC2B2AE3D + move) & ((1 << 63) - 1)
-
-
 def _play_game(players, dice: Dice, seed: int, pair: int, game: int) -> tuple[int, int]:
     """One cubeless game, ``players[0]`` moving first; (points for players[0], plays)."""
-    board = STARTING_BOARD.copy()
-    turn = 0
-    d1, d2 = dice.opening_roll()
-    n_moves = 0
+    game_loop = game_decisions(dice)
+    k = None
     while True:
-        after, _ = legal_afterstates(board, d1, d2)
-        k = int(players[turn].choose(board, d1, d2, _game_seed(seed, pair, game, n_moves)))
-        if not 0 <= k < len(after):
-            raise ExternalPlayerError(f"{players[turn]!r} chose play {k} of {len(after)}")
-        n_moves += 1
-        a = after[k]
-        v = game_result(a)              # > 0 once the mover has borne off all its checkers
-        if v:
-            return (v if turn == 0 else -v), n_moves
-        board = np.ascontiguousarray(a[::-1])
-        turn ^= 1
-        d1, d2 = dice.roll()
-        if n_moves > 10000:  # pragma: no cover - cannot happen with legal play
-            raise RuntimeError("game did not end")
+        try:
+            d = game_loop.send(k)
+        except StopIteration as done:
+            return done.value
+        except ValueError as exc:
+            raise ExternalPlayerError(f"{players[d.turn]!r} {exc}") from None
+        k = int(players[d.turn].choose(d.board, d.d1, d.d2, game_seed(seed, pair, game, d.number)))
 
 
 def play_external_match(player, opponent, games: int, seed: int = 0, *,

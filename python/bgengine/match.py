@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Generator
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from bgengine.agents import Player, play_match
+from bgengine.board import game_result
 from bgengine.ids import MatchState
+from bgengine.movegen import legal_afterstates
+from bgengine.position import STARTING_BOARD
 
-__all__ = ["MatchResult", "run_match", "default_threads", "CubeMatchResult", "run_cube_match"]
+__all__ = ["MatchResult", "run_match", "default_threads", "CubeMatchResult", "run_cube_match",
+           "Decision", "game_decisions", "game_seed", "summarize"]
 
 
 def default_threads() -> int:
@@ -26,6 +31,13 @@ class MatchResult:
     confidence interval, from the spread of game-pair means (each pair plays
     one dice sequence twice with the seats swapped, so pairs are independent).
     Rates are fractions of all games.
+
+    ``bad_games`` is set for matches against a program whose replies are
+    checked (GNU Backgammon, see :mod:`bgengine.gnubg`): the games in which
+    it gave a reply that is not a legal play (or could not answer at all).
+    Such a game's pair is left out of every figure above (``games`` counts
+    only the games kept); ``bad_examples`` says what went wrong in the first
+    few.  ``None`` where nothing external was asked.
     """
 
     a: str
@@ -39,19 +51,36 @@ class MatchResult:
     lose_gammon: float
     lose_backgammon: float
     mean_moves: float
+    bad_games: int | None = None
+    bad_examples: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
-        return (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg ± {self.ci95:.3f} (95%) over "
+        text = (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg ± {self.ci95:.3f} (95%) over "
                 f"{self.games} games; wins {100 * self.win:.1f}%, gammons "
                 f"{100 * self.win_gammon:.1f}%/{100 * self.lose_gammon:.1f}%, backgammons "
                 f"{100 * self.win_backgammon:.2f}%/{100 * self.lose_backgammon:.2f}% (won/lost)")
+        if self.bad_games is not None:
+            text += f"; {self.bad_games} games with a bad reply (their pairs not counted)"
+            if self.bad_examples:
+                text += ", first: " + self.bad_examples[0]
+        return text
 
 
-def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray) -> MatchResult:
-    """A :class:`MatchResult` from ``play_match``'s (pairs, 2) arrays."""
+def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray, bad: np.ndarray | None = None,
+              bad_examples: tuple[str, ...] = ()) -> MatchResult:
+    """A :class:`MatchResult` from ``play_match``'s (pairs, 2) arrays.
+
+    ``bad`` (bool, same shape, optional) marks games with a bad reply: their
+    pairs are dropped from the figures and counted in ``bad_games``.
+    """
+    n_bad = None
+    if bad is not None:
+        keep = ~np.asarray(bad, dtype=bool).any(axis=1)
+        n_bad = int(np.count_nonzero(bad))
+        points, moves = points[keep], moves[keep]
     pts = points.astype(np.float64)
     n_pairs = pts.shape[0]
     pair_means = pts.mean(axis=1)
@@ -64,25 +93,94 @@ def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray) -> MatchRes
         win_gammon=float((flat >= 2).sum() / n), win_backgammon=float((flat >= 3).sum() / n),
         lose_gammon=float((flat <= -2).sum() / n), lose_backgammon=float((flat <= -3).sum() / n),
         mean_moves=float(moves.mean()) if moves.size else 0.0,
+        bad_games=n_bad, bad_examples=tuple(bad_examples),
     )
 
 
+# ====================================================================== one game, step by step
+
+@dataclass(frozen=True)
+class Decision:
+    """One play to choose in a game driven by :func:`game_decisions`.
+
+    ``turn``: 0 for the side that moved first, 1 for the other; ``board``: the
+    position, the mover in row 1; ``afterstates``: ``legal_afterstates(board,
+    d1, d2)``'s positions (the answer is an index into them); ``number``:
+    plays made so far in the game.
+    """
+
+    turn: int
+    board: np.ndarray
+    d1: int
+    d2: int
+    afterstates: np.ndarray
+    number: int
+
+
+#: A game that has run this long without ending has a bug in it.
+MAX_PLAYS = 10000
+
+
+def game_decisions(dice) -> Generator[Decision, int, tuple[int, int]]:
+    """A cubeless money game from the starting position as a generator.
+
+    The first mover rolls ``dice.opening_roll()``, then every turn
+    ``dice.roll()`` (a :class:`bgengine.dice.Dice`).  Each ``yield`` hands out
+    a :class:`Decision` and takes back the index of the chosen play; the
+    generator returns ``(points for the first mover, plays made)`` when the
+    game is over.  Whoever drives it decides who answers each decision (a
+    compiled player, a socket, a gnubg process), so every Python game loop
+    plays by this one.  Raises ``ValueError`` for an index out of range.
+    """
+    board = STARTING_BOARD.copy()
+    turn = 0
+    d1, d2 = dice.opening_roll()
+    n_moves = 0
+    while n_moves < MAX_PLAYS:
+        after, _ = legal_afterstates(board, d1, d2)
+        k = yield Decision(turn, board, int(d1), int(d2), after, n_moves)
+        if not 0 <= k < len(after):
+            raise ValueError(f"chose play {k} of {len(after)}")
+        n_moves += 1
+        a = after[k]
+        v = game_result(a)              # > 0 once the mover has borne off all its checkers
+        if v:
+            return (v if turn == 0 else -v), n_moves
+        board = np.ascontiguousarray(a[::-1])
+        turn ^= 1
+        d1, d2 = dice.roll()
+    raise RuntimeError(f"game did not end after {MAX_PLAYS} plays")  # pragma: no cover
+
+
+def game_seed(seed: int, pair: int, game: int, move: int) -> int:
+    """The seed a Python game loop passes to ``Player.choose`` for one play
+    (only players with randomness, ``@EPS``, use it)."""
+    return (seed * 0x9E3779B1 + pair * 0x85EBCA77 + game * 0xC2B2AE3D + move) & ((1 << 63) - 1)
+
+
 def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
-              backend=None) -> MatchResult:
+              backend=None, progress=None) -> MatchResult:
     """Play ``games`` games (rounded up to an even number: game pairs) between ``a`` and ``b``.
 
     Compiled players play whole games in the compiled core on ``threads``
     threads, or on ``backend`` (a :class:`bgengine.distributed.Backend`, e.g.
-    a Ray cluster; same results for the same seed); a match involving an
-    external player (see :mod:`bgengine.external`) is played from Python
-    with the same dice pairs.
+    a Ray cluster; same results for the same seed); a match against GNU
+    Backgammon (:class:`bgengine.gnubg.GnubgPlayer`) is played by a pool of
+    gnubg processes, and one involving an external player (see
+    :mod:`bgengine.external`) from Python, both with the same dice pairs.
+    ``progress(games_done, games_total)`` is called after each game of those
+    two kinds.
     """
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
     if not (isinstance(a, Player) and isinstance(b, Player)):
+        from bgengine.gnubg import GnubgPlayer, play_gnubg_match
+
+        if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
+            return play_gnubg_match(a, b, games, seed=seed, progress=progress)
         from bgengine.external import play_external_match
 
-        return play_external_match(a, b, games, seed=seed)
+        return play_external_match(a, b, games, seed=seed, progress=progress)
     n_pairs = (games + 1) // 2
     if backend is not None:
         points, moves = backend.play_pairs(a, b, n_pairs, seed)

@@ -517,27 +517,26 @@ def match_move(board, d1: int, d2: int, text: str) -> int:
     arr = validate_board(board)
     d1, d2 = _check_die(d1, "d1"), _check_die(d2, "d2")
     after, steps = legal_afterstates(arr, d1, d2)
-    plays = [_steps_of(st) for st in steps]
     roll = _roll(d1, d2)
-    no_play = len(plays) == 1 and not plays[0]
+    no_play = len(after) == 1 and not _steps_of(steps[0])
     if not isinstance(text, str):
         raise ValueError(f"a move must be a string, got {type(text).__name__}")
     if not text.strip():
         if no_play:
             return 0
         raise ValueError(f"no move given, but {roll} can be played "
-                         f"(e.g. {format_move(arr, plays[0])})")
+                         f"(e.g. {format_move(arr, _steps_of(steps[0]))})")
     readings = _interpretations(text)
     if no_play:
         raise ValueError(f"there is no legal play with {roll}; the roll is forfeited "
                          "(give an empty move)")
-    index = {a.tobytes(): i for i, a in enumerate(after)}
     for pairs in readings:
         result, err = _apply(arr, pairs)
         if err is None:
-            hit = index.get(result.astype(np.uint8).tobytes())
-            if hit is not None:
-                return hit
+            hit = np.flatnonzero((after == result).all(axis=(1, 2)))  # afterstates are unique
+            if hit.size:
+                return int(hit[0])
+    plays = [_steps_of(st) for st in steps]    # only the slower paths need every play's steps
     for pairs in readings:
         if not _forward(pairs):
             continue

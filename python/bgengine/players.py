@@ -8,6 +8,10 @@ Specs
     The default network shipped with bgengine.
 ``net:PATH``
     A network or evaluator file written by bgengine (``.npz``).
+``gnubg``, ``gnubg:N``
+    GNU Backgammon itself at 0-ply (its static evaluation) or with N plies of
+    lookahead (N = 1..4), played by a pool of gnubg processes that bgengine
+    starts and stops (see :mod:`bgengine.gnubg`; gnubg must be installed).
 ``gnubg-external:HOST:PORT`` (or ``external:HOST:PORT``)
     Any server of GNU Backgammon's external-player protocol: gnubg's own
     ``external`` command, or ``bgengine serve``.  Played from Python, one
@@ -30,7 +34,8 @@ __all__ = ["Player", "make_player", "default_network_path", "load_default_networ
            "SPEC_HELP"]
 
 SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
-             "net:PATH (a network file) | gnubg-external:HOST:PORT (a server of gnubg's "
+             "net:PATH (a network file) | gnubg, gnubg:N (GNU Backgammon at 0-ply or N-ply, "
+             "run by bgengine) | gnubg-external:HOST:PORT (a server of gnubg's "
              "external-player protocol); add @EPS for a random play with probability EPS")
 
 DEFAULT_NETWORK = "default.npz"
@@ -56,11 +61,14 @@ def load_default_network() -> Network | Evaluator:
     return load_network(path)
 
 
-def make_player(spec: str):
+def make_player(spec: str, gnubg_config=None):
     """The player named by ``spec`` (see the module docstring).
 
-    Raises ``ValueError`` for an unknown name, a missing or corrupt network
-    file, or a bad ``@EPS``.
+    ``gnubg_config`` (a :class:`bgengine.gnubg.GnubgConfig`) says how to run
+    gnubg for the ``gnubg`` specs (binary, processes, timeouts).  Raises
+    ``ValueError`` for an unknown name, a missing or corrupt network file, or
+    a bad ``@EPS``, and :class:`bgengine.gnubg.GnubgNotFound` for ``gnubg``
+    when GNU Backgammon is not installed.
     """
     text = spec.strip()
     for prefix in ("gnubg-external:", "external:"):
@@ -68,6 +76,10 @@ def make_player(spec: str):
             from bgengine.external import ExternalPlayer
 
             return ExternalPlayer(text[len(prefix):], name=spec)
+    if text == "gnubg" or text.startswith("gnubg:"):
+        from bgengine.gnubg import GnubgPlayer, parse_gnubg_spec
+
+        return GnubgPlayer(parse_gnubg_spec(text), gnubg_config, name=text)
     epsilon = 0.0
     if "@" in text:
         text, _, eps = text.rpartition("@")

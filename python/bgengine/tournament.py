@@ -1,7 +1,8 @@
 """Tournaments: round robin, knock-out ("win or leave") and self against older self.
 
 Every game here is a cubeless money game played by the compiled match loop
-(:func:`bgengine.agents.play_match`) in *game pairs*: one dice sequence played
+(:func:`bgengine.agents.play_match`), or for GNU Backgammon (players ``gnubg``,
+``gnubg:N``) by a pool of gnubg processes (:mod:`bgengine.gnubg`), in *game pairs*: one dice sequence played
 twice with the seats swapped, so most of the luck cancels.  Games are spread
 over ``threads`` threads inside the compiled core; pair ``i`` of a pairing
 depends only on the pairing's seed and ``i``, so every result below is a
@@ -46,9 +47,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import hashlib
 import io
 import json
+import logging
 import math
 import re
 import signal
@@ -65,6 +68,7 @@ import numpy as np
 from bgengine.agents import Player
 from bgengine.fileio import atomic_write
 from bgengine.distributed import Backend, LocalBackend, add_backend_arguments, backend_from_args
+from bgengine.gnubg import GnubgPlayer
 from bgengine.match import MatchResult, default_threads, summarize
 from bgengine.network import Network
 from bgengine.players import load_network
@@ -74,6 +78,8 @@ __all__ = [
     "derive_seed", "load_entrants", "load_network_folder", "round_robin", "knockout",
     "older_self", "add_tournament_parser", "tournament_main",
 ]
+
+log = logging.getLogger(__name__)
 
 #: game pairs per call of the compiled match loop in a round robin or an
 #: older-self comparison (results do not depend on it; Ctrl-C waits for one batch)
@@ -95,10 +101,11 @@ def _stderr(msg: str) -> None:
 
 @dataclass
 class Entrant:
-    """A tournament player: a display name, the compiled player and where it came from."""
+    """A tournament player: a display name, the player (compiled, or GNU
+    Backgammon run by bgengine) and where it came from."""
 
     name: str
-    player: Player
+    player: Player | GnubgPlayer
     source: str                     # the spec or the network file
     games_trained: int | None = None  # from a network file's training metadata
 
@@ -189,11 +196,12 @@ def load_entrants(entries: Iterable[str], warn: Warn = _stderr,
             found.append(_load_net_entrant(path))
         else:
             player = make_player(text)
-            if not isinstance(player, Player):
-                raise ValueError(f"{text}: tournaments need players of the compiled core "
-                                 f"(external players are played one move at a time from Python; "
-                                 f"use 'bgengine match' for them)")
-            games = _games_trained(player.network) if player.network is not None else None
+            if not isinstance(player, (Player, GnubgPlayer)):
+                raise ValueError(f"{text}: tournaments need players of the compiled core or "
+                                 f"gnubg (external players are played one move at a time from "
+                                 f"Python; use 'bgengine match' for them)")
+            net = getattr(player, "network", None)
+            games = _games_trained(net) if net is not None else None
             found.append(Entrant(text, player, text, games))
     _unique_names(found)
     return found
@@ -219,6 +227,37 @@ def _unique_names(entrants: list[Entrant]) -> None:
 
 # ---------------------------------------------------------------- stopping
 
+def _play_pairs(backend: Backend, a, b, n_pairs: int, seed: int,
+                first_pair: int) -> tuple[np.ndarray, np.ndarray]:
+    """``backend.play_pairs``, or, when either player is GNU Backgammon, that
+    player's pool of gnubg processes (kept for the next batch; the backend is
+    not used).  Pairs with a game in which gnubg gave a bad reply are left out,
+    with a warning."""
+    gnubg = next((p for p in (a, b) if isinstance(p, GnubgPlayer)), None)
+    if gnubg is None:
+        return backend.play_pairs(a, b, n_pairs, seed, first_pair=first_pair)
+    res = gnubg.pool().play_pairs(a, b, n_pairs, seed, first_pair)
+    keep = res.good_pairs
+    if not keep.all():
+        log.warning("%s vs %s: %d games with a bad gnubg reply, their pairs left out: %s",
+                    getattr(a, "name", a), getattr(b, "name", b), int(res.bad.sum()),
+                    "; ".join(res.reasons[:3]))
+    return res.points[keep], res.moves[keep]
+
+
+def _closes_gnubg(fn):
+    """Stop the gnubg processes of ``entrants`` (``fn``'s first argument) when ``fn`` ends."""
+    @functools.wraps(fn)
+    def wrapper(entrants, *args, **kwargs):
+        try:
+            return fn(entrants, *args, **kwargs)
+        finally:
+            for e in entrants:
+                if isinstance(e.player, GnubgPlayer):
+                    e.player.close()
+    return wrapper
+
+
 def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, backend: Backend, batch: int,
           stop: threading.Event | None, points: list, moves: list, done: int = 0) -> bool:
     """Play pairs ``done .. n_pairs-1`` in batches, appending to ``points``/
@@ -228,7 +267,7 @@ def _play(a: Entrant, b: Entrant, n_pairs: int, seed: int, backend: Backend, bat
             return False
         k = min(batch, n_pairs - done)
         try:
-            p, m = backend.play_pairs(a.player, b.player, k, seed, first_pair=done)
+            p, m = _play_pairs(backend, a.player, b.player, k, seed, done)
         except KeyboardInterrupt:
             if stop is not None:
                 stop.set()
@@ -448,6 +487,7 @@ class RoundRobin:
         return files
 
 
+@_closes_gnubg
 def round_robin(entrants: Sequence[Entrant], games: int, seed: int = 0, threads: int | None = None,
                 batch_pairs: int = ROUND_ROBIN_BATCH, stop: threading.Event | None = None,
                 backend: Backend | None = None,
@@ -598,6 +638,7 @@ class Knockout:
                 _write_text(out / "knockout.txt", self.text())]
 
 
+@_closes_gnubg
 def knockout(entrants: Sequence[Entrant], max_games: int = KNOCKOUT_MAX_GAMES,
              margin: int = KNOCKOUT_MARGIN, seed: int = 0, threads: int | None = None,
              batch_pairs: int = KNOCKOUT_BATCH, stop: threading.Event | None = None,
@@ -659,7 +700,7 @@ def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, ma
             return False
         k = min(batch_pairs, cap_pairs - done)
         try:
-            pts, _ = backend.play_pairs(a.player, b.player, k, m.seed, first_pair=done)
+            pts, _ = _play_pairs(backend, a.player, b.player, k, m.seed, done)
         except KeyboardInterrupt:
             if stop is not None:
                 stop.set()

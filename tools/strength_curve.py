@@ -1,0 +1,121 @@
+"""Learning curve of a training run against GNU Backgammon's 0-ply and pubeval.
+
+    python tools/strength_curve.py training/NAME [--gnubg-games 4000] [--pubeval-games 20000]
+
+Every snapshot of the run (``RUN/checkpoints/games_N.npz``) and its latest network
+(``RUN/network.npz``) plays gnubg at 0-ply and pubeval, on the same dice for every
+network (fixed seeds).  Results are appended to ``RUN/strength.jsonl`` (one JSON object
+per network and opponent; networks already measured with as many games are skipped, so
+the script can be run again as the run goes on) and drawn to ``RUN/strength.png``.
+Needs gnubg (``apt-get install gnubg``) and matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from bgengine.evaluator import load_evaluator
+from bgengine.match import run_match
+from bgengine.players import load_network, make_player
+from bgengine.agents import Player
+
+GNUBG_SEED = 1000
+PUBEVAL_SEED = 2000
+
+
+def snapshots(run: Path) -> list[tuple[int, Path]]:
+    """(games trained, file) of the run's snapshots and latest network, oldest first."""
+    out = {}
+    for p in sorted((run / "checkpoints").glob("games_*.npz")):
+        m = re.fullmatch(r"games_(\d+)\.npz", p.name)
+        if m:
+            out[int(m.group(1))] = p
+    latest = run / "network.npz"
+    if latest.exists():
+        games = load_evaluator(latest).metadata.get("training", {}).get("games")
+        if isinstance(games, int):
+            out.setdefault(games, latest)
+    return sorted(out.items())
+
+
+def measured(path: Path) -> dict[tuple[int, str], dict]:
+    done = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                r = json.loads(line)
+                done[(r["trained_games"], r["opponent"])] = r
+            except (json.JSONDecodeError, KeyError):
+                continue
+    return done
+
+
+def plot(run: Path, records: list[dict]) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
+    for opponent in ("gnubg", "pubeval"):
+        rs = sorted((r for r in records if r["opponent"] == opponent),
+                    key=lambda r: r["trained_games"])
+        if not rs:
+            continue
+        x = [r["trained_games"] / 1e6 for r in rs]
+        y = [r["ppg"] for r in rs]
+        c = [r["ci95"] for r in rs]
+        line, = ax.plot(x, y, marker="o", markersize=3, label=f"vs {opponent} 0-ply"
+                        if opponent == "gnubg" else "vs pubeval")
+        ax.fill_between(x, [a - b for a, b in zip(y, c)], [a + b for a, b in zip(y, c)],
+                        color=line.get_color(), alpha=0.2)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("self-play games (millions)")
+    ax.set_ylabel("ppg (cubeless money games)")
+    ax.set_title(f"{run.name}: learning curve (95% confidence bands)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    out = run / "strength.png"
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path)
+    ap.add_argument("--gnubg-games", type=int, default=4000)
+    ap.add_argument("--pubeval-games", type=int, default=20000)
+    args = ap.parse_args(argv)
+    out = args.run / "strength.jsonl"
+    done = measured(out)
+    gnubg = make_player("gnubg")
+    pubeval = Player("pubeval")
+    try:
+        for games, path in snapshots(args.run):
+            me = Player("net", load_network(path), name=path.name)
+            for opponent, player, n, seed in (("gnubg", gnubg, args.gnubg_games, GNUBG_SEED),
+                                              ("pubeval", pubeval, args.pubeval_games,
+                                               PUBEVAL_SEED)):
+                if n <= 0 or done.get((games, opponent), {}).get("games", 0) >= n:
+                    continue
+                res = run_match(me, player, n, seed=seed)
+                record = {"trained_games": games, "opponent": opponent, "file": str(path),
+                          **res.as_dict()}
+                done[(games, opponent)] = record
+                with open(out, "a") as f:
+                    f.write(json.dumps(record) + "\n")
+                print(f"{games:>10} {res}", flush=True)
+    finally:
+        gnubg.close()
+    print(f"wrote {plot(args.run, list(done.values()))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

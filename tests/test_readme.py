@@ -29,3 +29,12 @@ def test_readme_python_example_runs():
         os.chdir(cwd)
     text = out.getvalue()
     assert "ppg" in text and "4HPwATDgc/ABMA" in text
+
+
+@pytest.mark.skipif(not README.exists(), reason="needs the source tree")
+def test_readme_other_python_examples_run():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)[1:]
+    assert blocks, "only one python block in the README"
+    for i, block in enumerate(blocks, 1):
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(block, f"README.md python block {i + 1}", "exec"), {})

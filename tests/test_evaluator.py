@@ -354,3 +354,13 @@ def test_database_in_every_output_form_and_files(tmp_path, with_database):
     again = pickle.loads(pickle.dumps(with_database))
     assert again.database is not None
     np.testing.assert_array_equal(again.race.params, with_database.race.params)
+
+
+def test_class_td0_with_two_hidden_layers_matches_reference():
+    model = Evaluator(Network((8, 6), 5, "contact", seed=3, init_range=0.3),
+                      Network((5, 4), 5, "race", seed=4, init_range=0.3))
+    other = model.copy()
+    train_games(model, 2, 0.1, 0.0, seed=13)
+    ref_train(other, 2, 0.1, 0.0, seed=13)
+    np.testing.assert_array_equal(model.contact.params, other.contact.params)
+    np.testing.assert_array_equal(model.race.params, other.race.params)

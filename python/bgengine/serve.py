@@ -67,6 +67,7 @@ import ipaddress
 import json
 import logging
 import math
+import re
 import signal
 import socket
 import socketserver
@@ -80,8 +81,8 @@ import numpy as np
 
 import bgengine
 from bgengine.board import pip_counts, validate_board
-from bgengine.cube import (CubeDecision, CubeInfo, MatchEquityTable, cube_decision, cube_efficiency,
-                           cubeful_value, default_met)
+from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
+                           cube_efficiency, cubeful_value, gnubg_met)
 from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
@@ -103,6 +104,19 @@ MAX_LINE = 255
 BUFFER_LIMIT = 8192
 
 Step = tuple[int, int]
+
+#: White space between words: ASCII only.  Python's own ``str.split()`` also splits
+#: at ``\x1c``-``\x1f``, ``\x85``, ``\xa0``, ``\u2028``... while ``strip`` here did
+#: not: a line of only those characters was "not empty" yet split into no words
+#: (an IndexError).  One definition, used for both.
+_WS = " \t\r\n\v\f"
+_WS_RE = re.compile(f"[{re.escape(_WS)}]+")
+
+
+def _words(text: str, maxsplit: int = 0) -> list[str]:
+    """``text`` split at ASCII white space (no empty words)."""
+    return [w for w in _WS_RE.split(text.strip(_WS), maxsplit) if w]
+
 
 _ON = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
 
@@ -161,7 +175,10 @@ class Engine:
         never does in the player role; the spec recommends ``set jacoby off``).
     met : MatchEquityTable, optional
         For match cube decisions and match-winning chances (default:
-        Kazaross-XG2, :func:`bgengine.cube.default_met`).
+        Kazaross-XG2 extended to 64 points as gnubg does,
+        :func:`bgengine.cube.gnubg_met`).  A shorter table is extended the
+        same way, so that every match gnubg can play (up to 64 points) is
+        covered.
 
     Boards are ``(2, 25)`` arrays, row 1 = the side on roll (see DESIGN.md).
     Override any method to plug in another brain.
@@ -203,7 +220,9 @@ class Engine:
         self.plies = plies
         self.time_budget = time_budget
         self.jacoby = bool(jacoby)
-        self.met = met or default_met()
+        # every match length a board line can carry (1..64) must be covered: a
+        # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
+        self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
         self._counter = 0
         self._lock = threading.Lock()
         self._local = threading.local()     # a Searcher per client thread (each has a cache)
@@ -261,9 +280,13 @@ class Engine:
     # ------------------------------------------------------------ evaluation
     def evaluate(self, board, plies: int = 0) -> np.ndarray:
         """Cubeless probabilities for the side on roll (before it rolls):
-        win, win gammon, win backgammon, lose gammon, lose backgammon."""
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available (0..{self.max_plies})")
+        win, win gammon, win backgammon, lose gammon, lose backgammon.
+        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
+        if plies > self.plies:
+            raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
+                               f"0..{self.plies} plies (start the server with --plies {plies})"
+                               if plies <= self.max_plies else
+                               f"{plies}-ply evaluation is not available (0..{self.plies})")
         arr = validate_board(board)
         if self.network is None:
             if plies:
@@ -551,7 +574,7 @@ class Session:
         """The reply to one line.  Never raises."""
         start = self._clock()
         text = raw.data.replace(b"\0", b"").decode("utf-8", "replace")
-        stripped = text.strip(" \t\r\n\v\f")
+        stripped = text.strip(_WS)
         if raw.nul and stripped[:6].lower() == "board:":
             self.gnubg = True       # gnubg's framing: board line + NUL
         try:
@@ -588,25 +611,25 @@ class Session:
         if raw.length > MAX_LINE:
             return Reply(f"Error: line too long ({raw.length} bytes; at most {MAX_LINE} are read)",
                          kind="error", error="line too long")
-        parts = line.split(None, 1)
+        parts = _words(line, 1)
         word, rest = parts[0], (parts[1] if len(parts) > 1 else "")
         word_l = word.lower()
         try:
             if word_l.startswith("board:"):
                 return self._board(line, player=False)
             if word_l in ("exit", "quit"):
-                if rest.strip():
-                    raise _Syntax(f"unexpected {_show(rest.split()[0]).upper()}, expecting EOL")
+                if _words(rest):
+                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
                 return Reply(None, close=True, kind="command")
             if word_l == "version":
-                if rest.strip():
-                    raise _Syntax(f"unexpected {_show(rest.split()[0]).upper()}, expecting EOL")
+                if _words(rest):
+                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
                 return Reply(f"Interface: 2\nRFBF: 0\nEngine: {self.engine.name}\n"
                              f"Software: bgengine {bgengine.__version__}")
             if word_l == "help":
                 return Reply(_HELP)
             if word_l == "set":
-                return self._set(rest.split())
+                return self._set(_words(rest))
             if word_l == "evaluation":
                 return self._evaluation(rest)
             raise _Syntax(f"unexpected E_CHARACTER (unknown command {_show(word)!r}; "
@@ -633,8 +656,8 @@ class Session:
 
     @staticmethod
     def _split_board(text: str) -> tuple[str, list[str]]:
-        parts = text.split(None, 1)
-        return parts[0], (parts[1].split() if len(parts) > 1 else [])
+        parts = _words(text, 1)
+        return parts[0], (_words(parts[1]) if len(parts) > 1 else [])
 
     def _parse_board(self, token: str) -> FibsBoard:
         body = "board:" + token[6:]
@@ -815,7 +838,7 @@ class Session:
 
     # ------------------------------------------------------------ evaluation
     def _evaluation(self, rest: str) -> Reply:
-        words = rest.split()
+        words = _words(rest)
         if not words:
             raise _Syntax("unexpected EOL, expecting FIBSBOARD")
         if words[0].lower() != "fibsboard":

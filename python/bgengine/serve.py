@@ -53,10 +53,16 @@ player role a beaver by gnubg stalls gnubg whatever we answer (spec 1.8):
 run gnubg with ``set beavers 0``.
 
 Robustness: lines longer than 255 bytes (gnubg's limit), binary garbage,
-truncated lines, clients that disconnect mid-line or never finish a line
-(``--line-timeout``), idle clients (``--idle-timeout``), and floods of
-connections (``--max-clients``) are each answered with a clear ``Error:``
-line where that is possible, logged, and never disturb other clients.
+control characters, truncated lines, clients that disconnect mid-line or
+take longer than ``--line-timeout`` to send one line (the whole line, however
+it trickles in) or send more than ``MAX_LINE_BYTES`` without a newline, idle
+clients (``--idle-timeout``), clients gone without closing (TCP keepalive,
+``--keepalive``) and floods of connections (``--max-clients``; when all slots
+are taken, a client idle for ``--evict-idle`` gives its slot to a newcomer,
+gnubg's own connection last) are each answered with a clear ``Error:`` line
+where that is possible, logged, and never disturb other clients.  No input
+line gives an internal error (``tests/test_serve_hardening.py`` fuzzes this);
+the limits are listed in :class:`BgServer`.
 """
 
 from __future__ import annotations
@@ -112,6 +118,9 @@ EVICT_IDLE = 2.0
 ADMIT_WAIT = 10.0
 #: Connections that may wait for a slot; more are told at once that the server is busy.
 MAX_WAITING = 64
+#: Threads of evicted connections that may still be closing when a slot is handed on:
+#: connection threads never exceed ``max_clients`` plus this.
+EXIT_THREADS = 16
 #: Seconds of silence before TCP keepalive probes a connection (then every quarter
 #: of that, 3 unanswered probes = a dead peer).
 KEEPALIVE_IDLE = 20.0
@@ -955,12 +964,15 @@ class BgServer(socketserver.TCPServer):
     * ``idle_timeout`` (0 = never): close a client silent that long.
     * ``send_timeout``: a reply the client does not read in that time closes it.
 
-    Handler threads: at most ``max_clients``, plus evicted ones on their way out.
+    Connection threads: at most ``max_clients + EXIT_THREADS`` (evicted ones on their way
+    out); a waiting connection has none.
     Memory per connection: a line buffer of at most ``BUFFER_LIMIT`` bytes.
     """
 
     allow_reuse_address = True
-    request_queue_size = 128
+    # a deep accept queue: when a flood overflows it, the kernel completes some handshakes
+    # late, for clients already gone, and those peers linger until keepalive finds them
+    request_queue_size = 4096
 
     def __init__(self, address: tuple[str, int], engine: Engine, *,
                  exchange_log: ExchangeLog | None = None, max_clients: int = 64,
@@ -1060,7 +1072,7 @@ class BgServer(socketserver.TCPServer):
         with self._lock:
             if self._stopping.is_set():
                 return
-            while self._waiting:
+            while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
                 if len(self._active) >= self.max_clients:
                     victim = self._victim(now)
                     if victim is None:
@@ -1139,15 +1151,17 @@ class BgServer(socketserver.TCPServer):
         self._finish(conn, reason)
 
     def _finish(self, conn: _Conn, reason: str) -> None:
+        """Free the slot and close the socket; the last thing a connection thread does."""
         with self._lock:
             if self._active.get(conn.conn_id) is conn:
                 del self._active[conn.conn_id]
             conn.closed = True
-            self._threads -= 1
             # under the lock: an eviction never shuts down a socket being closed
             self.shutdown_request(conn.sock)
         self.exchange_log.write(event="disconnect", conn=conn.conn_id, peer=conn.peer, reason=reason)
         self._admit_waiting()       # a slot is free
+        with self._lock:
+            self._threads -= 1
 
     def _loop(self, conn: _Conn, session: Session) -> str:
         """Read and answer lines until the client leaves or a limit is hit; returns why."""

@@ -1182,6 +1182,8 @@ class BgServer(socketserver.TCPServer):
                 data = None
             if conn.evicted:
                 return conn.evicted
+            if self._stopping.is_set():
+                return "server stopping"
             now = time.monotonic()
             if data == b"":
                 part = session.splitter.take_partial()

@@ -308,10 +308,14 @@ def test_evaluation_numbers(net_engine):
 def test_lookahead_and_unsupported_evaluations(net_engine):
     s = Session(net_engine)
     zero = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31}")[0].split()]
-    one = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31} plies 1")[0].split()]
+    # a 0-ply server refuses deeper evaluations (its documentation: plies above its depth)
+    for plies in (1, 3, 5):
+        out = ask(s, f"evaluation fibsboard {OPENING_31} plies {plies}")
+        assert out[0].startswith("Error: ") and "not available" in out[0], out
+    deep = Session(Engine(net_engine.player, plies=1))
+    one = [float(x) for x in ask(deep, f"evaluation fibsboard {OPENING_31} plies 1")[0].split()]
     assert len(one) == 6 and one != zero            # a 1-ply evaluation really searched
-    out = ask(s, f"evaluation fibsboard {OPENING_31} plies 5")
-    assert out[0].startswith("Error: ") and "not available" in out[0]
+    assert ask(deep, f"evaluation fibsboard {OPENING_31} plies 2")[0].startswith("Error: ")
     cubeful = [float(x) for x in ask(s, f"evaluation fibsboard {OPENING_31} cubeful")[0].split()]
     assert len(cubeful) == 6 and cubeful[:5] == zero[:5]
     # the cubeful money equity of the side on roll, owning access to a centred cube

@@ -20,8 +20,8 @@ from bgengine.fibs import parse_fibs_board
 from bgengine.match import run_match
 from bgengine.network import Network
 from bgengine.notation import match_move
-from bgengine.serve import (Engine, ExchangeLog, _check_host, add_serve_parser, serve_main,
-                            start_server)
+from bgengine.serve import (MAX_LINE_BYTES, Engine, ExchangeLog, _check_host, add_serve_parser,
+                            serve_main, start_server)
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
@@ -184,12 +184,24 @@ def test_malformed_lines_get_errors_and_the_connection_lives_on(server):
 
 def test_very_long_line_is_refused_with_one_error(server):
     c = Client(server)
-    for _ in range(100):
+    for _ in range(5):
         c.send(b"y" * 10_000)
     c.send(b"\n")
     reply = c.line()
-    assert reply.startswith("Error: line too long (1000000 bytes")
+    assert reply.startswith("Error: line too long (50000 bytes")
     assert c.ask("set debug on") == "Debug output ON"
+    c.close()
+
+
+def test_line_past_the_maximum_length_closes_the_connection(server):
+    c = Client(server)
+    try:
+        for _ in range(100):
+            c.send(b"y" * 10_000)
+    except OSError:
+        pass                                          # closed by the server while sending
+    assert c.closed_by_server()
+    assert c.buf.decode().startswith(f"Error: line too long (more than {MAX_LINE_BYTES} bytes")
     c.close()
 
 
@@ -249,13 +261,17 @@ def test_a_thousand_quick_connections(server):
 
 
 def test_too_many_clients_are_told_to_come_back(network):
-    srv = start_server(Engine(Player("net", network)), max_clients=3, line_timeout=5)
+    # the held clients are never idle long enough to be evicted: the newcomer waits, then is refused
+    srv = start_server(Engine(Player("net", network)), max_clients=3, line_timeout=5,
+                       evict_idle=60, admit_wait=1.0)
     try:
         held = [Client(srv) for _ in range(3)]
         for c in held:
             assert c.ask("set debug off") == "Debug output OFF"
+        t0 = time.monotonic()
         extra = Client(srv)
         assert extra.line().startswith("Error: server busy")
+        assert 0.9 < time.monotonic() - t0 < 5.0
         assert extra.closed_by_server()
         extra.close()
         for c in held:

@@ -32,13 +32,19 @@ double/pass (``dp``), all from the doubler's side: double when
 
 The match equity table is Kazaross-XG2 (Neil Kazaross, 2011: eXtreme Gammon
 rollouts to 9 points, gnubg rollouts to 15, extended to 25 points), gnubg's
-default table, made from gnubg's copy by ``tools/make_met.py``.  Matches of up
-to 25 points are covered.
+default table, made from gnubg's copy by ``tools/make_met.py``.  It covers
+matches of up to 25 points; :meth:`MatchEquityTable.extended` extends it the way
+gnubg 1.07 does (``ExtendMET`` in gnubg's ``matchequity.c``), to gnubg's longest
+match, 64 points: David Montgomery's normal approximation for every pre-Crawford
+entry with a side more than 25 away, and a gammon-rate recurrence for the
+post-Crawford row.  :func:`gnubg_met` is that 64-point table, the one the server
+uses, equal to gnubg's own to within its float rounding.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -47,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cubeful_value",
-           "cube_decision", "default_met", "MAX_CUBE"]
+           "cube_decision", "default_met", "gnubg_met", "MAX_CUBE", "MET_MAX_LENGTH"]
 
 #: Highest cube value considered (gnubg's Match ID stores log2(cube) in 4 bits).
 MAX_CUBE = 1 << 15
@@ -55,6 +61,13 @@ MAX_CUBE = 1 << 15
 _MONEY_LEVELS = 12
 #: Cube efficiency in contact positions (gnubg's default).
 CONTACT_EFFICIENCY = 0.68
+#: gnubg's longest match (``MAXSCORE``), the length :func:`gnubg_met` covers, in points.
+MET_MAX_LENGTH = 64
+#: Montgomery's standard deviation of one game's result in points, by points away
+#: (gnubg's ``arStddevTable``; 1.77 from 11 away on).
+_GAME_STDDEV = (1.24, 1.27, 1.47, 1.50, 1.60, 1.61, 1.66, 1.68, 1.70, 1.72)
+#: Gammon rate of the post-Crawford extension (gnubg's ``GAMMONRATE``).
+_POST_CRAWFORD_GAMMONS = 0.25
 
 
 @dataclass(frozen=True)
@@ -115,11 +128,68 @@ class MatchEquityTable:
             return 1.0 - self.post[opp_away - 1]
         return self.pre[away - 1][opp_away - 1]
 
+    def extended(self, length: int = MET_MAX_LENGTH) -> MatchEquityTable:
+        """This table extended to ``length`` points as gnubg 1.07 extends its tables.
+
+        Pre-Crawford: every entry with a side more than ``self.length`` away is
+        David Montgomery's normal approximation (gnubg's ``ExtendMET``), which
+        uses no entry of the table: the trailer, ``a`` away against ``b <= a``,
+        wins with probability ``P(X > a - b)``, ``X`` normal with mean 0 and
+        standard deviation ``sqrt(s(a)**2 + s(b)**2) * sqrt((a + b) / 2)``
+        points, ``s(n)`` the per-game deviation at ``n`` away (1.24 at 1 away
+        to 1.77 from 11 away on).  Post-Crawford, from ``self.length`` away on
+        (gnubg recomputes that last native entry too: it never occurs in a
+        match of the table's own length): the trailer doubles at once and wins
+        half the games, a quarter of them gammons,
+        ``post(n) = 0.5 * (0.25 * post(n - 4) + 0.75 * post(n - 2))``.
+        Entries of the native table are kept; a table at least ``length``
+        long is returned unchanged.
+        """
+        n = self.length
+        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+            raise ValueError(f"length must be a whole number of points >= 1, got {length!r}")
+        if length <= n:
+            return self
+        pre = [list(row) + [0.0] * (length - n) for row in self.pre]
+        pre += [[0.0] * length for _ in range(length - n)]
+        for i in range(length):
+            for j in range(length):
+                if max(i, j) >= n:
+                    pre[i][j] = _montgomery(i + 1, j + 1)
+        post = list(self.post[:n - 1]) + [0.0] * (length - n + 1)
+        g = _POST_CRAWFORD_GAMMONS
+        for i in range(n - 1, length):
+            four = post[i - 4] if i >= 4 else 1.0      # a gammon at a 2-cube wins the match
+            two = post[i - 2] if i >= 2 else 1.0
+            post[i] = 0.5 * (g * four + (1.0 - g) * two)
+        return MatchEquityTable(
+            name=f"{self.name}, extended to {length} points",
+            source=f"{self.source}; extended beyond {n} points as gnubg does (Montgomery's "
+                   "normal approximation; post-Crawford gammon-rate recurrence)",
+            pre=tuple(tuple(row) for row in pre), post=tuple(post))
+
+
+def _montgomery(away: int, opp_away: int) -> float:
+    """Montgomery's normal approximation: the chance that the side ``away`` points
+    from victory beats the side ``opp_away`` away (both >= 1)."""
+    s0 = _GAME_STDDEV[away - 1] if away <= len(_GAME_STDDEV) else 1.77
+    s1 = _GAME_STDDEV[opp_away - 1] if opp_away <= len(_GAME_STDDEV) else 1.77
+    sigma = math.sqrt(s0 * s0 + s1 * s1) * math.sqrt((away + opp_away) / 2.0)
+    # P(X > away - opp_away); gnubg cuts the tail at 6 sigma (a difference below 1e-9)
+    return 0.5 * math.erfc((away - opp_away) / (sigma * math.sqrt(2.0)))
+
 
 @lru_cache(maxsize=1)
 def default_met() -> MatchEquityTable:
-    """The shipped Kazaross-XG2 table."""
+    """The shipped Kazaross-XG2 table (25 points)."""
     return MatchEquityTable.load(Path(str(resources.files("bgengine").joinpath("data", "met_kazaross_xg2.json"))))
+
+
+@lru_cache(maxsize=1)
+def gnubg_met() -> MatchEquityTable:
+    """Kazaross-XG2 extended to 64 points as gnubg 1.07 extends it: every match gnubg
+    can play (:meth:`MatchEquityTable.extended`)."""
+    return default_met().extended(MET_MAX_LENGTH)
 
 
 @dataclass(frozen=True)

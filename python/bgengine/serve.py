@@ -53,10 +53,16 @@ player role a beaver by gnubg stalls gnubg whatever we answer (spec 1.8):
 run gnubg with ``set beavers 0``.
 
 Robustness: lines longer than 255 bytes (gnubg's limit), binary garbage,
-truncated lines, clients that disconnect mid-line or never finish a line
-(``--line-timeout``), idle clients (``--idle-timeout``), and floods of
-connections (``--max-clients``) are each answered with a clear ``Error:``
-line where that is possible, logged, and never disturb other clients.
+control characters, truncated lines, clients that disconnect mid-line or
+take longer than ``--line-timeout`` to send one line (the whole line, however
+it trickles in) or send more than ``MAX_LINE_BYTES`` without a newline, idle
+clients (``--idle-timeout``), clients gone without closing (TCP keepalive,
+``--keepalive``) and floods of connections (``--max-clients``; when all slots
+are taken, a client idle for ``--evict-idle`` gives its slot to a newcomer,
+gnubg's own connection last) are each answered with a clear ``Error:`` line
+where that is possible, logged, and never disturb other clients.  No input
+line gives an internal error (``tests/test_serve_hardening.py`` fuzzes this);
+the limits are listed in :class:`BgServer`.
 """
 
 from __future__ import annotations
@@ -67,12 +73,14 @@ import ipaddress
 import json
 import logging
 import math
+import re
 import signal
 import socket
 import socketserver
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -80,8 +88,8 @@ import numpy as np
 
 import bgengine
 from bgengine.board import pip_counts, validate_board
-from bgengine.cube import (CubeDecision, CubeInfo, MatchEquityTable, cube_decision, cube_efficiency,
-                           cubeful_value, default_met)
+from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
+                           cube_efficiency, cubeful_value, gnubg_met)
 from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
@@ -90,7 +98,7 @@ from bgengine.notation import format_steps_plain
 __all__ = [
     "Engine", "EngineError", "NotSupported", "Session", "Reply", "LineSplitter",
     "BgServer", "ExchangeLog", "start_server", "add_serve_parser", "serve_main",
-    "DEFAULT_HOST", "DEFAULT_PORT", "MAX_LINE",
+    "DEFAULT_HOST", "DEFAULT_PORT", "MAX_LINE", "MAX_LINE_BYTES",
 ]
 
 log = logging.getLogger("bgengine.serve")
@@ -101,8 +109,36 @@ DEFAULT_PORT = 31000
 MAX_LINE = 255
 #: Bytes kept of a line that has no newline yet; the rest is discarded.
 BUFFER_LIMIT = 8192
+#: Longest line read, newline excluded (bytes): past it the client is told and closed.
+MAX_LINE_BYTES = 65536
+#: Seconds without a complete line after which a connection may lose its slot to a
+#: waiting one when the server is full.
+EVICT_IDLE = 2.0
+#: Seconds a new connection waits for a slot before it is told the server is busy.
+ADMIT_WAIT = 10.0
+#: Connections that may wait for a slot; more are told at once that the server is busy.
+MAX_WAITING = 64
+#: Threads of evicted connections that may still be closing when a slot is handed on:
+#: connection threads never exceed ``max_clients`` plus this.
+EXIT_THREADS = 16
+#: Seconds of silence before TCP keepalive probes a connection (then every quarter
+#: of that, 3 unanswered probes = a dead peer).
+KEEPALIVE_IDLE = 20.0
 
 Step = tuple[int, int]
+
+#: White space between words: ASCII only.  Python's own ``str.split()`` also splits
+#: at ``\x1c``-``\x1f``, ``\x85``, ``\xa0``, ``\u2028``... while ``strip`` here did
+#: not: a line of only those characters was "not empty" yet split into no words
+#: (an IndexError).  One definition, used for both.
+_WS = " \t\r\n\v\f"
+_WS_RE = re.compile(f"[{re.escape(_WS)}]+")
+
+
+def _words(text: str, maxsplit: int = 0) -> list[str]:
+    """``text`` split at ASCII white space (no empty words)."""
+    return [w for w in _WS_RE.split(text.strip(_WS), maxsplit) if w]
+
 
 _ON = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
 
@@ -161,7 +197,10 @@ class Engine:
         never does in the player role; the spec recommends ``set jacoby off``).
     met : MatchEquityTable, optional
         For match cube decisions and match-winning chances (default:
-        Kazaross-XG2, :func:`bgengine.cube.default_met`).
+        Kazaross-XG2 extended to 64 points as gnubg does,
+        :func:`bgengine.cube.gnubg_met`).  A shorter table is extended the
+        same way, so that every match gnubg can play (up to 64 points) is
+        covered.
 
     Boards are ``(2, 25)`` arrays, row 1 = the side on roll (see DESIGN.md).
     Override any method to plug in another brain.
@@ -203,7 +242,9 @@ class Engine:
         self.plies = plies
         self.time_budget = time_budget
         self.jacoby = bool(jacoby)
-        self.met = met or default_met()
+        # every match length a board line can carry (1..64) must be covered: a
+        # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
+        self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
         self._counter = 0
         self._lock = threading.Lock()
         self._local = threading.local()     # a Searcher per client thread (each has a cache)
@@ -261,9 +302,13 @@ class Engine:
     # ------------------------------------------------------------ evaluation
     def evaluate(self, board, plies: int = 0) -> np.ndarray:
         """Cubeless probabilities for the side on roll (before it rolls):
-        win, win gammon, win backgammon, lose gammon, lose backgammon."""
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available (0..{self.max_plies})")
+        win, win gammon, win backgammon, lose gammon, lose backgammon.
+        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
+        if plies > self.plies:
+            raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
+                               f"0..{self.plies} plies (start the server with --plies {plies})"
+                               if plies <= self.max_plies else
+                               f"{plies}-ply evaluation is not available (0..{self.plies})")
         arr = validate_board(board)
         if self.network is None:
             if plies:
@@ -531,6 +576,7 @@ class Session:
         self.gnubg = False          # NUL framing seen: gnubg is our client
         self.closed = False
         self.splitter = LineSplitter()
+        self.lines = 0              # complete lines received
         self._clock = time_source
 
     # ------------------------------------------------------------ stream
@@ -540,6 +586,7 @@ class Session:
         for raw in self.splitter.feed(data):
             if self.closed:
                 break
+            self.lines += 1
             reply = self.handle(raw)
             out += reply.wire
             if reply.close:
@@ -551,7 +598,7 @@ class Session:
         """The reply to one line.  Never raises."""
         start = self._clock()
         text = raw.data.replace(b"\0", b"").decode("utf-8", "replace")
-        stripped = text.strip(" \t\r\n\v\f")
+        stripped = text.strip(_WS)
         if raw.nul and stripped[:6].lower() == "board:":
             self.gnubg = True       # gnubg's framing: board line + NUL
         try:
@@ -588,25 +635,25 @@ class Session:
         if raw.length > MAX_LINE:
             return Reply(f"Error: line too long ({raw.length} bytes; at most {MAX_LINE} are read)",
                          kind="error", error="line too long")
-        parts = line.split(None, 1)
+        parts = _words(line, 1)
         word, rest = parts[0], (parts[1] if len(parts) > 1 else "")
         word_l = word.lower()
         try:
             if word_l.startswith("board:"):
                 return self._board(line, player=False)
             if word_l in ("exit", "quit"):
-                if rest.strip():
-                    raise _Syntax(f"unexpected {_show(rest.split()[0]).upper()}, expecting EOL")
+                if _words(rest):
+                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
                 return Reply(None, close=True, kind="command")
             if word_l == "version":
-                if rest.strip():
-                    raise _Syntax(f"unexpected {_show(rest.split()[0]).upper()}, expecting EOL")
+                if _words(rest):
+                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
                 return Reply(f"Interface: 2\nRFBF: 0\nEngine: {self.engine.name}\n"
                              f"Software: bgengine {bgengine.__version__}")
             if word_l == "help":
                 return Reply(_HELP)
             if word_l == "set":
-                return self._set(rest.split())
+                return self._set(_words(rest))
             if word_l == "evaluation":
                 return self._evaluation(rest)
             raise _Syntax(f"unexpected E_CHARACTER (unknown command {_show(word)!r}; "
@@ -633,8 +680,8 @@ class Session:
 
     @staticmethod
     def _split_board(text: str) -> tuple[str, list[str]]:
-        parts = text.split(None, 1)
-        return parts[0], (parts[1].split() if len(parts) > 1 else [])
+        parts = _words(text, 1)
+        return parts[0], (_words(parts[1]) if len(parts) > 1 else [])
 
     def _parse_board(self, token: str) -> FibsBoard:
         body = "board:" + token[6:]
@@ -815,7 +862,7 @@ class Session:
 
     # ------------------------------------------------------------ evaluation
     def _evaluation(self, rest: str) -> Reply:
-        words = rest.split()
+        words = _words(rest)
         if not words:
             raise _Syntax("unexpected EOL, expecting FIBSBOARD")
         if words[0].lower() != "fibsboard":
@@ -867,106 +914,73 @@ def _safe_match_id(st: MatchState) -> str | None:
 
 # ====================================================================== socket server
 
-class _Handler(socketserver.BaseRequestHandler):
-    server: "BgServer"
+@dataclass(eq=False)
+class _Conn:
+    """An admitted connection as the slot bookkeeping sees it.
 
-    def handle(self) -> None:
-        srv = self.server
-        sock: socket.socket = self.request
-        peer = "%s:%s" % self.client_address[:2] if isinstance(self.client_address, tuple) else str(self.client_address)
-        conn_id = srv._next_conn()
-        if not srv._admit():
-            srv.exchange_log.write(event="refused", conn=conn_id, peer=peer,
-                                   reason=f"more than {srv.max_clients} clients")
-            try:
-                sock.settimeout(2.0)
-                sock.sendall(f"Error: server busy ({srv.max_clients} clients connected); "
-                             "try again later\n".encode())
-            except OSError:
-                pass
-            return
-        session = Session(srv.engine, log=srv.exchange_log, peer=peer, conn_id=conn_id)
-        srv.exchange_log.write(event="connect", conn=conn_id, peer=peer)
-        reason = "closed by client"
-        try:
-            reason = self._loop(sock, session)
-        except OSError as exc:
-            reason = f"socket error: {exc}"
-        except Exception as exc:  # pragma: no cover - a bug: keep serving the others
-            log.exception("connection %d failed", conn_id)
-            reason = f"internal error: {exc}"
-        finally:
-            srv._leave()
-            srv.exchange_log.write(event="disconnect", conn=conn_id, peer=peer, reason=reason)
-
-    def _loop(self, sock: socket.socket, session: Session) -> str:
-        srv = self.server
-        last_activity = time.monotonic()
-        partial_since: float | None = None
-        while not srv._stopping.is_set():
-            now = time.monotonic()
-            waits = [srv.poll_interval]
-            if partial_since is not None and srv.line_timeout:
-                waits.append(partial_since + srv.line_timeout - now)
-            if srv.idle_timeout and partial_since is None:
-                waits.append(last_activity + srv.idle_timeout - now)
-            sock.settimeout(max(0.01, min(waits)))
-            try:
-                data = sock.recv(4096)
-            except socket.timeout:
-                now = time.monotonic()
-                if partial_since is not None and srv.line_timeout and now - partial_since >= srv.line_timeout:
-                    part = session.splitter.take_partial()
-                    msg = (f"Error: incomplete line: no newline within {srv.line_timeout:g} s "
-                           f"({len(part)} bytes discarded); closing")
-                    session.log.write(event="timeout", conn=session.conn_id, peer=session.peer,
-                                      kind="partial line", **{"in": part[:400].decode("utf-8", "replace")},
-                                      out=msg)
-                    self._send(sock, (msg + "\n").encode())
-                    return "partial-line timeout"
-                if srv.idle_timeout and partial_since is None and now - last_activity >= srv.idle_timeout:
-                    session.log.write(event="timeout", conn=session.conn_id, peer=session.peer,
-                                      kind="idle")
-                    return "idle timeout"
-                continue
-            if not data:
-                part = session.splitter.take_partial()
-                if part.replace(b"\0", b""):
-                    session.log.write(event="partial", conn=session.conn_id, peer=session.peer,
-                                      **{"in": part[:400].decode("utf-8", "replace")},
-                                      note="client disconnected in the middle of a line")
-                    return "disconnected mid-line"
-                return "closed by client"
-            last_activity = time.monotonic()
-            out = session.feed(data)
-            if out:
-                self._send(sock, out)
-            if session.closed:
-                return "exit"
-            if session.splitter.pending:
-                if partial_since is None:
-                    partial_since = last_activity
-            else:
-                partial_since = None
-        return "server stopping"
-
-    def _send(self, sock: socket.socket, data: bytes) -> None:
-        sock.settimeout(self.server.send_timeout)
-        sock.sendall(data)
+    Every field but ``sock``, ``peer`` and ``conn_id`` changes only under the
+    server's lock.  Times are ``time.monotonic()`` seconds.
+    """
+    conn_id: int
+    sock: socket.socket
+    peer: str
+    quiet_since: float             # admission or the last complete line
+    spoke: bool = False            # has sent at least one complete line
+    gnubg: bool = False            # gnubg's NUL framing seen: its long-lived connection
+    busy: bool = False             # answering a line right now: never evicted
+    closed: bool = False           # its thread has closed the socket
+    evicted: str | None = None     # why the server took the slot back
 
 
-class BgServer(socketserver.ThreadingTCPServer):
-    """The threaded TCP server: one thread and one :class:`Session` per client."""
+@dataclass(eq=False)
+class _Waiting:
+    """An accepted connection waiting for a slot (no thread yet)."""
+    conn_id: int
+    sock: socket.socket
+    peer: str
+    since: float                   # time.monotonic() of the accept
 
-    daemon_threads = True
+
+class BgServer(socketserver.TCPServer):
+    """The TCP server: one thread and one :class:`Session` per admitted client.
+
+    Limits (all times in seconds):
+
+    * ``max_clients`` connections are served at once.  A new connection that
+      finds them all taken waits (without a thread) up to ``admit_wait`` for a
+      slot; ``max_waiting`` connections wait at most, more are refused at once.
+    * When the server is full, a waiting connection takes the slot of a
+      connection that has sent no complete line for ``evict_idle`` and is not
+      being answered: first one that has never sent a line, then one that has,
+      then gnubg's (NUL-framed) connection, each time the one quiet longest.  So
+      silent clients cannot lock others out, while gnubg's long-lived connection
+      is kept while any other is idle.
+    * ``keepalive``: TCP keepalive probes after that many silent seconds, every
+      quarter of it, 3 unanswered = dead: a peer that vanished without closing
+      frees its slot within ``1.75 * keepalive`` (an idle but live gnubg is kept).
+    * ``line_timeout``: the total time to receive one line, from its first byte
+      to its newline (not the gap between bytes); ``max_line_bytes``: its length.
+      Past either the client gets an ``Error:`` line and is closed.
+    * ``idle_timeout`` (0 = never): close a client silent that long.
+    * ``send_timeout``: a reply the client does not read in that time closes it.
+
+    Connection threads: at most ``max_clients + EXIT_THREADS`` (evicted ones on their way
+    out); a waiting connection has none.
+    Memory per connection: a line buffer of at most ``BUFFER_LIMIT`` bytes.
+    """
+
     allow_reuse_address = True
-    block_on_close = False
-    request_queue_size = 128
+    # a deep accept queue: when a flood overflows it, the kernel completes some handshakes
+    # late, for clients already gone, and those peers linger until keepalive finds them
+    request_queue_size = 4096
 
     def __init__(self, address: tuple[str, int], engine: Engine, *,
                  exchange_log: ExchangeLog | None = None, max_clients: int = 64,
                  line_timeout: float = 30.0, idle_timeout: float = 0.0,
-                 send_timeout: float = 30.0, poll_interval: float = 0.5) -> None:
+                 send_timeout: float = 30.0, poll_interval: float = 0.5,
+                 max_line_bytes: int = MAX_LINE_BYTES, evict_idle: float = EVICT_IDLE,
+                 admit_wait: float = ADMIT_WAIT, max_waiting: int = MAX_WAITING,
+                 keepalive: float = KEEPALIVE_IDLE) -> None:
         self.engine = engine
         self.exchange_log = exchange_log or ExchangeLog()
         self.max_clients = max_clients
@@ -974,11 +988,18 @@ class BgServer(socketserver.ThreadingTCPServer):
         self.idle_timeout = idle_timeout
         self.send_timeout = send_timeout
         self.poll_interval = poll_interval
-        self._count_lock = threading.Lock()
-        self._active = 0
+        self.max_line_bytes = max_line_bytes
+        self.evict_idle = evict_idle
+        self.admit_wait = admit_wait
+        self.max_waiting = max_waiting
+        self.keepalive = keepalive
+        self._lock = threading.Lock()
+        self._active: dict[int, _Conn] = {}
+        self._waiting: deque[_Waiting] = deque()
+        self._threads = 0
         self._conns = 0
         self._stopping = threading.Event()
-        super().__init__(address, _Handler)
+        super().__init__(address, socketserver.BaseRequestHandler)
 
     @property
     def address(self) -> str:
@@ -987,23 +1008,257 @@ class BgServer(socketserver.ThreadingTCPServer):
 
     @property
     def active_clients(self) -> int:
-        return self._active
+        """Connections holding a slot."""
+        return len(self._active)
 
-    def _next_conn(self) -> int:
-        with self._count_lock:
+    @property
+    def waiting_clients(self) -> int:
+        """Accepted connections waiting for a slot."""
+        return len(self._waiting)
+
+    @property
+    def handler_threads(self) -> int:
+        """Connection threads alive (slots in use plus evicted ones still closing)."""
+        return self._threads
+
+    # ------------------------------------------------------------ admission
+    def process_request(self, request, client_address) -> None:
+        """Called by ``serve_forever`` for each accepted connection: queue it for a slot."""
+        with self._lock:
             self._conns += 1
-            return self._conns
+            conn_id = self._conns
+        peer = ("%s:%s" % client_address[:2] if isinstance(client_address, tuple)
+                else str(client_address))
+        self._tune(request)
+        with self._lock:
+            self._waiting.append(_Waiting(conn_id, request, peer, time.monotonic()))
+        self._admit_waiting()
 
-    def _admit(self) -> bool:
-        with self._count_lock:
-            if self._active >= self.max_clients:
-                return False
-            self._active += 1
-            return True
+    def service_actions(self) -> None:
+        """Called by ``serve_forever`` every poll interval: waiting clients may get a slot."""
+        self._admit_waiting()
 
-    def _leave(self) -> None:
-        with self._count_lock:
-            self._active -= 1
+    def _tune(self, sock: socket.socket) -> None:
+        """TCP keepalive, so that a peer gone without closing is detected."""
+        if not self.keepalive:
+            return
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            idle = max(1, int(round(self.keepalive)))
+            for name, value in (("TCP_KEEPIDLE", idle), ("TCP_KEEPINTVL", max(1, idle // 4)),
+                                ("TCP_KEEPCNT", 3)):
+                if hasattr(socket, name):       # Linux; other systems keep their defaults
+                    sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+        except OSError as exc:  # pragma: no cover - platform without these options
+            log.debug("cannot set TCP keepalive: %s", exc)
+
+    def _victim(self, now: float) -> _Conn | None:
+        """The connection to evict for a waiting one (lock held), or None."""
+        best = None
+        for c in self._active.values():
+            if c.busy or c.evicted or now - c.quiet_since < self.evict_idle:
+                continue
+            if best is None or (c.gnubg, c.spoke, c.quiet_since) < (best.gnubg, best.spoke, best.quiet_since):
+                best = c
+        return best
+
+    def _admit_waiting(self) -> None:
+        """Give free slots, or slots of idle connections, to waiting connections
+        (first come, first served); refuse those that waited ``admit_wait`` or
+        overflow ``max_waiting``."""
+        now = time.monotonic()
+        started: list[_Conn] = []
+        refused: list[tuple[_Waiting, str]] = []
+        with self._lock:
+            if self._stopping.is_set():
+                return
+            while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
+                if len(self._active) >= self.max_clients:
+                    victim = self._victim(now)
+                    if victim is None:
+                        break
+                    self._evict(victim, now)
+                w = self._waiting.popleft()
+                conn = _Conn(w.conn_id, w.sock, w.peer, quiet_since=now)
+                self._active[conn.conn_id] = conn
+                self._threads += 1
+                started.append(conn)
+            while self._waiting and now - self._waiting[0].since >= self.admit_wait:
+                refused.append((self._waiting.popleft(), f"no slot free within {self.admit_wait:g} s"))
+            while len(self._waiting) > self.max_waiting:
+                refused.append((self._waiting.pop(), f"more than {self.max_waiting} waiting"))
+        for w, why in refused:
+            self._refuse(w, why)
+        for conn in started:
+            t = threading.Thread(target=self._serve_conn, args=(conn,), daemon=True,
+                                 name=f"bgengine-serve-conn-{conn.conn_id}")
+            try:
+                t.start()
+            except RuntimeError as exc:  # pragma: no cover - the system is out of threads
+                log.error("cannot start a thread for connection %d: %s", conn.conn_id, exc)
+                self._finish(conn, f"no thread: {exc}")
+
+    def _evict(self, victim: _Conn, now: float) -> None:
+        """Take ``victim``'s slot back (lock held): it is told (unless it is gnubg,
+        whom any unexpected line would desynchronise) and its socket shut down, which
+        ends its thread's ``recv``.  Non-blocking; the lock keeps its thread from
+        closing the socket meanwhile."""
+        idle = now - victim.quiet_since
+        victim.evicted = (f"evicted: server full, no complete line for {idle:.1f} s")
+        del self._active[victim.conn_id]
+        self.exchange_log.write(event="evicted", conn=victim.conn_id, peer=victim.peer,
+                                idle_s=round(idle, 3), spoke=victim.spoke, gnubg=victim.gnubg)
+        log.info("connection %d (%s) evicted: the server is full and it was idle %.1f s",
+                 victim.conn_id, victim.peer, idle)
+        if victim.closed:
+            return
+        if not victim.gnubg and hasattr(socket, "MSG_DONTWAIT"):
+            msg = (f"Error: connection closed: the server is full ({self.max_clients} clients) "
+                   f"and this one was idle {idle:.0f} s\n")
+            try:
+                victim.sock.send(msg.encode(), socket.MSG_DONTWAIT)
+            except OSError:
+                pass
+        try:
+            victim.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _refuse(self, w: _Waiting, why: str) -> None:
+        """Tell a waiting connection the server is busy and close it (non-blocking)."""
+        self.exchange_log.write(event="refused", conn=w.conn_id, peer=w.peer, reason=why)
+        try:
+            w.sock.setblocking(False)
+            w.sock.send(f"Error: server busy ({self.max_clients} clients connected, {why}); "
+                        "try again later\n".encode())
+        except OSError:
+            pass
+        self.shutdown_request(w.sock)
+
+    # ------------------------------------------------------------ one connection
+    def _serve_conn(self, conn: _Conn) -> None:
+        """The thread of one admitted connection."""
+        session = Session(self.engine, log=self.exchange_log, peer=conn.peer, conn_id=conn.conn_id)
+        self.exchange_log.write(event="connect", conn=conn.conn_id, peer=conn.peer)
+        reason = "closed by client"
+        try:
+            reason = self._loop(conn, session)
+        except OSError as exc:
+            reason = conn.evicted or f"socket error: {exc}"
+        except Exception as exc:  # pragma: no cover - a bug: keep serving the others
+            log.exception("connection %d failed", conn.conn_id)
+            reason = f"internal error: {exc}"
+        self._finish(conn, reason)
+
+    def _finish(self, conn: _Conn, reason: str) -> None:
+        """Free the slot and close the socket; the last thing a connection thread does."""
+        with self._lock:
+            if self._active.get(conn.conn_id) is conn:
+                del self._active[conn.conn_id]
+            conn.closed = True
+            # under the lock: an eviction never shuts down a socket being closed
+            self.shutdown_request(conn.sock)
+        self.exchange_log.write(event="disconnect", conn=conn.conn_id, peer=conn.peer, reason=reason)
+        self._admit_waiting()       # a slot is free
+        with self._lock:
+            self._threads -= 1
+
+    def _loop(self, conn: _Conn, session: Session) -> str:
+        """Read and answer lines until the client leaves or a limit is hit; returns why."""
+        sock = conn.sock
+        last_rx = time.monotonic()          # last bytes received (idle timeout)
+        line_start: float | None = None     # first byte of the unfinished line
+        while not self._stopping.is_set():
+            now = time.monotonic()
+            waits = [self.poll_interval]
+            if line_start is not None and self.line_timeout:
+                waits.append(line_start + self.line_timeout - now)
+            if self.idle_timeout and line_start is None:
+                waits.append(last_rx + self.idle_timeout - now)
+            sock.settimeout(max(0.01, min(waits)))
+            try:
+                data: bytes | None = sock.recv(4096)
+            except socket.timeout:
+                data = None
+            if conn.evicted:
+                return conn.evicted
+            if self._stopping.is_set():
+                return "server stopping"
+            now = time.monotonic()
+            if data == b"":
+                part = session.splitter.take_partial()
+                if part.replace(b"\0", b""):
+                    session.log.write(event="partial", conn=session.conn_id, peer=session.peer,
+                                      **{"in": part[:400].decode("utf-8", "replace")},
+                                      note="client disconnected in the middle of a line")
+                    return "disconnected mid-line"
+                return "closed by client"
+            if data:
+                last_rx = now
+                lines_before = session.lines
+                with self._lock:
+                    if conn.evicted:
+                        return conn.evicted
+                    conn.busy = True
+                try:
+                    out = session.feed(data)
+                    if out:
+                        self._send(sock, out)
+                finally:
+                    with self._lock:
+                        conn.busy = False
+                        conn.gnubg = session.gnubg
+                        if session.lines > lines_before:
+                            conn.spoke = True
+                            conn.quiet_since = time.monotonic()
+                if session.closed:
+                    return "exit"
+                if not session.splitter.pending:
+                    line_start = None
+                elif line_start is None or session.lines > lines_before:
+                    line_start = now        # a new line began in this chunk
+            # the limits are checked after every read, not only when the client pauses:
+            # a line trickled in forever must not escape them
+            pending = session.splitter.pending
+            if pending > self.max_line_bytes:
+                return self._close_with(session, sock, "line too long",
+                                        f"Error: line too long (more than {self.max_line_bytes} "
+                                        "bytes without a newline); closing")
+            if line_start is not None and self.line_timeout and now - line_start >= self.line_timeout:
+                return self._close_with(session, sock, "partial-line timeout",
+                                        f"Error: incomplete line: no newline within "
+                                        f"{self.line_timeout:g} s ({pending} bytes discarded); closing")
+            if self.idle_timeout and line_start is None and now - last_rx >= self.idle_timeout:
+                session.log.write(event="timeout", conn=session.conn_id, peer=session.peer, kind="idle")
+                return "idle timeout"
+        return "server stopping"
+
+    def _close_with(self, session: Session, sock: socket.socket, kind: str, msg: str) -> str:
+        part = session.splitter.take_partial()
+        session.log.write(event="timeout" if "timeout" in kind else "refused", conn=session.conn_id,
+                          peer=session.peer, kind=kind,
+                          **{"in": part[:400].decode("utf-8", "replace")}, out=msg)
+        self._send(sock, (msg + "\n").encode())
+        return kind
+
+    def _send(self, sock: socket.socket, data: bytes) -> None:
+        sock.settimeout(self.send_timeout)
+        sock.sendall(data)
+
+    # ------------------------------------------------------------ stopping
+    def _drop_all(self) -> None:
+        """Close waiting connections and end every connection thread."""
+        with self._lock:
+            self._stopping.set()
+            waiting, self._waiting = list(self._waiting), deque()
+            for c in self._active.values():
+                if not c.closed:
+                    try:
+                        c.sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+        for w in waiting:
+            self.shutdown_request(w.sock)
 
     def handle_error(self, request, client_address) -> None:  # pragma: no cover
         log.exception("error serving %s", client_address)
@@ -1012,6 +1267,7 @@ class BgServer(socketserver.ThreadingTCPServer):
         """Stop serving (from another thread) and release the port."""
         self._stopping.set()
         self.shutdown()
+        self._drop_all()
         self.server_close()
 
 
@@ -1096,12 +1352,23 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--log", default=None, metavar="FILE",
                    help="append every exchange to FILE, one JSON object per line")
     p.add_argument("--max-clients", type=int, default=64, metavar="N",
-                   help="clients served at once; more are told to try later (default 64)")
+                   help="clients served at once (default 64); when all are taken a new client "
+                        "takes the slot of one idle for --evict-idle seconds, or waits up to "
+                        f"{ADMIT_WAIT:g} s and is then told to try later")
+    p.add_argument("--evict-idle", type=float, default=EVICT_IDLE, metavar="SECONDS",
+                   help="when the server is full, a client that has sent no line for this long "
+                        "may lose its slot to a new one; gnubg's connection goes last "
+                        f"(default {EVICT_IDLE:g})")
     p.add_argument("--line-timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="close a client that starts a line and does not finish it (default 30)")
+                   help="close a client that takes longer than this to send one line, from its "
+                        f"first byte to its newline (default 30); lines longer than "
+                        f"{MAX_LINE_BYTES} bytes are refused the same way")
     p.add_argument("--idle-timeout", type=float, default=0.0, metavar="SECONDS",
                    help="close clients silent this long (default 0 = never; gnubg keeps one "
                         "connection for its whole session)")
+    p.add_argument("--keepalive", type=float, default=KEEPALIVE_IDLE, metavar="SECONDS",
+                   help="TCP keepalive: probe a silent client after this long, so that one gone "
+                        f"without closing frees its slot (default {KEEPALIVE_IDLE:g}; 0 = off)")
     p.set_defaults(func=serve_main)
     return p
 
@@ -1112,7 +1379,7 @@ def serve_main(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     if args.max_clients < 1:
         raise ValueError("--max-clients must be at least 1")
-    for name in ("line_timeout", "idle_timeout"):
+    for name in ("line_timeout", "idle_timeout", "evict_idle", "keepalive"):
         v = getattr(args, name)
         if not (v >= 0 and math.isfinite(v)):
             raise ValueError(f"--{name.replace('_', '-')} must be a number of seconds >= 0")
@@ -1126,7 +1393,8 @@ def serve_main(args: argparse.Namespace) -> int:
     try:
         srv = BgServer((args.host, args.port), engine, exchange_log=xlog,
                        max_clients=args.max_clients, line_timeout=args.line_timeout,
-                       idle_timeout=args.idle_timeout)
+                       idle_timeout=args.idle_timeout, evict_idle=args.evict_idle,
+                       keepalive=args.keepalive)
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
@@ -1144,7 +1412,7 @@ def serve_main(args: argparse.Namespace) -> int:
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
-        srv._stopping.set()
+        srv._drop_all()
         srv.server_close()
         xlog.close()
     return 0

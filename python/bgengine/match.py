@@ -305,15 +305,15 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     from Python (the plays themselves are compiled), one game at a time.
     ``progress(done, total)`` is called after each game or match.
     """
-    from bgengine.cube import default_met
+    from bgengine.cube import gnubg_met
     from bgengine.dice import Dice
 
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
     if isinstance(match_length, bool) or not isinstance(match_length, int) or match_length < 0:
         raise ValueError(f"match length must be 0 (money) or a positive number of points, got {match_length!r}")
-    if match_length > default_met().length:
-        raise ValueError(f"matches of up to {default_met().length} points are supported "
+    if match_length > gnubg_met().length:
+        raise ValueError(f"matches of up to {gnubg_met().length} points are supported "
                          f"(the match equity table's size), got {match_length}")
     for p in (a, b):
         if not isinstance(p, Player):

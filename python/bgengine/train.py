@@ -578,7 +578,10 @@ def _new_network(config: TrainConfig, history: dict):
     if config.init_from:
         from bgengine.evaluator import load_evaluator
 
-        source = load_evaluator(config.init_from)
+        try:
+            source = load_evaluator(config.init_from)
+        except ValueError as exc:
+            raise ValueError(f"init_from: {exc}") from None
     if not config.classes:
         if config.init_from:
             _copy_weights(source.contact, net, config.init_from)
@@ -737,7 +740,13 @@ def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
     if not resume or not found:
         return False            # a fresh start (or --restart): config.toml alone is no run
     if "checkpoint.npz" not in found:
-        raise ValueError(f"{run} holds {', '.join(found)} but no checkpoint.npz: resuming would "
+        beyond = _progress_beyond(run, config.checkpoint_every)
+        if not beyond:
+            # killed before its first checkpoint: the start from game 0 writes the same
+            # files again, bit for bit
+            log.info("%s: no checkpoint yet; starting from game 0", run)
+            return False
+        raise ValueError(f"{run} holds {', '.join(beyond)} but no checkpoint.npz: resuming would "
                          f"start the run again from game 0 over them.  Put the checkpoint back, "
                          f"move the files away, or start over on purpose (--restart)")
     cfg_path = run / "config.toml"
@@ -766,6 +775,27 @@ def _progress_files(run: Path) -> list[str]:
     if snaps.is_dir() and any(snaps.glob("games_*.npz")):
         found.append("checkpoints/")
     return found
+
+
+def _progress_beyond(run: Path, games: int) -> list[str]:
+    """The files of ``run`` that show progress past game ``games`` (or cannot be read)."""
+    from bgengine.network import read_archive
+
+    out = []
+    lines, _ = _log_lines(run / "log.jsonl")
+    if any(r is not None and r["games"] > games for _, r in lines):
+        out.append("log.jsonl")
+    for name in ("network.npz", "best.npz"):
+        if (run / name).exists():
+            try:
+                done = read_archive(run / name)[1]["training"]["games"]
+            except Exception:       # unreadable: assume it holds progress
+                done = None
+            if not (_is_int(done) and done <= games):
+                out.append(name)
+    if (run / "checkpoints").is_dir() and any((run / "checkpoints").glob("games_*.npz")):
+        out.append("checkpoints/")
+    return out
 
 
 def _write_config(run: Path, config: TrainConfig) -> None:

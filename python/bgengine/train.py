@@ -9,6 +9,10 @@ A run lives in one directory::
     RUN/best.npz         the one that scored best against pubeval so far
     RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
     RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
+    RUN/log.jsonl.unreadable  lines of the log that could not be read, kept aside at a resume
+
+Nothing is written before the config, the directory, the checkpoint and the log are all
+checked (see :func:`train`); a running run locks its directory (POSIX).
 
 The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every``
 games per call; game ``g`` of the run always uses dice stream ``g`` of the
@@ -449,7 +453,7 @@ def _checked_state(meta: dict, snaps: dict, config: TrainConfig, path: Path) -> 
         raise bad(f"its state lacks {exc}") from None
     if not _is_int(games) or not 0 <= games <= config.games:
         raise bad(f"it is at game {games!r}, outside the run's 0..{config.games}")
-    if not _is_int(step) or not 0 <= step < len(config.alpha_steps):
+    if not _is_int(step) or not 0 <= step < max(1, len(config.alpha_steps)):
         raise bad(f"step_index {step!r} is not an index of alpha_steps")
     if not isinstance(results, list) or not all(
             _is_number(r) and math.isfinite(r) and abs(r) <= 3 for r in results):

@@ -328,11 +328,13 @@ def test_outputs_cover_exactly_the_bearoff_positions(db):
         assert db.outputs(c) is None
     assert db.outputs(board([0] * 6, [1, 0, 0, 0, 0, 0])) is None    # game over
     assert db.outputs(board([1, 0, 0, 0, 0, 0], [0] * 6)) is None
-    assert db.outputs(np.zeros((2, 25), np.uint8)) is None
+    with pytest.raises(ValueError, match="both sides have borne off"):     # no position
+        db.outputs(np.zeros((2, 25), np.uint8))
     # the batch entry point agrees
     rng = np.random.default_rng(9)
     boards = np.array([board(random_home(rng, int(rng.integers(0, 16))),
                              random_home(rng, int(rng.integers(0, 16)))) for _ in range(300)])
+    boards[~boards.any(axis=(1, 2)), 1, 0] = 1     # both sides borne off is no position
     for k in range(0, len(boards), 7):      # some not covered: a checker off the home points
         j = int(np.flatnonzero(boards[k, 1])[0]) if boards[k, 1].any() else 0
         boards[k, 1, j] -= boards[k, 1, j] > 0

@@ -168,7 +168,11 @@ def test_bad_files_and_arguments(tmp_path, classed):
             train_games(bad, 1, 0.1)
     with pytest.raises(ValueError, match="lam = 0"):
         train_games(classed, 1, 0.1, 0.7)
+    finished = np.zeros((2, 25), np.uint8)
+    finished[0, 0] = 15                 # the side on roll has borne off every checker
     with pytest.raises(ValueError, match="finished game"):
+        classed.evaluate(finished)
+    with pytest.raises(ValueError, match="both sides have borne off"):
         classed.evaluate(np.zeros((2, 25), np.uint8))
 
 

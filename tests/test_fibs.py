@@ -200,6 +200,10 @@ def boards_and_states(draw):
     allowed = [i for i in range(25) if i == 24 or board[1, 23 - i] == 0]
     for slot in draw(st.lists(st.sampled_from(allowed), max_size=15)):
         board[0, slot] += 1
+    if not board.any():
+        board[1, 0] = 1             # both sides borne off is no position
+    if board[:, 24].all() and (board[:, :6] >= 2).all():
+        board[0, 24] = 0            # nor both on the bar against closed boards
     length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 11]))
     score = ((draw(st.integers(0, length - 1)), draw(st.integers(0, length - 1))) if length
              else (draw(st.integers(0, 50)), draw(st.integers(0, 50))))

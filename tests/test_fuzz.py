@@ -65,6 +65,13 @@ def problems(board) -> list[str]:
     for i in range(24):
         if b[1, i] > 0 and b[0, 23 - i] > 0:
             found.append(f"point {i + 1} ")
+    if found:
+        return found
+    # the two impossible positions
+    if not any(int(v) for v in b.flat):
+        found.append("both sides have borne off")
+    if all(b[s, 24] > 0 and all(v >= 2 for v in b[1 - s, :6]) for s in (0, 1)):
+        found.append("both sides are on the bar against closed boards")
     return found
 
 
@@ -133,6 +140,8 @@ def fuzz_boards(rng: np.random.Generator, n: int):
             b[1, :6] = 2
             b[0, :6] = 2
             b[int(rng.integers(2)), 24] += rng.integers(1, 8)
+            if rng.random() < 0.3:        # both on the bar against closed boards: impossible
+                b[:, 24] = np.maximum(b[:, 24], 1)
             yield b
         elif family == 6:                 # values > 15 in a single slot (uint8 range)
             b = np.zeros((2, 25), dtype=np.uint8)

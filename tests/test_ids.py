@@ -15,7 +15,7 @@ from bgengine.ids import (
     GAME_DROP, GAME_OVER, GAME_PLAYING, GAME_RESIGNED, MatchState,
     board_from_position_id, match_id, match_state_from_id, position_id,
 )
-from bgengine.position import STARTING_BOARD
+from bgengine.position import STARTING_BOARD, Position
 
 # (Position ID, row 0, row 1): gnubg.positionid((row0, row1)) == ID
 KNOWN_POSITION_IDS = [
@@ -134,9 +134,18 @@ def test_row_order_is_gnubgs():
 
 
 def test_empty_and_full_boards():
+    # both sides borne off cannot happen (the game ends when the first side finishes):
+    # neither encoded nor decoded, like every position validate_board rejects
     empty = np.zeros((2, 25), dtype=np.uint8)
-    assert position_id(empty) == "AAAAAAAAAAAAAA"
-    np.testing.assert_array_equal(board_from_position_id("AAAAAAAAAAAAAA"), empty)
+    with pytest.raises(ValueError, match="both sides have borne off"):
+        position_id(empty)
+    with pytest.raises(ValueError, match="AAAAAAAAAAAAAA.*both sides have borne off"):
+        board_from_position_id("AAAAAAAAAAAAAA")
+    with pytest.raises(ValueError, match="both sides have borne off"):
+        Position.from_id("AAAAAAAAAAAAAA")
+    one_left = empty.copy()
+    one_left[0, 0] = 1          # the side not on roll has a checker left: the game is over
+    assert board_from_position_id(position_id(one_left))[0, 0] == 1
     bars = np.zeros((2, 25), dtype=np.uint8)
     bars[:, 24] = 15
     assert board_from_position_id(position_id(bars))[1, 24] == 15
@@ -154,6 +163,8 @@ def legal_boards(draw):
     closed = (board[0, :6] >= 2).all() and (board[1, :6] >= 2).all()
     if closed and board[0, 24] and board[1, 24]:
         board[0, 24] = 0      # gnubg rejects both sides dancing against closed boards
+    if not board.any():
+        board[1, 0] = 1       # both sides borne off: impossible
     return board
 
 
@@ -187,7 +198,7 @@ def test_position_id_accepts_lists_and_validates():
     ("4HPwATDgc/ABMQ", "more than 30 checkers"),  # one bit too many (gnubg: invalid)
     ("//////////////", "unused bits"),
     ("/////////////w", "more than 30 checkers"),
-    ("/////AAAAAAAAA", "not on roll has 30 checkers"),   # gnubg: invalid
+    ("/////AAAAAAAAA", r"not on roll\) has 30 checkers"),   # gnubg: invalid
     ("+HPwATDgc/ABMA", "checkers"),             # gnubg: invalid
     ("AAAAAAAAAAAAAw", "after the end"),        # empty board, then stray bits
 ])
@@ -214,9 +225,15 @@ def test_position_id_closed_boards_with_both_on_bar():
     b[:, :6] = 2
     b[:, 10] = 2
     b[:, 24] = 1
-    pid = position_id(b)          # encodable, but gnubg's positionfromid rejects it
+    with pytest.raises(ValueError, match="closed boards"):
+        position_id(b)            # neither side could ever move: not a valid position
+    import base64
+    from bgengine.ids import position_key
+    pid = base64.b64encode(position_key(b)).decode()[:14]   # gnubg's positionfromid rejects it too
     with pytest.raises(ValueError, match="closed boards"):
         board_from_position_id(pid)
+    with pytest.raises(ValueError, match="closed boards"):
+        Position.from_id(pid)
 
 
 @pytest.mark.parametrize("bad", [None, 12345, b"4HPwATDgc/ABMA"])

@@ -126,7 +126,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if overrides:
         config = TrainConfig.from_dict({**dataclasses.asdict(config), **overrides})
     logging.getLogger("bgengine").setLevel(logging.INFO)
-    net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+    try:
+        net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+    except OSError as exc:      # a disk full, a file made read-only under a running run
+        raise ValueError(f"{args.run}: cannot write the run ({exc.strerror or exc}"
+                         f"{': ' + str(exc.filename) if exc.filename else ''})") from None
+    except FloatingPointError as exc:   # diverged: the last checkpoint is intact
+        raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
     print(f"{args.run}: {net!r}, latest network in {args.run}/network.npz, "
           f"best against {config.eval_opponent} in {args.run}/best.npz")
     return 0
@@ -245,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
     p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
     p.add_argument("--seed", type=int, help="seed for weights and dice")
-    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
+    p.add_argument("--restart", action="store_true",
+                   help="start over from game 0, dropping the directory's checkpoint and log")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=_cmd_train)
 

@@ -102,8 +102,9 @@ def board_from_position_id(pid: str) -> np.ndarray:
     Raises ``ValueError`` naming the problem: not a string, wrong length,
     characters outside the base64 alphabet, unused bits set in the last
     character, more than 30 checkers encoded, bits set after the end of the
-    position, more than 15 checkers for a side, both sides on one point, or
-    both sides on the bar against closed boards (which gnubg also rejects).
+    position, or a position :func:`bgengine.board.validate_board` rejects: more
+    than 15 checkers for a side, both sides on one point, both sides borne off,
+    or both sides on the bar against closed boards (which gnubg also rejects).
     """
     if not isinstance(pid, str):
         raise ValueError(f"a Position ID is a 14-character string, got {type(pid).__name__}")
@@ -123,19 +124,12 @@ def board_from_position_id(pid: str) -> np.ndarray:
     if any(runs[50:]):
         raise ValueError(f"Position ID {pid!r} has bits set after the end of the position")
     counts = [len(r) for r in runs[:50]]
-    board = np.array(counts, dtype=np.int64).reshape(2, 25)
-    for side, name in ((1, "the side on roll"), (0, "the side not on roll")):
-        total = int(board[side].sum())
-        if total > 15:
-            raise ValueError(f"Position ID {pid!r}: {name} has {total} checkers; at most 15 allowed")
-    for i in range(24):
-        if board[1, i] and board[0, 23 - i]:
-            raise ValueError(f"Position ID {pid!r}: point {i + 1} of the side on roll holds "
-                             f"checkers of both sides ({board[1, i]} and {board[0, 23 - i]})")
-    if (board[0, 24] and board[1, 24] and (board[0, :6] >= 2).all()
-            and (board[1, :6] >= 2).all()):
-        raise ValueError(f"Position ID {pid!r}: both sides are on the bar against closed boards")
-    return board.astype(np.uint8)
+    from bgengine.board import validate_board
+
+    try:        # the one definition of a valid position
+        return validate_board(np.array(counts, dtype=np.int64).reshape(2, 25))
+    except ValueError as exc:
+        raise ValueError(f"Position ID {pid!r}: {exc}") from None
 
 
 # ---------------------------------------------------------------- Match ID

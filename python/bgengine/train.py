@@ -9,6 +9,10 @@ A run lives in one directory::
     RUN/best.npz         the one that scored best against pubeval so far
     RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
     RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
+    RUN/log.jsonl.unreadable  lines of the log that could not be read, kept aside at a resume
+
+Nothing is written before the config, the directory, the checkpoint and the log are all
+checked (see :func:`train`); a running run locks its directory (POSIX).
 
 The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every``
 games per call; game ``g`` of the run always uses dice stream ``g`` of the
@@ -30,6 +34,7 @@ import json
 import logging
 import math
 import os
+import re
 import signal
 import sys
 import time
@@ -113,17 +118,21 @@ class TrainConfig:
     rollout_truncate: int = 10          # ... for this many plays (0 = to the end)
 
     def __post_init__(self) -> None:
-        for name in ("hidden", "alpha_steps", "race_hidden"):
+        for name in ("hidden", "race_hidden"):
             v = getattr(self, name)
-            if not isinstance(v, (list, tuple)) or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-                raise ValueError(f"bad training config: {name} must be a list of numbers, got {v!r}")
+            if not isinstance(v, (list, tuple)) or not all(_is_int(x) for x in v):
+                raise ValueError(f"bad training config: {name} must be a list of whole numbers "
+                                 f"(layer widths), got {v!r}")
+        v = self.alpha_steps
+        if not isinstance(v, (list, tuple)) or not all(_is_number(x) for x in v):
+            raise ValueError(f"bad training config: alpha_steps must be a list of numbers, got {v!r}")
         self.hidden = [int(h) for h in self.hidden]
         self.race_hidden = [int(h) for h in self.race_hidden]
         self.alpha_steps = [float(a) for a in self.alpha_steps]
         self.validate()
 
     def validate(self) -> None:
+        """``ValueError`` listing every setting that is wrong (types first, then values)."""
         from bgengine.encoders import ENCODERS
 
         problems = []
@@ -134,6 +143,19 @@ class TrainConfig:
                  for f in fields(self) if f.type in wanted
                  and ((isinstance(getattr(self, f.name), bool) and f.type != "bool")
                       or not isinstance(getattr(self, f.name), wanted[f.type][0]))]
+        if wrong:
+            raise ValueError("bad training config: " + "; ".join(wrong))
+        # NaN passes no comparison and never equals itself (a run could never resume): first
+        wrong = [f"{f.name} must be a finite number, got {getattr(self, f.name)!r}"
+                 for f in fields(self) if f.type == "float" and not math.isfinite(getattr(self, f.name))]
+        if not all(math.isfinite(a) for a in self.alpha_steps):
+            wrong.append(f"alpha_steps must be finite numbers, got {self.alpha_steps}")
+        # a typo's huge value fails at once rather than overflowing or diverging later
+        wrong += [f"{name} must be at most {limit:,}, got {_show(getattr(self, name))}"
+                  for name, limit in _LIMITS.items() if getattr(self, name) > limit
+                  and not (isinstance(limit, float) and math.isinf(getattr(self, name)))]
+        if any(a > _LIMITS["alpha"] for a in self.alpha_steps):
+            wrong.append(f"alpha_steps must be at most {_LIMITS['alpha']}, got {self.alpha_steps}")
         if wrong:
             raise ValueError("bad training config: " + "; ".join(wrong))
         if self.encoder not in ENCODERS:
@@ -197,8 +219,11 @@ class TrainConfig:
             problems.append(f"snapshot_every must be >= 0 (0 = no snapshots), got {self.snapshot_every}")
         if not 0 <= self.epsilon <= 1:
             problems.append(f"epsilon must be in [0, 1], got {self.epsilon}")
-        if self.seed < 0 or self.threads < 0:
-            problems.append(f"seed and threads must be >= 0, got {self.seed} and {self.threads}")
+        if self.seed < 0 or self.eval_seed < 0 or self.threads < 0:
+            problems.append(f"seed, eval_seed and threads must be >= 0, got {self.seed}, "
+                            f"{self.eval_seed} and {self.threads}")
+        if self.init_range < 0:
+            problems.append(f"init_range must be >= 0, got {self.init_range}")
         if self.eval_opponent not in ("random", "pubeval", "simple1", "simple2", "simple3", "net"):
             problems.append(f"eval_opponent must be random, pubeval, simple1, simple2, simple3 or "
                             f"net, got {self.eval_opponent!r}")
@@ -220,27 +245,82 @@ class TrainConfig:
     # ------------------------------------------------------------ TOML
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
-        data = dict(data.get("train", data))
+        """From the settings, under a ``train`` key or at the top level (not both); any
+        other key or table is an error."""
+        if not isinstance(data, dict):
+            raise ValueError(f"training settings must be a table, got {type(data).__name__}")
+        if "train" in data:
+            extra = sorted(set(data) - {"train"})
+            if extra:
+                raise ValueError(f"unknown table(s) or key(s) beside [train]: {', '.join(extra)}")
+            data = data["train"]
+            if not isinstance(data, dict):
+                raise ValueError("train must be a table ([train]) of training settings")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"unknown training option(s) {', '.join(unknown)}; known: "
-                             f"{', '.join(sorted(known))}")
+            tables = [k for k in unknown if isinstance(data[k], dict)]
+            raise ValueError(f"unknown training option(s) {', '.join(unknown)}"
+                             + (f" (tables: {', '.join(tables)})" if tables else "")
+                             + f"; known: {', '.join(sorted(known))}")
         return cls(**data)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> "TrainConfig":
+        """Read a TOML file; every problem is a ``ValueError`` naming ``path``."""
         try:
+            if os.path.getsize(path) > _MAX_CONFIG_BYTES:
+                raise ValueError(f"{path}: larger than {_MAX_CONFIG_BYTES} bytes: not a training "
+                                 f"config")
             with open(path, "rb") as f:
-                return cls.from_dict(tomllib.load(f))
+                data = tomllib.load(f)
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot read the training config "
+                             f"({exc.strerror or type(exc).__name__})") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not valid TOML (not UTF-8 text)") from None
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{path}: not valid TOML ({exc})") from None
+        if not data or data == {"train": {}}:
+            # a run of 100,000 games with every default is never what an empty file means
+            raise ValueError(f"{path}: no training settings (an empty file); set at least games")
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
     def to_toml(self) -> str:
         lines = ["[train]"]
         for f in fields(self):
             lines.append(f"{f.name} = {_toml_value(getattr(self, f.name))}")
         return "\n".join(lines) + "\n"
+
+
+#: Upper bounds of settings: far beyond any real run, low enough that nothing overflows
+#: (game and stream numbers, array sizes) or diverges at once.
+_LIMITS = {"games": 10**12, "checkpoint_every": 10**12, "eval_every": 10**12,
+           "plateau_every": 10**12, "plateau_gap": 10**12, "snapshot_every": 10**12,
+           "eval_games": 10**7, "plateau_games": 10**7, "plateau_window": 10**6,
+           "seed": 2**62, "eval_seed": 2**62, "threads": 256, "train_threads": 256,
+           "sync_games": 10**6, "mutation_games": 10**6, "rollout_best": 100,
+           "rollout_worst": 100, "rollout_trials": 10**6, "rollout_truncate": 10**4,
+           "alpha": 10.0, "alpha_end": 10.0, "init_range": 10.0, "mutation_sigma": 10.0}
+_MAX_CONFIG_BYTES = 1 << 20
+
+
+def _show(v: int | float) -> str:
+    """A number for a message: never a page of digits."""
+    if isinstance(v, float) or abs(v) < 10**18:
+        return f"{v:,}"
+    return f"a {len(str(abs(v)))}-digit number"
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_number(x: Any) -> bool:
+    return _is_int(x) or isinstance(x, (float, np.floating))
 
 
 def _toml_value(v: Any) -> str:
@@ -315,56 +395,144 @@ def _save_checkpoint(run: Path, net, state: _State) -> None:
     atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
 
 
-def _load_checkpoint(run: Path, net) -> _State:
+def _load_checkpoint(run: Path, net, config: TrainConfig) -> _State:
+    """The checkpoint's state, its weights copied into ``net``; ``ValueError`` naming the
+    file for anything that is not a checkpoint of this run (read before any file is
+    written)."""
+    import zipfile
+
+    from bgengine.network import MAX_MEMBER_BYTES
+
     path = run / "checkpoint.npz"
     nets = _weights(net)
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["state"]))
-            weights = {k: z[k] for k in nets}
-            snaps = {int(g): z[f"snapshot_{g}"] for g in meta["snapshot_games"]}
-        best = meta["best_ppg"]
-        state = _State(games=int(meta["games"]), step_index=int(meta["step_index"]),
-                       plateau_results=[float(r) for r in meta["plateau_results"]],
-                       best_ppg=-math.inf if best is None else float(best),
-                       elapsed=float(meta["elapsed"]), snapshots=snaps)
+        with open(path, "rb") as f:
+            with zipfile.ZipFile(f) as zf:     # sizes first: a small file may inflate to GBs
+                big = [i.filename for i in zf.infolist() if i.file_size > MAX_MEMBER_BYTES]
+                if big:
+                    raise ValueError(f"member {big[0]!r} inflates beyond {MAX_MEMBER_BYTES} bytes")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as z:
+                if z["state"].ndim != 0 or z["state"].dtype.kind != "U":
+                    raise ValueError("its state is not a JSON string")
+                meta = json.loads(str(z["state"]))
+                if not isinstance(meta, dict):
+                    raise ValueError("its state is not a JSON object")
+                weights = {k: z[k] for k in nets}
+                snap_games = meta["snapshot_games"]
+                if not isinstance(snap_games, list) or not all(_is_int(g) for g in snap_games):
+                    raise ValueError(f"snapshot_games must list game numbers, got {snap_games!r}")
+                snaps = {int(g): z[f"snapshot_{g}"] for g in snap_games}
     except Exception as exc:  # zip, npz, JSON, missing keys, wrong types alike
         raise ValueError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {exc}); "
                          f"move it away to start over") from None
+    state = _checked_state(meta, snaps, config, path)
     checks = [(f"weights ({k})", arr, nets[k]) for k, arr in weights.items()]
     checks += [(f"snapshot {g}", p, nets["params"]) for g, p in snaps.items()]
     for what, arr, owner in checks:
         if arr.shape != owner.params.shape:
             raise ValueError(f"{path}: {arr.size} {what}, but the config's network has "
                              f"{owner.params.size} weights")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{path}: the checkpoint's {what} hold NaN or infinite values")
+        if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)):
+            raise ValueError(f"{path}: the checkpoint's {what} are not finite numbers")
     for k, arr in weights.items():
         nets[k].params[:] = arr
     return state
 
 
+def _checked_state(meta: dict, snaps: dict, config: TrainConfig, path: Path) -> _State:
+    """A checkpoint's state, each field checked against the run's config."""
+    def bad(what: str) -> ValueError:
+        return ValueError(f"{path}: {what}; not a checkpoint of this run (move it away to "
+                          f"start over)")
+
+    try:
+        games, step, results = meta["games"], meta["step_index"], meta["plateau_results"]
+        best, elapsed = meta["best_ppg"], meta["elapsed"]
+    except KeyError as exc:
+        raise bad(f"its state lacks {exc}") from None
+    if not _is_int(games) or not 0 <= games <= config.games:
+        raise bad(f"it is at game {games!r}, outside the run's 0..{config.games}")
+    if not _is_int(step) or not 0 <= step < max(1, len(config.alpha_steps)):
+        raise bad(f"step_index {step!r} is not an index of alpha_steps")
+    if not isinstance(results, list) or not all(
+            _is_number(r) and math.isfinite(r) and abs(r) <= 3 for r in results):
+        raise bad("plateau_results must be results of games (-3..3)")
+    if best is not None and not (_is_number(best) and math.isfinite(best) and abs(best) <= 3):
+        raise bad(f"best_ppg {best!r} is not a result of games (-3..3)")
+    if not (_is_number(elapsed) and math.isfinite(elapsed) and elapsed >= 0):
+        raise bad(f"elapsed {elapsed!r} is not a duration")
+    if any(not 0 <= g <= games for g in snaps):
+        raise bad(f"snapshots {sorted(snaps)} are not of games 0..{games}")
+    return _State(games=int(games), step_index=int(step),
+                  plateau_results=[float(r) for r in results],
+                  best_ppg=-math.inf if best is None else float(best),
+                  elapsed=float(elapsed), snapshots=snaps)
+
+
+def _parse_record(line: bytes) -> dict | None:
+    """A log line's record, or None if it is not a JSON object with a game count."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except ValueError:              # bad UTF-8 or JSON (UnicodeDecodeError is one too)
+        return None
+    if not isinstance(record, dict) or not _is_int(record.get("games")):
+        return None
+    return record
+
+
+def _log_lines(path: Path) -> tuple[list[tuple[bytes, dict | None]], bytes]:
+    """Every line of a log with its record (None: unreadable), and the file's bytes.  A
+    torn last line (no newline: a crash while it was written) is left out."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], b""
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the run's log ({exc.strerror or exc})") from None
+    lines = data.splitlines(keepends=True)
+    out = [(line, _parse_record(line)) for line in lines]
+    if out and not lines[-1].endswith(b"\n") and out[-1][1] is None:
+        out.pop()
+    return out, data
+
+
 def read_log(run: str | os.PathLike) -> Iterator[dict]:
-    """The records of ``RUN/log.jsonl`` (a truncated last line is skipped)."""
+    """The records of ``RUN/log.jsonl``.  A line that is not a record (bad bytes, not
+    JSON) is skipped with a warning naming the file and line; a torn last line quietly."""
     path = Path(run) / "log.jsonl"
-    if not path.exists():
-        return
-    with open(path) as f:
-        for line in f:
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                continue
+    lines, _ = _log_lines(path)
+    bad = [i + 1 for i, (_, r) in enumerate(lines) if r is None]
+    if bad:
+        log.warning("%s: %d unreadable line(s) skipped (line %s%s)", path, len(bad),
+                    ", ".join(map(str, bad[:5])), ", ..." if len(bad) > 5 else "")
+    for _, record in lines:
+        if record is not None:
+            yield record
 
 
-def _truncate_log(run: Path, games: int) -> None:
-    """Drop records after the checkpoint (they will be written again)."""
+def _log_plan(run: Path, games: int) -> tuple[bytes, list[bytes]]:
+    """For a resume at ``games``: the log's new text (records after the checkpoint are
+    dropped: they will be written again; so is a torn last line) and its unreadable lines."""
+    lines, raw = _log_lines(run / "log.jsonl")
+    keep = [line if line.endswith(b"\n") else line + b"\n"
+            for line, r in lines if r is not None and r["games"] <= games]
+    unreadable = [line for line, r in lines if r is None]
+    return b"".join(keep), unreadable
+
+
+def _truncate_log(run: Path, plan: tuple[bytes, list[bytes]]) -> None:
+    """Apply a :func:`_log_plan`: unreadable lines are kept aside in
+    ``log.jsonl.unreadable``, never lost; the log is rewritten atomically, if it changes."""
+    text, unreadable = plan
     path = run / "log.jsonl"
-    if not path.exists():
-        return
-    keep = [r for r in read_log(run) if r.get("games", 0) <= games]
-    text = "".join(json.dumps(r) + "\n" for r in keep)
-    atomic_write(path, lambda f: f.write(text.encode()))
+    if unreadable:
+        aside = run / "log.jsonl.unreadable"
+        with open(aside, "ab") as f:
+            f.write(b"".join(u if u.endswith(b"\n") else u + b"\n" for u in unreadable))
+        log.warning("%s: %d unreadable line(s) moved to %s", path, len(unreadable), aside)
+    if not path.exists() or path.read_bytes() != text:
+        atomic_write(path, lambda f: f.write(text))
 
 
 # ---------------------------------------------------------------- progress
@@ -414,7 +582,10 @@ def _new_network(config: TrainConfig, history: dict):
     if config.init_from:
         from bgengine.evaluator import load_evaluator
 
-        source = load_evaluator(config.init_from)
+        try:
+            source = load_evaluator(config.init_from)
+        except ValueError as exc:
+            raise ValueError(f"init_from: {exc}") from None
     if not config.classes:
         if config.init_from:
             _copy_weights(source.contact, net, config.init_from)
@@ -517,25 +688,166 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     setting ``stop`` (a ``threading.Event``, from any thread) stops after the
     current chunk, with everything saved.  ``network.metadata["training"]["games"]``
     tells how far the run got.
+
+    Nothing is written before everything is checked: the config, the directory (a run's
+    files without its checkpoint, or a config that is not the run's, are refused), the
+    checkpoint (weights and every field of its state) and the log; a start that fails
+    leaves no file behind.  ``resume=False`` starts over on purpose: the old checkpoint
+    and log are dropped.  ``ValueError`` names the file and the problem.
     """
     run = Path(run)
-    run.mkdir(parents=True, exist_ok=True)
+    config.validate()               # a TrainConfig may have been changed since it was made
+    created = not run.exists()
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{run}: cannot make the run directory "
+                         f"({exc.strerror or type(exc).__name__})") from None
+    lock = _lock_run(run)
+    try:
+        resuming = _check_run_dir(config, run, resume)
+        net = _new_network(config, {"config": dataclasses.asdict(config)})
+        if resuming:
+            state = _load_checkpoint(run, net, config)
+            log_plan = _log_plan(run, state.games)
+    except BaseException:
+        _unlock_run(lock)
+        if created:             # a failed start leaves nothing behind
+            try:
+                run.rmdir()
+            except OSError:
+                pass
+        raise
+    # Everything is checked: from here on the run's files are written.
+    try:
+        _remove_stale_tmp(run)
+        _write_config(run, config)
+        if resuming:
+            _truncate_log(run, log_plan)
+            log.info("resuming %s at game %d", run, state.games)
+        else:
+            state = _State()
+            # a start from game 0 (or a restart on purpose): an old checkpoint must not be
+            # resumed with this config should the new run stop before its first checkpoint
+            for name in ("checkpoint.npz", "log.jsonl"):
+                (run / name).unlink(missing_ok=True)
+        return _train_loop(config, run, net, state, progress, stop_after, stop)
+    finally:
+        _unlock_run(lock)
+
+
+def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
+    """Check the run directory against ``config`` before anything is written: True for a
+    resume (its checkpoint is read next), False for a start from game 0.  ``ValueError``
+    when resuming would lose or mix up a run's files."""
+    found = _progress_files(run)
+    if not resume or not found:
+        return False            # a fresh start (or --restart): config.toml alone is no run
+    if "checkpoint.npz" not in found:
+        beyond = _progress_beyond(run, config.checkpoint_every)
+        if not beyond:
+            # killed before its first checkpoint: the start from game 0 writes the same
+            # files again, bit for bit
+            log.info("%s: no checkpoint yet; starting from game 0", run)
+            return False
+        raise ValueError(f"{run} holds {', '.join(beyond)} but no checkpoint.npz: resuming would "
+                         f"start the run again from game 0 over them.  Put the checkpoint back, "
+                         f"move the files away, or start over on purpose (--restart)")
     cfg_path = run / "config.toml"
-    if cfg_path.exists() and resume:
+    if not cfg_path.exists():
+        raise ValueError(f"{run} holds a run (checkpoint.npz) but no config.toml to check the "
+                         f"config against: copy the run's config file to {cfg_path}")
+    try:
         saved = TrainConfig.from_toml(cfg_path)
-        if saved != config:
-            diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
-            raise ValueError(f"{run} holds a run with a different config ({', '.join(diff)} differ); "
-                             f"use another directory or the same config")
-    cfg_path.write_text(config.to_toml())
-    net = _new_network(config, {"config": dataclasses.asdict(config)})
-    state = _State()
-    if resume and (run / "checkpoint.npz").exists():
-        state = _load_checkpoint(run, net)
-        _truncate_log(run, state.games)
-        log.info("resuming %s at game %d", run, state.games)
-    elif (run / "log.jsonl").exists():
-        (run / "log.jsonl").unlink()
+    except ValueError as exc:
+        raise ValueError(f"{exc} (the config of the run in {run}: restore it, e.g. from the "
+                         f"file the run was started with, to resume)") from None
+    if saved != config:
+        diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+        raise ValueError(f"{run} holds a run with a different config ({', '.join(diff)} differ); "
+                         f"use another directory or the same config")
+    return True
+
+
+def _progress_files(run: Path) -> list[str]:
+    """The files of a run's progress in ``run`` (config.toml alone is none)."""
+    found = [n for n in ("checkpoint.npz", "network.npz", "best.npz") if (run / n).exists()]
+    logp = run / "log.jsonl"
+    if logp.exists() and (not logp.is_file() or logp.stat().st_size > 0):
+        found.append("log.jsonl")
+    snaps = run / "checkpoints"
+    if snaps.is_dir() and any(snaps.glob("games_*.npz")):
+        found.append("checkpoints/")
+    return found
+
+
+def _progress_beyond(run: Path, games: int) -> list[str]:
+    """The files of ``run`` that show progress past game ``games`` (or cannot be read)."""
+    from bgengine.network import read_archive
+
+    out = []
+    lines, _ = _log_lines(run / "log.jsonl")
+    if any(r is not None and r["games"] > games for _, r in lines):
+        out.append("log.jsonl")
+    for name in ("network.npz", "best.npz"):
+        if (run / name).exists():
+            try:
+                done = read_archive(run / name)[1]["training"]["games"]
+            except Exception:       # unreadable: assume it holds progress
+                done = None
+            if not (_is_int(done) and done <= games):
+                out.append(name)
+    if (run / "checkpoints").is_dir() and any((run / "checkpoints").glob("games_*.npz")):
+        out.append("checkpoints/")
+    return out
+
+
+def _write_config(run: Path, config: TrainConfig) -> None:
+    """``RUN/config.toml``, atomically, and only if it changes."""
+    path = run / "config.toml"
+    text = config.to_toml().encode()
+    if not (path.is_file() and path.read_bytes() == text):
+        atomic_write(path, lambda f: f.write(text))
+
+
+#: Temporary files of atomic writes (``NAME.XXXXXXXX.tmp``) a killed run can leave.
+_TMP_NAME = re.compile(r"(config\.toml|checkpoint\.npz|network\.npz|best\.npz|log\.jsonl"
+                       r"|games_\d+\.npz)\.[^/]+\.tmp")
+
+
+def _remove_stale_tmp(run: Path) -> None:
+    """Remove what killed runs left half-written (the run is locked: none is in use)."""
+    for folder in (run, run / "checkpoints"):
+        for p in folder.glob("*.tmp") if folder.is_dir() else ():
+            if _TMP_NAME.fullmatch(p.name) and p.is_file():
+                p.unlink()
+                log.info("removed %s (a write interrupted by a crash)", p)
+
+
+def _lock_run(run: Path) -> int | None:
+    """Lock ``run`` against a second training process (POSIX; released when the process
+    ends, however it ends).  Returns the descriptor to unlock."""
+    try:
+        import fcntl
+    except ImportError:             # Windows: no lock
+        return None
+    fd = os.open(run, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ValueError(f"{run} is in use by another training process") from None
+    return fd
+
+
+def _unlock_run(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)                # closing releases the lock
+
+
+def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bool,
+                stop_after: int | None, stop):
+    """Play the run's chunks from ``state`` on (see :func:`train`)."""
     opponent = Player(config.eval_opponent) if config.eval_opponent != "net" else None
     threads = config.threads or default_threads()
     end = min(config.games, stop_after) if stop_after is not None else config.games

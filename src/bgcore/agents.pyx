@@ -35,7 +35,9 @@ from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t, uint64_t
 from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, board_is_race,
-                             board_side_empty, board_win_value, board_pips, MOVER, OPPONENT, BAR)
+                             board_side_empty, board_win_value, board_pips, MOVER, OPPONENT, BAR,
+                             MAX_GAME_PLAYS)
+from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport netbuf_t, outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
@@ -207,6 +209,8 @@ cdef int play_one_game(const player_t* first, const player_t* second, rng_t* dic
         if board_side_empty(&ml.boards[k], MOVER):
             v = board_win_value(&ml.boards[k], MOVER)
             return v if turn == 0 else -v
+        if n_moves[0] >= MAX_GAME_PLAYS:
+            return 0            # a last resort (see board.pxd): no result
         board_swap(&b, &ml.boards[k])
         turn ^= 1
         rng_roll(dice, &d1, &d2)
@@ -332,9 +336,13 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
     ``a`` moving first and game 1 has ``b`` moving first with the very same
     dice, so luck largely cancels within a pair.
 
+    Ctrl-C stops the match (each thread finishes the pair it is playing) and raises
+    ``KeyboardInterrupt``, as does any signal handler that raises, in the main thread.
+
     Returns
     -------
-    points : int8 (n_pairs, 2), points won by ``a`` in each game (negative if lost).
+    points : int8 (n_pairs, 2), points won by ``a`` in each game (negative if lost; 0 for
+        a game cut off after ``MAX_GAME_PLAYS`` plays, a last resort never met in practice).
     moves : int32 (n_pairs, 2), plays made in each game (both sides).
     """
     if n_pairs < 0:
@@ -352,6 +360,9 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
     cdef searcher_t* sb = <searcher_t*> calloc(nt, sizeof(searcher_t))
     cdef Py_ssize_t i
     cdef int t, n_ready = 0, tid, sa_ready = 0, sb_ready = 0
+    cdef interrupt_t it
+    pending = []
+    interrupt_init(&it, pending)
     if lists == NULL or bufs == NULL or sa == NULL or sb == NULL:
         free(lists)
         free(bufs)
@@ -371,9 +382,12 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
         with nogil:
             for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
                 tid = threadid()
-                _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &lists[tid], &bufs[tid],
-                           &pv[i, 0], &mv[i, 0], &sa[tid] if a.p.plies > 0 else NULL,
-                           &sb[tid] if b.p.plies > 0 else NULL)
+                if not interrupt_poll(&it, tid == 0):
+                    _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &lists[tid], &bufs[tid],
+                               &pv[i, 0], &mv[i, 0], &sa[tid] if a.p.plies > 0 else NULL,
+                               &sb[tid] if b.p.plies > 0 else NULL)
+        if pending:
+            raise pending[0]
     finally:
         for t in range(n_ready):
             movelist_free(&lists[t])

@@ -17,6 +17,11 @@ cdef enum:
     N_CHECKERS = 15      # checkers per side
     MOVER = 1            # row of the side on roll
     OPPONENT = 0         # row of the side not on roll
+    # A compiled game loop stops a game after this many plays (both sides), a last resort:
+    # every valid position can be played out (see validate_board), and the longest of
+    # 40,000 random-vs-random games took 396 plays.  A rollout trial cut off there is
+    # valued by the network, as if truncated; a match or training game has no result (0).
+    MAX_GAME_PLAYS = 10000
 
 ctypedef struct board_t:
     checker_t c[2][25]   # [side][slot]; 50 bytes, no padding
@@ -33,6 +38,7 @@ cdef bint board_is_race(const board_t* b) noexcept nogil
 cdef int board_win_value(const board_t* b, int winner) noexcept nogil
 cdef int board_result(const board_t* b) noexcept nogil
 cdef int board_check(const board_t* b) noexcept nogil
+cdef bint board_shut_out(const board_t* b, int side) noexcept nogil
 
 
 cdef inline bint board_side_empty(const board_t* b, int side) noexcept nogil:

@@ -20,6 +20,8 @@ cdef enum:
     TOO_MANY_0 = 1
     TOO_MANY_1 = 2
     SHARED_POINT = 3
+    BOTH_OFF = 4
+    BOTH_SHUT_OUT = 5
 
 
 cdef key_t _splitmix64(key_t* state) noexcept nogil:
@@ -131,7 +133,23 @@ cdef int board_check(const board_t* b) noexcept nogil:
     for i in range(24):
         if b.c[1][i] and b.c[0][23 - i]:
             return SHARED_POINT
+    if board_checkers(b, 0) == 0 and board_checkers(b, 1) == 0:
+        return BOTH_OFF
+    if board_shut_out(b, 0) and board_shut_out(b, 1):
+        return BOTH_SHUT_OUT
     return BOARD_OK
+
+
+cdef bint board_shut_out(const board_t* b, int side) noexcept nogil:
+    """True when ``side`` has checkers on the bar and the other side holds all six points
+    of its home board, where they enter: ``side`` cannot move, whatever the roll."""
+    cdef int i
+    if not b.c[side][BAR]:
+        return False
+    for i in range(6):
+        if b.c[1 - side][i] < 2:
+            return False
+    return True
 
 
 _SIDE_NAME = {0: "side 0 (not on roll)", 1: "side 1 (on roll)"}
@@ -151,7 +169,17 @@ def _board_error(cnp.ndarray arr, str where=""):
         if arr[1, i] and arr[0, 23 - i]:
             return (f"{where}point {i + 1} of the side on roll holds checkers of both sides "
                     f"({arr[1, i]} and {arr[0, 23 - i]})")
+    if arr[0].sum() == 0 and arr[1].sum() == 0:
+        return (f"{where}both sides have borne off all their checkers (impossible: the game "
+                f"ends when the first side finishes)")
+    if _shut_out(arr, 0) and _shut_out(arr, 1):
+        return (f"{where}both sides are on the bar against closed boards (impossible: "
+                f"neither side could ever move)")
     return None
+
+
+def _shut_out(arr, int side) -> bool:
+    return bool(arr[side, BAR] > 0 and (arr[1 - side, :6] >= 2).all())
 
 
 def _as_int_array(board, str name):
@@ -179,7 +207,19 @@ def validate_board(board) -> np.ndarray:
     """Check a position and return it as a C-contiguous ``uint8`` array (2, 25).
 
     Raises ``ValueError`` naming what is wrong: the shape, a negative count,
-    more than 15 checkers on a side, or a point held by both sides.
+    more than 15 checkers on a side, a point held by both sides, or one of the two
+    impossible positions: both sides borne off, or both sides on the bar against
+    closed boards.
+
+    This is the one definition of a valid position: every compiled entry point, the
+    Position ID decoder and :class:`~bgengine.position.Position` call it.  Every other
+    position can be played: at least one side can move on some roll (a side that cannot
+    move for any roll is on the bar against a closed board, and then the other side is
+    not), so games from it end (see ``MAX_GAME_PLAYS`` for the last resort).  The two
+    rejected ones cannot arise in a game: the game ends when the first side bears off its
+    last checker; and a side only enters from the bar onto an open point of the other
+    side's home board, so the last side to move before both boards were closed with both
+    sides on the bar would have had to enter onto a point of a board that is now closed.
     """
     arr = _as_int_array(board, "board")
     if arr.shape != (2, N_SLOTS):
@@ -194,7 +234,8 @@ def validate_board(board) -> np.ndarray:
 def validate_boards(boards) -> np.ndarray:
     """Check a batch of positions, shape (N, 2, 25); return it as contiguous ``uint8``.
 
-    The error names the index of the first bad position.
+    The same rules as :func:`validate_board`; the error names the index of the first
+    bad position.
     """
     arr = _as_int_array(boards, "boards")
     if arr.ndim != 3 or arr.shape[1:] != (2, N_SLOTS):
@@ -203,6 +244,9 @@ def validate_boards(boards) -> np.ndarray:
     bad = (wide < 0).any(axis=(1, 2))
     bad |= (wide.sum(axis=2) > N_CHECKERS).any(axis=1)
     bad |= ((wide[:, 1, :24] > 0) & (wide[:, 0, 23::-1] > 0)).any(axis=1)
+    bad |= wide.sum(axis=(1, 2)) == 0
+    shut = [(wide[:, s, BAR] > 0) & (wide[:, 1 - s, :6] >= 2).all(axis=1) for s in (0, 1)]
+    bad |= shut[0] & shut[1]
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(_board_error(wide[k], f"boards[{k}]: "))

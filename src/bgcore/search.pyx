@@ -12,7 +12,8 @@ n-ply evaluation (expectimax over the 21 rolls)
 
 Rollouts
     Each trial plays the position out to the end (or ``truncate`` plays,
-    then the network's estimate) with both sides choosing at 0-ply.  The
+    then the network's estimate; ``MAX_GAME_PLAYS`` at most) with both sides
+    choosing at 0-ply.  The
     first two rolls are stratified: trial ``t`` starts with roll ``t % 36``
     then ``(t // 36) % 36`` of the 36 ordered outcomes, so 1296 trials cover
     every pair once; later rolls come from PCG32 stream ``t``.  Luck-based
@@ -31,7 +32,8 @@ from libc.math cimport sqrt
 
 from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
 from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
-                             MOVER, OPPONENT)
+                             MOVER, OPPONENT, MAX_GAME_PLAYS)
+from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, outputs_flip, outputs_equity, outputs_target,
@@ -321,8 +323,8 @@ cdef void _rollout_trial(searcher_t* S, memo_entry_t* memo, const board_t* start
         if board_side_empty(&s, OPPONENT):         # previous mover won
             outputs_target(K, -board_win_value(&s, OPPONENT), m)
             break
-        if truncate > 0 and moves >= truncate:
-            eval_position(S, &s, 0, m)
+        if (truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS:
+            eval_position(S, &s, 0, m)      # (the cap: a last resort, as if truncated)
             break
         if moves == 0:
             _roll_index(r0, &d1, &d2)
@@ -496,6 +498,9 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     n_threads : int
         Threads over trials; results do not depend on it.
 
+    Ctrl-C stops the trials (each thread finishes the one it is playing) and raises
+    ``KeyboardInterrupt``, as does any signal handler that raises, in the main thread.
+
     Returns
     -------
     dict: ``outputs`` (mean, n_outputs), ``equity`` (mean cubeless equity),
@@ -531,16 +536,22 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
             raise MemoryError()
     cdef int i, n_ready = 0
     cdef Py_ssize_t t
+    cdef interrupt_t it
+    pending = []
+    interrupt_init(&it, pending)
     try:
         for i in range(nt):
             searcher_init(&S[i], &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
             n_ready += 1
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
-                _rollout_trial(&S[threadid()],
-                               memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
-                               b, <int>(first_trial + t), sd, truncate, variance_reduction,
-                               plies, &pv[t, 0])
+                if not interrupt_poll(&it, threadid() == 0):
+                    _rollout_trial(&S[threadid()],
+                                   memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
+                                   b, <int>(first_trial + t), sd, truncate, variance_reduction,
+                                   plies, &pv[t, 0])
+        if pending:
+            raise pending[0]
     finally:
         for i in range(n_ready):
             searcher_free(&S[i])

@@ -35,7 +35,9 @@ from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
 from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport board_t, board_start, board_swap, board_side_empty, board_win_value, MOVER
+from bgengine.board cimport (board_t, board_start, board_swap, board_side_empty, board_win_value,
+                             MOVER, MAX_GAME_PLAYS)
+from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, net_forward_sparse, net_backward_sparse,
@@ -245,6 +247,8 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
                 coef[k] = <real_t>(alpha * d[k])
             net_backward_sparse(net, idx, val, nnz, &L.buf, coef, net.params, 1)
         if not done:
+            if n_moves[0] >= MAX_GAME_PLAYS:
+                break           # a last resort (see board.pxd): no result, no final update
             board_swap(&b, &L.ml.boards[c])
             parity ^= 1
             rng_roll(dice, &d1, &d2)
@@ -306,6 +310,9 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
         if board_side_empty(&L.ml.boards[c], MOVER):
             v = board_win_value(&L.ml.boards[c], MOVER)
             break
+        if n_moves[0] >= MAX_GAME_PLAYS:
+            result[0] = 0       # a last resort (see board.pxd): no result, nothing learnt
+            return 0
         board_swap(&b, &L.ml.boards[c])
         parity ^= 1
         rng_roll(dice, &d1, &d2)
@@ -355,10 +362,15 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         plies (1: the mean over the 21 rolls of the best play's 0-ply value), which
         removes the roll's noise from the target at about 21 times the cost per move.
 
+    Ctrl-C (any signal handler that raises, in the main thread) stops after the game
+    being played and raises ``KeyboardInterrupt``; the network keeps the updates of the
+    games played.  A handler that returns (``bgengine.train``'s) lets the batch finish.
+
     Returns
     -------
     dict of arrays (n_games,): ``moves`` (int32, plays in the game),
-    ``result`` (int8, points won by the side that moved first), ``error``
+    ``result`` (int8, points won by the side that moved first; 0 for a game cut off after
+    ``MAX_GAME_PLAYS`` plays, a last resort never met in practice), ``error``
     (float64, mean absolute error of the first output over the game).
     """
     if n_games < 0:
@@ -409,6 +421,9 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
     cdef Py_ssize_t g
     cdef rng_t dice, explore
     cdef bint use_traces = td and lam > 0
+    cdef interrupt_t it
+    pending = []
+    interrupt_init(&it, pending)
     try:
         movelist_init(&L.ml)
         if target_plies:
@@ -421,6 +436,8 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
                 raise MemoryError()
         with nogil:
             for g in range(n_games):
+                if interrupt_poll(&it, True):
+                    break
                 rng_seed(&dice, sd, g0 + g)
                 rng_seed(&explore, sd, EXPLORE_STREAM + g0 + g)
                 if td:
@@ -430,6 +447,8 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
                                            &nm, &res)
                 mv[g] = nm
                 rv[g] = res
+        if pending:
+            raise pending[0]
     finally:
         movelist_free(&L.ml)
         if target_plies:

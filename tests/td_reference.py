@@ -10,15 +10,9 @@ from bgengine.dice import Dice
 from bgengine.encoders import encode
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
+from game_positions import start_board  # noqa: F401  (re-exported for the learning tests)
 
 EXPLORE_STREAM = 1 << 41        # td.pyx: exploration stream of game g is EXPLORE_STREAM + g
-
-
-def start_board() -> np.ndarray:
-    b = np.zeros((2, 25), np.uint8)
-    for s in range(2):
-        b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
-    return b
 
 
 # ---------------------------------------------------------------- reference learner

@@ -15,15 +15,9 @@ from encoder_refs import escapes_from, hits, rearmost, ref_contact, ref_race
 from bgengine.encoders import (CONTACT_FEATURES, ENCODERS, EXPERT_FEATURES, RACE_FEATURES,
                                contact_features, encode, encoder_id, expert_features, n_inputs)
 from bgengine.movegen import legal_afterstates
+from game_positions import random_positions, start_board
 
 SIZES = {"tesauro198": 198, "tesauro198+extra": 212, "expert": 222, "contact": 250, "race": 235}
-
-
-def start_board() -> np.ndarray:
-    b = np.zeros((2, 25), np.uint8)
-    for s in range(2):
-        b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
-    return b
 
 
 def random_boards(n: int, seed: int) -> list[np.ndarray]:
@@ -57,24 +51,6 @@ def race_boards(n: int, seed: int) -> list[np.ndarray]:
             for _ in range(15 - int(rng.choice([0, 0, 2, 7, 13]))):
                 b[side, int(rng.integers(0, min(top, 12 if rng.random() < 0.7 else 24)))] += 1
         out.append(b)
-    return out
-
-
-def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray]:
-    """Positions (side on roll in row 1) met in random self-play games."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_games):
-        b = start_board()
-        for ply in range(2000):
-            if ply % every == 0:
-                out.append(b.copy())
-            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
-            after, _ = legal_afterstates(b, d1, d2)
-            a = after[rng.integers(len(after))]
-            if a[1].sum() == 0:
-                break
-            b = a[::-1].copy()
     return out
 
 

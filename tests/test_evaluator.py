@@ -14,24 +14,13 @@ from bgengine.network import Network
 from bgengine.search import Searcher, rollout
 from bgengine.td import train_games
 from bgengine.train import TrainConfig, train
+from game_positions import random_positions
 from td_reference import mover_values, equity, ref_train, start_board
 
 
 def game_positions(n_games: int = 6, seed: int = 3) -> np.ndarray:
     """Positions (side on roll) from random-play games: contact, races, bear-offs."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_games):
-        b = start_board()
-        while True:
-            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
-            after, _ = legal_afterstates(b, d1, d2)
-            a = after[rng.integers(len(after))]
-            if a[1].sum() == 0:
-                break
-            b = a[::-1].copy()
-            out.append(b)
-    return np.array(out)
+    return np.array(random_positions(n_games, seed)[1:])
 
 
 def races_and_contact(boards: np.ndarray, ev: Evaluator) -> tuple[np.ndarray, np.ndarray]:

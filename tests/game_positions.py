@@ -1,0 +1,32 @@
+"""Positions for tests: the starting position, and positions met in random-play games."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgengine.movegen import legal_afterstates
+
+
+def start_board() -> np.ndarray:
+    b = np.zeros((2, 25), np.uint8)
+    for s in range(2):
+        b[s, 23], b[s, 12], b[s, 7], b[s, 5] = 2, 5, 3, 5
+    return b
+
+
+def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray]:
+    """Positions (side on roll in row 1) met in random self-play games."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_games):
+        b = start_board()
+        for ply in range(2000):
+            if ply % every == 0:
+                out.append(b.copy())
+            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+            after, _ = legal_afterstates(b, d1, d2)
+            a = after[rng.integers(len(after))]
+            if a[1].sum() == 0:
+                break
+            b = a[::-1].copy()
+    return out

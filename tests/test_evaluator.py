@@ -155,6 +155,9 @@ def test_bad_files_and_arguments(tmp_path, classed):
             rollout(bad, start_board(), trials=2)
         with pytest.raises(TypeError):
             train_games(bad, 1, 0.1)
+    for args in ((None, Player("random")), (Player("random"), None), ("net", Player("random"))):
+        with pytest.raises(TypeError):          # was a segfault / garbage read (issue 13)
+            play_match(*args, 2)
     with pytest.raises(ValueError, match="lam = 0"):
         train_games(classed, 1, 0.1, 0.7)
     finished = np.zeros((2, 25), np.uint8)
@@ -357,3 +360,46 @@ def test_class_td0_with_two_hidden_layers_matches_reference():
     ref_train(other, 2, 0.1, 0.0, seed=13)
     np.testing.assert_array_equal(model.contact.params, other.contact.params)
     np.testing.assert_array_equal(model.race.params, other.race.params)
+
+
+def test_fuzzed_network_and_evaluator_files(tmp_path, with_database):
+    """Random byte flips, truncations and member swaps of network and evaluator files: every
+    load either gives a working model or a ValueError naming the file (nothing else)."""
+    import zipfile
+
+    rng = np.random.default_rng(21)
+    sources = {}
+    with_database.save(tmp_path / "ev.npz")
+    with_database.contact.save(tmp_path / "net.npz")
+    for name in ("ev.npz", "net.npz"):
+        sources[name] = (tmp_path / name).read_bytes()
+    loaded = refused = 0
+    for i in range(240):
+        name = ("ev.npz", "net.npz")[i % 2]
+        data = bytearray(sources[name])
+        kind = i % 3
+        if kind == 0:
+            for _ in range(rng.integers(1, 4)):
+                data[rng.integers(len(data))] ^= 1 << int(rng.integers(8))
+        elif kind == 1:
+            data = data[:rng.integers(len(data))]
+        path = tmp_path / f"m{i}.npz"
+        path.write_bytes(bytes(data))
+        if kind == 2:           # a member replaced by the other file's, or dropped
+            with zipfile.ZipFile(tmp_path / name) as zin, zipfile.ZipFile(path, "w") as zout:
+                members = zin.namelist()
+                drop = members[rng.integers(len(members))]
+                for m in members:
+                    if m != drop or rng.random() < 0.5:
+                        zout.writestr(m, zin.read(m) if m != drop else b"\x93NUMPY junk")
+        for load in (load_evaluator, Network.load):
+            try:
+                model = load(path)
+            except ValueError as exc:
+                assert str(path) in str(exc)
+                refused += 1
+                continue
+            loaded += 1
+            out = as_evaluator(model).evaluate(start_board())
+            assert out.shape == (5,)
+    assert refused > 200 and loaded >= 0

@@ -56,7 +56,9 @@ def test_training_scaling_on_two_threads(benchmark, tmp_path, sync_games):
     """TD(0) self-play games/s of a run on two threads (train_threads=2: each thread plays
     ``sync_games`` games on its own copy, then the updates are summed) over one thread,
     same config otherwise (222-128-5 expert network, from the same random weights, the
-    same games).  Gate >= 1.5x (the issue's target is 1.8x on an idle machine)."""
+    same games).  Gate >= 1.5x (the issue's target is 1.8x on an idle machine).
+    Session 6, AMD EPYC 2-core guest, idle: 1.65x (rounds 1.65, 1.65, 1.77): short of
+    1.8x; the merges every 16 games and the Python between them are the suspects."""
     from bgengine.td import train_games
     from bgengine.train import TrainConfig, _train_chunk
 

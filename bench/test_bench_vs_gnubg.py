@@ -55,6 +55,13 @@ day 2.47x, and 1.66x at its start.  Profile of our rollout now (perf): network
 about 50% (first-layer rows fused with the hidden sigmoid 29%, output layer 8%),
 encoder 20% (shot counts 3.5%), move generation 9%, move choice 3.6%.
 
+Session 6 (2026-11-24), AMD EPYC 2-core KVM guest, idle, the class evaluator now shipped
+(contact 250-128-5, race 235-64-5, exact bear-offs), one run of this file: static 987 k/s on
+afterstates vs gnubg's 203 k = 4.86x (rounds 4.63-5.00), 655 k/s on calibrate-like positions =
+3.22x (3.07-3.48); rollouts 1777 vs 500 trials/s = 3.58x on one thread, 3654 vs 1010 = 3.62x on
+two.  The strength issue's targets (static >= 4x, rollouts >= 5x) are met on afterstates only;
+the rollout gate is 3x until the contact encoder gets faster.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
 target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x

@@ -20,7 +20,7 @@ from bgengine.ids import MatchState
 from bgengine.match import _CubeGame, run_cube_match
 from bgengine.network import Network
 from bgengine.position import Position
-from bgengine.serve import Engine
+from bgengine.engine import Engine
 
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 

@@ -29,7 +29,8 @@ from bgengine.external import ExternalPlayer, play_external_match
 from bgengine.ids import board_from_position_id
 from bgengine.notation import format_steps_plain, match_move
 from bgengine.players import default_network_path, make_player
-from bgengine.serve import Engine, ExchangeLog, start_server
+from bgengine.engine import Engine
+from bgengine.serve import ExchangeLog, start_server
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
 

@@ -23,7 +23,7 @@ from bgengine.ids import match_state_from_id
 from bgengine.network import Network
 from bgengine.play import ENGINE, HUMAN, PlaySession, add_play_parser, play_main
 from bgengine.position import Position
-from bgengine.serve import Engine
+from bgengine.engine import Engine
 
 # A small random network: fast, deterministic, 5 outputs like the shipped one.
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)

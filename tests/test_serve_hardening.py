@@ -25,7 +25,8 @@ from bgengine.agents import Player
 from bgengine.cube import MET_MAX_LENGTH, default_met, gnubg_met
 from bgengine.fibs import parse_fibs_board
 from bgengine.network import Network
-from bgengine.serve import EXIT_THREADS, Engine, Session, start_server
+from bgengine.engine import Engine
+from bgengine.serve import EXIT_THREADS, Session, start_server
 from test_serve_socket import Client, wait_for
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"

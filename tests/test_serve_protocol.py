@@ -17,14 +17,12 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player
-from bgengine.external import STARTING_BOARD
 from bgengine.fibs import format_fibs_board, parse_fibs_board
 from bgengine.ids import MatchState
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
 from bgengine.notation import match_move
-from bgengine.serve import (MAX_LINE, Engine, EngineError, ExchangeLog, LineSplitter,
-                            NotSupported, Session)
+from bgengine.engine import Engine
+from bgengine.serve import MAX_LINE, ExchangeLog, LineSplitter, Session
+from engine_doubles import FixedEngine, small_net_engine
 
 # ---------------------------------------------------------------- captured lines (spec section 4)
 
@@ -62,27 +60,9 @@ OPENING_66 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:6:6:0:0:1:1:1:")
 GNUBG_LINES = [B41_1, B41_2, B42, B43_1, B43_2, B44_MOVE, B44_TAKE, B44_CUBE, B45_CUBE, B45_BEAVER]
 
 
-class FixedEngine(Engine):
-    """Plays like pubeval; every position has the same cubeless probabilities."""
-
-    def __init__(self, probs=(0.5, 0.1, 0.0, 0.1, 0.0), **kw):
-        super().__init__(Player("pubeval"), **kw)
-        self.probs = np.array(probs, dtype=np.float64)
-
-    def evaluate(self, board, plies=0):
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available yet")
-        return self.probs.copy()
-
-    def has_probabilities(self):
-        return True
-
-
 @pytest.fixture(scope="module")
 def net_engine():
-    """A small fixed (untrained) network: deterministic, fast, no files."""
-    net = Network(hidden=(12,), n_outputs=5, seed=3)
-    return Engine(Player("net", net, name="net-test"))
+    return small_net_engine()
 
 
 def gnubg_stream(*lines: str) -> bytes:
@@ -442,95 +422,6 @@ def test_huge_line_gets_one_error():
     assert lines[1] == "Interface: 2"
 
 
-# ---------------------------------------------------------------- the engine's cube decisions
-
-def money(**kw):
-    return MatchState(**{"player_on_roll": 1, **kw})
-
-
-@pytest.mark.parametrize("probs, double", [
-    ((0.50, 0.10, 0.0, 0.10, 0.0), False),     # E = 0
-    ((0.65, 0.05, 0.0, 0.02, 0.0), False),     # below the window (contact: cube efficiency 0.68)
-    ((0.75, 0.05, 0.0, 0.02, 0.0), True),      # double, take
-    ((0.90, 0.02, 0.0, 0.0, 0.0), True),       # double, pass
-    ((0.95, 0.30, 0.0, 0.0, 0.0), False),      # too good, play for the gammon
-])
-def test_money_doubling_window(probs, double):
-    e = FixedEngine(probs=probs)
-    assert e.cube_decision(STARTING_BOARD, money()) is double
-
-
-def test_jacoby_makes_gammons_irrelevant_with_a_centred_cube():
-    probs = (0.95, 0.30, 0.0, 0.0, 0.0)
-    assert FixedEngine(probs=probs, jacoby=True).cube_decision(STARTING_BOARD, money()) is True
-    assert FixedEngine(probs=probs).cube_decision(STARTING_BOARD, money(), jacoby=True) is True
-    assert FixedEngine(probs=probs).cube_decision(STARTING_BOARD, money()) is False
-
-
-@pytest.mark.parametrize("doubler_win, take", [(0.70, True), (0.78, True), (0.79, False), (0.9, False)])
-def test_money_take_point(doubler_win, take):
-    # Janowski, no gammons, cube efficiency 0.68: the taker needs 0.5 / 2.34 = 21.4%
-    e = FixedEngine(probs=(doubler_win, 0.0, 0.0, 0.0, 0.0))
-    assert e.take_decision(STARTING_BOARD, money(double_offered=True)) is take
-
-
-def test_no_cube_access_means_roll():
-    e = FixedEngine(probs=(0.8, 0.0, 0.0, 0.0, 0.0))
-    assert e.cube_decision(STARTING_BOARD, money()) is True
-    assert e.cube_decision(STARTING_BOARD, money(cube=2, cube_owner=0)) is False   # opponent owns it
-    assert e.cube_decision(STARTING_BOARD, money(cube=2, cube_owner=1)) is True    # we own it
-    crawford = MatchState(match_length=5, score=(4, 2), player_on_roll=1, crawford=True)
-    assert e.cube_decision(STARTING_BOARD, crawford) is False
-    dead = MatchState(match_length=5, score=(2, 3), player_on_roll=1, cube=2, cube_owner=1)
-    assert e.cube_decision(STARTING_BOARD, dead) is False                        # 2-away, cube 2
-
-
-def test_match_cube_logic():
-    weak = FixedEngine(probs=(0.5, 0.1, 0.0, 0.1, 0.0))
-    # post-Crawford: the trailer doubles at once, whatever the position
-    post = MatchState(match_length=5, score=(4, 1), player_on_roll=1)
-    assert weak.cube_decision(STARTING_BOARD, post) is True
-    # and the leader (1-away) never has a live cube
-    assert weak.cube_decision(STARTING_BOARD, MatchState(match_length=5, score=(1, 4),
-                                                        player_on_roll=1)) is False
-    strong = FixedEngine(probs=(0.85, 0.1, 0.0, 0.0, 0.0))
-    assert strong.cube_decision(STARTING_BOARD, MatchState(match_length=7, player_on_roll=1)) is True
-    assert weak.cube_decision(STARTING_BOARD, MatchState(match_length=7, player_on_roll=1)) is False
-    # taking at 0-0 in a 7-point match with 30% winning chances, dropping with 10%
-    assert FixedEngine(probs=(0.7, 0, 0, 0, 0)).take_decision(
-        STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
-    assert not FixedEngine(probs=(0.9, 0, 0, 0, 0)).take_decision(
-        STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
-
-
-def test_engine_options():
-    with pytest.raises(NotSupported, match="not available"):
-        Engine("pubeval", plies=4)
-    with pytest.raises(ValueError, match="needs a network player"):
-        Engine("pubeval", plies=2)
-    with pytest.raises(ValueError):
-        Engine("pubeval", plies=-1)
-    with pytest.raises(ValueError):
-        Engine("pubeval", time_budget=0)
-    with pytest.raises(ValueError, match="unknown player"):
-        Engine("nonsense")
-    assert isinstance(NotSupported("x"), EngineError)
-
-
-def test_engine_choose_move_matches_the_player(net_engine):
-    rng = np.random.default_rng(4)
-    board = STARTING_BOARD
-    for _ in range(30):
-        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        steps = net_engine.choose_move(board, d1, d2)
-        after, all_steps = legal_afterstates(board, d1, d2)
-        k = net_engine.player.choose(board, d1, d2)
-        assert steps == tuple((int(a), int(b)) for a, b in all_steps[k] if a >= 0)
-        board = np.ascontiguousarray(after[k][::-1])
-        if board[0].sum() == 0 or board[1].sum() == 0:
-            break
-
-
 # ---------------------------------------------------------------- fuzz
 
 def _random_line(rng: random.Random) -> bytes:
@@ -630,24 +521,3 @@ def test_time_budget_overruns_are_logged(tmp_path):
     assert len(out) == 1 and not out[0].startswith("Error")
     entry = json.loads(path.read_text().splitlines()[0])
     assert entry["over_budget"] is True and entry["ms"] >= 20
-
-
-def test_time_budget_deepens_while_it_fits(net_engine):
-    from bgengine.movegen import legal_afterstates
-    from bgengine.search import Searcher
-
-    board = STARTING_BOARD
-    net = net_engine.network
-    plies2 = Engine(Player("net", net, name="n"), plies=2)
-    searcher = Searcher(net)
-    # a generous budget reaches the full depth: the same play as plain 2-ply
-    roomy = Engine(Player("net", net, name="n"), plies=2, time_budget=60.0)
-    for d1, d2 in [(3, 1), (6, 5), (4, 4), (2, 1)]:
-        k, depth = roomy._deepen(board, d1, d2)
-        assert depth == 2 and k == plies2.choose_index(board, d1, d2)
-    # a budget too small for more than 0-ply answers at once with the 0-ply play
-    tight = Engine(Player("net", net, name="n"), plies=2, time_budget=1e-9)
-    for d1, d2 in [(3, 1), (6, 5)]:
-        k, depth = tight._deepen(board, d1, d2)
-        assert depth == 0 and k == searcher.best_move(board, d1, d2, plies=0)[0]
-        assert 0 <= tight.choose_index(board, d1, d2) < len(legal_afterstates(board, d1, d2)[0])

@@ -11,7 +11,7 @@ d2)`` returns the index of the chosen play in
 :func:`play_external_match` plays cubeless money games between any player
 and such a server, with the same variance reduction as the compiled match
 runner (each dice sequence twice, seats swapped), and returns a
-:class:`bgengine.match.MatchResult`.
+:class:`bgengine.results.MatchResult`.
 
 The protocol (``shared/specs/gnubg-external.md`` section 2): one request line
 out (``board:NAME:OPP:<50 integers>``, as gnubg writes it, built by
@@ -30,7 +30,8 @@ import numpy as np
 from bgengine.dice import Dice
 from bgengine.fibs import format_fibs_board
 from bgengine.ids import MatchState
-from bgengine.match import MatchResult, game_decisions, game_seed, summarize
+from bgengine.match import game_decisions, game_seed
+from bgengine.results import MatchResult, summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_move, match_move
 from bgengine.position import STARTING_BOARD

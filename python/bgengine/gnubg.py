@@ -60,7 +60,8 @@ from pathlib import Path
 import numpy as np
 
 from bgengine.dice import Dice
-from bgengine.match import Decision, MatchResult, game_decisions, game_seed, summarize
+from bgengine.match import Decision, game_decisions, game_seed
+from bgengine.results import MatchResult, summarize
 from bgengine.notation import format_steps_plain, match_move
 
 __all__ = [
@@ -712,7 +713,7 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
                      progress: Callable[[int, int], None] | None = None) -> MatchResult:
     """``games`` cubeless money games (rounded up to whole pairs) between
     ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
-    :class:`bgengine.match.MatchResult` from ``a``'s side.  Games with a bad
+    :class:`bgengine.results.MatchResult` from ``a``'s side.  Games with a bad
     reply are counted in ``bad_games`` and their pairs left out."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games!r}")

@@ -2,99 +2,27 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Generator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from bgengine.agents import Player, play_match
 from bgengine.board import game_result
+from bgengine.engine import Engine
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
+from bgengine.players import load_default_network
 from bgengine.position import STARTING_BOARD
+from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
 
-__all__ = ["MatchResult", "run_match", "default_threads", "CubeMatchResult", "run_cube_match",
-           "Decision", "game_decisions", "game_seed", "summarize"]
+__all__ = ["run_match", "default_threads", "run_cube_match",
+           "Decision", "game_decisions", "game_seed"]
 
 
 def default_threads() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """Outcome of a cubeless money match of ``games`` games, from player A's side.
-
-    ``ppg`` is A's mean points per game; ``ci95`` the half-width of its 95%
-    confidence interval, from the spread of game-pair means (each pair plays
-    one dice sequence twice with the seats swapped, so pairs are independent).
-    Rates are fractions of all games.
-
-    ``bad_games`` is set for matches against a program whose replies are
-    checked (GNU Backgammon, see :mod:`bgengine.gnubg`): the games in which
-    it gave a reply that is not a legal play (or could not answer at all).
-    Such a game's pair is left out of every figure above (``games`` counts
-    only the games kept); ``bad_examples`` says what went wrong in the first
-    few.  ``None`` where nothing external was asked.
-    """
-
-    a: str
-    b: str
-    games: int
-    ppg: float
-    ci95: float
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-    mean_moves: float
-    bad_games: int | None = None
-    bad_examples: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        text = (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg ± {self.ci95:.3f} (95%) over "
-                f"{self.games} games; wins {100 * self.win:.1f}%, gammons "
-                f"{100 * self.win_gammon:.1f}%/{100 * self.lose_gammon:.1f}%, backgammons "
-                f"{100 * self.win_backgammon:.2f}%/{100 * self.lose_backgammon:.2f}% (won/lost)")
-        if self.bad_games is not None:
-            text += f"; {self.bad_games} games with a bad reply (their pairs not counted)"
-            if self.bad_examples:
-                text += ", first: " + self.bad_examples[0]
-        return text
-
-
-def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray, bad: np.ndarray | None = None,
-              bad_examples: tuple[str, ...] = ()) -> MatchResult:
-    """A :class:`MatchResult` from ``play_match``'s (pairs, 2) arrays.
-
-    ``bad`` (bool, same shape, optional) marks games with a bad reply: their
-    pairs are dropped from the figures and counted in ``bad_games``.
-    """
-    n_bad = None
-    if bad is not None:
-        keep = ~np.asarray(bad, dtype=bool).any(axis=1)
-        n_bad = int(np.count_nonzero(bad))
-        points, moves = points[keep], moves[keep]
-    pts = points.astype(np.float64)
-    n_pairs = pts.shape[0]
-    pair_means = pts.mean(axis=1)
-    ci = 1.96 * pair_means.std(ddof=1) / math.sqrt(n_pairs) if n_pairs > 1 else float("inf")
-    flat = points.reshape(-1)
-    n = max(flat.size, 1)
-    return MatchResult(
-        a=a, b=b, games=int(flat.size), ppg=float(pair_means.mean()) if n_pairs else 0.0,
-        ci95=float(ci), win=float((flat > 0).sum() / n),
-        win_gammon=float((flat >= 2).sum() / n), win_backgammon=float((flat >= 3).sum() / n),
-        lose_gammon=float((flat <= -2).sum() / n), lose_backgammon=float((flat <= -3).sum() / n),
-        mean_moves=float(moves.mean()) if moves.size else 0.0,
-        bad_games=n_bad, bad_examples=tuple(bad_examples),
-    )
 
 
 # ====================================================================== one game, step by step
@@ -191,42 +119,6 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
 
 # ====================================================================== games with the cube
 
-@dataclass(frozen=True)
-class CubeMatchResult:
-    """Outcome of games or matches played with the doubling cube, from A's side.
-
-    Money play (``match_length == 0``): ``value`` is A's mean points per game
-    (cube and gammons included), over ``n`` games.  Matches: ``value`` is the
-    fraction of the ``n`` matches that A won.  ``ci95``: half-width of the 95%
-    confidence interval, from the spread of pair means (each pair plays the
-    same dice twice with the seats swapped).  ``doubles``, ``drops``: per game;
-    ``mean_cube``: the cube's mean value at the end of a game.
-    """
-
-    a: str
-    b: str
-    match_length: int
-    n: int
-    value: float
-    ci95: float
-    games: int
-    doubles: float
-    drops: float
-    mean_cube: float
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        cube = (f"{self.doubles:.2f} doubles and {self.drops:.2f} drops per game, mean final "
-                f"cube {self.mean_cube:.2f}")
-        if self.match_length == 0:
-            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg ± "
-                    f"{self.ci95:.3f} (95%) over {self.n} games; {cube}")
-        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% ± {100 * self.ci95:.1f}% (95%) of "
-                f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")
-
-
 class _CubeGame:
     """One game with the cube between ``sides[0]`` and ``sides[1]`` (players and cube engines)."""
 
@@ -246,9 +138,6 @@ class _CubeGame:
     def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
         """Play to the end; (winner seat, points won).  Cube decisions come
         before every roll except the opening one."""
-        from bgengine.board import game_result
-        from bgengine.movegen import legal_afterstates
-        from bgengine.position import STARTING_BOARD
 
         board = STARTING_BOARD.copy()
         turn, (d1, d2) = first, opening
@@ -279,11 +168,8 @@ class _CubeGame:
 
 
 def _cube_engine(player, network):
-    from bgengine.serve import Engine
-
     net = getattr(player, "network", None) or network
     if net is None:
-        from bgengine.players import load_default_network
         try:
             net = load_default_network()
         except ValueError as exc:
@@ -297,7 +183,7 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each side's cube decisions (double, take) come from
-    :class:`bgengine.serve.Engine`: the Janowski cube model over its own
+    :class:`bgengine.engine.Engine`: the Janowski cube model over its own
     network's probabilities, or, for a player without a network (pubeval,
     random, ...), over ``cube_network`` (default: the shipped network).
     Crawford rule in matches; ``jacoby`` in money games.  Pair ``i`` plays
@@ -366,7 +252,6 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
             if progress is not None:
                 progress(2 * i + g + 1, 2 * n_pairs)
     pair_means = values.mean(axis=1)
-    ci = 1.96 * pair_means.std(ddof=1) / math.sqrt(n_pairs) if n_pairs > 1 else float("inf")
     return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * n_pairs,
-                           value=float(pair_means.mean()), ci95=float(ci), games=games,
+                           value=float(pair_means.mean()), ci95=ci95(pair_means), games=games,
                            doubles=doubles / games, drops=drops / games, mean_cube=cube_sum / games)

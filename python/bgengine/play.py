@@ -31,7 +31,7 @@ shipped yet and no ``--net FILE``) the engine plays pubeval and hints are
 unavailable.
 
 Cube decisions (the engine's doubles, takes and its answer to a
-resignation) come from :class:`bgengine.serve.Engine`; see its
+resignation) come from :class:`bgengine.engine.Engine`; see its
 ``cube_decision`` for the rule used and its match equity table.
 
 Everything runs through an ``input`` / ``output`` stream pair
@@ -54,11 +54,15 @@ from typing import Callable, TextIO
 
 import numpy as np
 
+from bgengine.agents import Player
 from bgengine.dice import Dice
+from bgengine.engine import Engine, RankedPlay, rank_plays
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.network import equity_of, flip_outputs
-from bgengine.players import load_network
+from bgengine.players import default_network_path, load_default_network, load_network, make_player
 from bgengine.position import Move, Position
+from bgengine.search import Searcher
+from bgengine.types import five_outputs
 
 __all__ = ["PlaySession", "LEVELS", "add_play_parser", "play_main"]
 
@@ -137,16 +141,14 @@ def _quote(text: str, limit: int = 60) -> str:
 
 def _probs_text(out: np.ndarray) -> str:
     """``win 52.1% (g 14.0% bg 0.6%)  lose ... `` for 5 outputs; win only otherwise."""
-    t = np.asarray(out, dtype=np.float64)
-    if t.shape[-1] == 5:
-        w, wg, wbg, lg, lbg = t
+    k = np.shape(out)[-1]
+    w, wg, wbg, lg, lbg = five_outputs(out)
+    if k == 5:
         return (f"win {100 * w:5.1f}% (g {100 * wg:4.1f}% bg {100 * wbg:4.1f}%)  "
                 f"lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}% bg {100 * lbg:4.1f}%)")
-    if t.shape[-1] == 4:
-        s = t[0] + t[1]
-        w = t[0] / s if s > 0 else 0.5
-        return f"win {100 * w:5.1f}% (g {100 * t[2]:4.1f}%)  lose {100 * (1 - w):5.1f}% (g {100 * t[3]:4.1f}%)"
-    return f"win {100 * t[0]:5.1f}%"
+    if k == 4:
+        return f"win {100 * w:5.1f}% (g {100 * wg:4.1f}%)  lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}%)"
+    return f"win {100 * w:5.1f}%"
 
 
 class PlaySession:
@@ -180,7 +182,7 @@ class PlaySession:
         Lookahead of ``hint`` for its best candidates (default 2).
     echo : bool
         Write every input line back (useful when the input is a file).
-    engine : bgengine.serve.Engine, optional
+    engine : bgengine.engine.Engine, optional
         The cube brain (default: ``Engine(network=...)``).
     position : Position or str, optional
         Start the first game from this position (a Position or a Position
@@ -198,9 +200,6 @@ class PlaySession:
                  player=None, network=None, games: int | None = None, jacoby: bool = False,
                  hint_plies: int = 2, echo: bool = False, engine=None, position=None,
                  dice=None) -> None:
-        from bgengine.agents import Player
-        from bgengine.serve import Engine
-
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         if isinstance(match_length, bool) or not isinstance(match_length, int) \
@@ -243,15 +242,11 @@ class PlaySession:
             except OSError as exc:
                 raise ValueError(f"cannot read the network file {os.fspath(path)}: {exc}") from None
         if network is None:
-            from bgengine.players import default_network_path, load_default_network
-
             if default_network_path().exists():
                 network = load_default_network()
         self.network = network
         self.searcher = None
         if network is not None:
-            from bgengine.search import Searcher
-
             self.searcher = Searcher(network)
 
         # ---- who plays for the engine
@@ -260,8 +255,6 @@ class PlaySession:
         self._player = None
         if player is not None:
             if isinstance(player, str):
-                from bgengine.players import make_player
-
                 player = make_player(player)
             if not callable(getattr(player, "choose", None)):
                 raise ValueError(f"player must be a spec string or have choose(), got {player!r}")
@@ -581,30 +574,13 @@ class PlaySession:
         else:
             self.say("No hint now.")
 
-    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5, plies: int | None = None):
-        """The engine's best ``n`` plays: ``[(index, outputs, equity, plies)]``, best first.
-
-        All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
-        searched at ``plies`` (default: ``hint_plies``) and re-sorted.
-        """
+    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5,
+                   plies: int | None = None) -> list[RankedPlay]:
+        """The engine's best ``n`` plays, best first (:func:`bgengine.engine.rank_plays`
+        at ``plies``, default ``hint_plies``); ``[]`` without a network."""
         if self.searcher is None:
             return []
-        plies = self.hint_plies if plies is None else plies
-        rows = self.searcher.rank_moves(board, d1, d2, 0)
-        top = [(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
-        if plies > 0:
-            legal = Position(board).legal_moves(d1, d2)
-            deeper = []
-            for i, o, e, _ in top[:max(n, 5)]:
-                after = legal[i].position
-                if after.is_game_over():
-                    deeper.append((i, o, e, plies))
-                    continue
-                out = flip_outputs(self.searcher.evaluate(after.board, plies))
-                deeper.append((i, out, equity_of(out), plies))
-            deeper.sort(key=lambda r: -r[2])
-            top = deeper + top[max(n, 5):]
-        return top[:n]
+        return rank_plays(self.searcher, board, d1, d2, n, self.hint_plies if plies is None else plies)
 
     def _hint_moves(self, n: int) -> None:
         d1, d2 = self.g.dice

@@ -81,22 +81,20 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 import bgengine
-from bgengine.board import pip_counts, validate_board
-from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
-                           cube_efficiency, cubeful_value, gnubg_met)
+from bgengine.engine import Engine, EngineError, NotSupported
 from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_steps_plain
 
 __all__ = [
-    "Engine", "EngineError", "NotSupported", "Session", "Reply", "LineSplitter",
+    "Session", "Reply", "LineSplitter",
     "BgServer", "ExchangeLog", "start_server", "add_serve_parser", "serve_main",
     "DEFAULT_HOST", "DEFAULT_PORT", "MAX_LINE", "MAX_LINE_BYTES",
 ]
@@ -125,7 +123,6 @@ EXIT_THREADS = 16
 #: of that, 3 unanswered probes = a dead peer).
 KEEPALIVE_IDLE = 20.0
 
-Step = tuple[int, int]
 
 #: White space between words: ASCII only.  Python's own ``str.split()`` also splits
 #: at ``\x1c``-``\x1f``, ``\x85``, ``\xa0``, ``\u2028``... while ``strip`` here did
@@ -141,280 +138,6 @@ def _words(text: str, maxsplit: int = 0) -> list[str]:
 
 
 _ON = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
-
-
-#: Predicted cost of one more ply of lookahead, relative to the last (measured: a 1-ply
-#: decision takes 20-90 times a 0-ply one, a 2-ply one 15-30 times a 1-ply one).
-DEEPEN_GROWTH = 40.0
-
-
-class EngineError(Exception):
-    """A request the engine cannot answer (server role: an ``Error:`` line)."""
-
-
-class NotSupported(EngineError):
-    """A request for something this engine does not do (yet), e.g. 2-ply."""
-
-
-# ====================================================================== engine
-
-def _clean_probs(p: Sequence[float]) -> np.ndarray:
-    """Clip a network's 5 outputs into a consistent set: 0 <= bg <= gammon <= win/lose."""
-    win, wg, wbg, lg, lbg = (min(max(float(x), 0.0), 1.0) for x in p)
-    lose = 1.0 - win
-    wg = min(wg, win)
-    wbg = min(wbg, wg)
-    lg = min(lg, lose)
-    lbg = min(lbg, lg)
-    return np.array([win, wg, wbg, lg, lbg], dtype=np.float64)
-
-
-class Engine:
-    """The brain behind ``bgengine serve``: plays, evaluates and handles the cube.
-
-    Parameters
-    ----------
-    player : str or bgengine.agents.Player, optional
-        Who chooses the plays: a :func:`bgengine.players.make_player` spec
-        (``"net"``, ``"net:runs/r1/best.npz"``, ``"pubeval"``, ...) or a Player.
-        Default: the shipped network if installed, else pubeval.
-    network : Network, optional
-        The network for probabilities and cube decisions.  Default: the
-        player's own network, else the shipped one if installed, else none
-        (then evaluation requests are refused and the cube logic falls back to
-        a pip-count race estimate).
-    plies : int
-        Lookahead depth of the plays (0-3; more than 0 needs a network player):
-        n-ply expectimax with gnubg-style move filtering, in compiled code.
-    time_budget : float, optional
-        Seconds per play.  With ``plies`` > 0 the engine deepens one ply at a
-        time (0-ply, 1-ply, ...) and starts the next depth only when the time
-        spent so far plus a prediction of that depth (the last depth's time
-        times ``DEEPEN_GROWTH``) fits; the deepest finished depth's play is
-        answered.  Overruns of any decision are logged.
-    jacoby : bool
-        Assume the Jacoby rule in money games when gnubg does not say (it
-        never does in the player role; the spec recommends ``set jacoby off``).
-    met : MatchEquityTable, optional
-        For match cube decisions and match-winning chances (default:
-        Kazaross-XG2 extended to 64 points as gnubg does,
-        :func:`bgengine.cube.gnubg_met`).  A shorter table is extended the
-        same way, so that every match gnubg can play (up to 64 points) is
-        covered.
-
-    Boards are ``(2, 25)`` arrays, row 1 = the side on roll (see DESIGN.md).
-    Override any method to plug in another brain.
-    """
-
-    max_plies = 3
-
-    def __init__(self, player=None, network=None, *, plies: int = 0,
-                 time_budget: float | None = None, jacoby: bool = False,
-                 met: MatchEquityTable | None = None) -> None:
-        from bgengine.agents import Player
-        from bgengine.players import default_network_path, load_default_network, make_player
-
-        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
-            raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply lookahead is not available (0..{self.max_plies})")
-        if time_budget is not None and not (time_budget > 0 and math.isfinite(time_budget)):
-            raise ValueError(f"time budget must be a positive number of seconds, got {time_budget!r}")
-        if player is None:
-            player = "net" if default_network_path().exists() else "pubeval"
-        if isinstance(player, str):
-            player = make_player(player)
-        if not isinstance(player, Player):
-            raise ValueError(f"player must be a spec string or a bgengine Player, got {type(player).__name__}")
-        if plies > 0:
-            if player.kind != "net":
-                raise ValueError(f"--plies {plies} needs a network player, not {player.name!r}")
-            player = Player("net", player.network, name=player.name, plies=plies)
-        self.player = player
-        if network is None:
-            network = getattr(player, "network", None)
-        if network is None and default_network_path().exists():
-            try:
-                network = load_default_network()
-            except ValueError as exc:  # pragma: no cover - corrupt install
-                log.warning("cannot load the shipped network for evaluations: %s", exc)
-        self.network = network
-        self.plies = plies
-        self.time_budget = time_budget
-        self.jacoby = bool(jacoby)
-        # every match length a board line can carry (1..64) must be covered: a
-        # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
-        self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
-        self._counter = 0
-        self._lock = threading.Lock()
-        self._local = threading.local()     # a Searcher per client thread (each has a cache)
-
-    def _searcher(self):
-        from bgengine.search import Searcher
-
-        s = getattr(self._local, "searcher", None)
-        if s is None:
-            s = self._local.searcher = Searcher(self.network, cache_bits=16)
-        return s
-
-    @property
-    def name(self) -> str:
-        return f"{self.player.name} ({self.plies}-ply)"
-
-    def describe(self) -> str:
-        net = repr(self.network) if self.network is not None else "none (pip-count estimate)"
-        return f"player {self.player.name}, {self.plies}-ply; evaluations and cube: {net}"
-
-    # ------------------------------------------------------------ plays
-    def _seed(self) -> int:
-        with self._lock:
-            self._counter += 1
-            return self._counter
-
-    def choose_index(self, board, d1: int, d2: int) -> int:
-        """Index of the chosen play in ``legal_afterstates(board, d1, d2)``."""
-        if self.plies == 0 or self.time_budget is None:
-            return int(self.player.choose(board, d1, d2, self._seed()))
-        return self._deepen(board, d1, d2)[0]
-
-    def _deepen(self, board, d1: int, d2: int) -> tuple[int, int]:
-        """Iterative deepening within the time budget: ``(index, depth reached)``."""
-        searcher = self._searcher()
-        start = time.perf_counter()
-        best, depth, last = 0, -1, 0.0
-        for plies in range(self.plies + 1):
-            spent = time.perf_counter() - start
-            if plies and spent + last * DEEPEN_GROWTH > self.time_budget:
-                break
-            t = time.perf_counter()
-            best = int(searcher.best_move(board, d1, d2, plies=plies)[0])
-            last = max(time.perf_counter() - t, 1e-5)
-            depth = plies
-        return best, depth
-
-    def choose_move(self, board, d1: int, d2: int) -> tuple[Step, ...]:
-        """The chosen play as single-die steps ``(from, to)`` in the mover's
-        numbering (25 = bar, 0 = off); ``()`` when there is no legal play."""
-        _, steps = legal_afterstates(board, d1, d2)
-        k = self.choose_index(board, d1, d2)
-        return tuple((int(a), int(b)) for a, b in steps[k] if a >= 0)
-
-    # ------------------------------------------------------------ evaluation
-    def evaluate(self, board, plies: int = 0) -> np.ndarray:
-        """Cubeless probabilities for the side on roll (before it rolls):
-        win, win gammon, win backgammon, lose gammon, lose backgammon.
-        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
-        if plies > self.plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
-                               f"0..{self.plies} plies (start the server with --plies {plies})"
-                               if plies <= self.max_plies else
-                               f"{plies}-ply evaluation is not available (0..{self.plies})")
-        arr = validate_board(board)
-        if self.network is None:
-            if plies:
-                raise NotSupported("lookahead evaluation needs a network")
-            return self._race_estimate(arr)
-        if plies:
-            out = np.asarray(self._searcher().evaluate(arr, plies), dtype=np.float64)
-        else:
-            out = np.asarray(self.network.evaluate(arr), dtype=np.float64)
-        k = out.shape[-1]
-        if k == 5:
-            return _clean_probs(out)
-        if k == 1:
-            return _clean_probs([out[0], 0, 0, 0, 0])
-        if k == 4:   # (side on roll wins, other side wins, side on roll gammon, other gammon)
-            s = out[0] + out[1]
-            win = out[0] / s if s > 0 else 0.5
-            return _clean_probs([win, out[2], 0, out[3], 0])
-        raise EngineError(f"cannot read a network with {k} outputs")
-
-    def has_probabilities(self) -> bool:
-        return self.network is not None
-
-    @staticmethod
-    def _race_estimate(board: np.ndarray) -> np.ndarray:
-        """Win chance from the pip counts alone (no network): a normal
-        approximation, the side on roll worth 4 pips, no gammons."""
-        me, opp = pip_counts(board)
-        sd = max(1.0, 0.98 * math.sqrt(me + opp))
-        win = 0.5 * (1.0 + math.erf((opp - me + 4.0) / (sd * math.sqrt(2.0))))
-        return _clean_probs([win, 0, 0, 0, 0])
-
-    def evaluate_cubeful(self, board, state: MatchState, plies: int = 0,
-                         jacoby: bool | None = None) -> float:
-        """Cubeful value of the side on roll (``board`` row 1), before it
-        rolls: money equity per cube, or in a match its match-winning chance
-        (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
-        probs = self.evaluate(board, plies)
-        info = self.cube_info(state, jacoby=jacoby)
-        return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
-
-    # ------------------------------------------------------------ cube
-    def cube_info(self, state: MatchState, side: int | None = None,
-                  jacoby: bool | None = None) -> CubeInfo:
-        """The cube seen from ``side`` (default: on roll); money games use
-        ``jacoby`` if given, else the engine's setting."""
-        info = CubeInfo.from_match_state(state, side)
-        if info.is_money:
-            info = replace(info, jacoby=self.jacoby if jacoby is None else bool(jacoby))
-        return info
-
-    def can_double(self, state: MatchState, side: int) -> bool:
-        """``side`` has access to the cube and doubling could matter."""
-        return self.cube_info(state, side).can_double()
-
-    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
-        """No double / double-take / double-pass values and the decision for
-        the side on roll (row 1 of ``board``), before it rolls: Janowski
-        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
-        probs = self.evaluate(board)
-        return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
-                             x=cube_efficiency(board), met=self.met)
-
-    def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
-        """True to double, False to roll.  ``board``: the position before rolling,
-        row 1 = the side deciding (``state.player_on_roll``).  Doubles when
-        ``min(double/take, double/pass) > no double`` in cubeful values; never
-        without access to the cube (opponent owns it, Crawford game, dead cube)."""
-        if not self.can_double(state, state.player_on_roll):
-            return False
-        return self.cube_analysis(board, state, jacoby).double
-
-    def take_decision(self, board, state: MatchState) -> bool:
-        """True to take, False to drop.  ``board``: the position with the
-        *doubler* on roll (row 1 = ``state.player_on_roll``, who doubled);
-        the taker is the other side.  ``state.cube`` is the cube before the
-        double.  Takes when the cubeful value of owning the doubled cube is at
-        least what passing gives."""
-        return self.cube_analysis(board, state, jacoby=False).take
-
-    def resign_decision(self, board, state: MatchState, level: int,
-                        jacoby: bool | None = None) -> bool:
-        """True to accept the opponent's offer to resign ``level`` (1 single,
-        2 gammon, 3 backgammon) times the cube.  ``board``: row 1 = the side
-        offered the resignation (on roll).  Accept when that is worth at least
-        playing on (cubeful)."""
-        info = self.cube_info(state, jacoby=jacoby)
-        probs = self.evaluate(board)
-        if info.is_money:
-            if info.jacoby and info.owner == "centre":
-                level = 1
-            offered = float(level)
-        else:
-            offered = self.met(info.away - level * info.cube, info.opp_away,
-                               info.post_crawford or info.crawford)
-        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
-        return bool(offered >= play - 1e-12)
-
-    def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
-        """Cubeless equity of the side on roll: points per cube in money play,
-        match-winning chance in a match (cube never turned again)."""
-        p = self.evaluate(board) if probs is None else probs
-        if state.match_length == 0:
-            win, wg, wbg, lg, lbg = p
-            return float(2 * win - 1 + wg - lg + wbg - lbg)
-        return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
 
 
 # ====================================================================== exchange log
@@ -1014,7 +737,8 @@ class BgServer(socketserver.TCPServer):
     @property
     def waiting_clients(self) -> int:
         """Accepted connections waiting for a slot."""
-        return len(self._waiting)
+        with self._lock:
+            return len(self._waiting)
 
     @property
     def handler_threads(self) -> int:
@@ -1030,9 +754,7 @@ class BgServer(socketserver.TCPServer):
         peer = ("%s:%s" % client_address[:2] if isinstance(client_address, tuple)
                 else str(client_address))
         self._tune(request)
-        with self._lock:
-            self._waiting.append(_Waiting(conn_id, request, peer, time.monotonic()))
-        self._admit_waiting()
+        self._admit_waiting(_Waiting(conn_id, request, peer, time.monotonic()))
 
     def service_actions(self) -> None:
         """Called by ``serve_forever`` every poll interval: waiting clients may get a slot."""
@@ -1062,14 +784,17 @@ class BgServer(socketserver.TCPServer):
                 best = c
         return best
 
-    def _admit_waiting(self) -> None:
-        """Give free slots, or slots of idle connections, to waiting connections
-        (first come, first served); refuse those that waited ``admit_wait`` or
-        overflow ``max_waiting``."""
+    def _admit_waiting(self, arrived: _Waiting | None = None) -> None:
+        """Queue ``arrived`` (a new connection), give free slots, or slots of idle
+        connections, to waiting connections (first come, first served); refuse
+        those that waited ``admit_wait`` or overflow ``max_waiting``.  One lock
+        for all of it: the queue is never seen longer than ``max_waiting``."""
         now = time.monotonic()
         started: list[_Conn] = []
         refused: list[tuple[_Waiting, str]] = []
         with self._lock:
+            if arrived is not None:
+                self._waiting.append(arrived)
             if self._stopping.is_set():
                 return
             while self._waiting and self._threads < self.max_clients + EXIT_THREADS:

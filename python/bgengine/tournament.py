@@ -69,7 +69,8 @@ from bgengine.agents import Player
 from bgengine.fileio import atomic_write
 from bgengine.distributed import Backend, LocalBackend, add_backend_arguments, backend_from_args
 from bgengine.gnubg import GnubgPlayer
-from bgengine.match import MatchResult, default_threads, summarize
+from bgengine.match import default_threads
+from bgengine.results import MatchResult, ci95, summarize
 from bgengine.network import Network
 from bgengine.players import load_network
 
@@ -712,8 +713,7 @@ def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, ma
         m.wins_a += int((pts > 0).sum())
         m.trajectory.append(m.points)
         pairs = np.concatenate(all_points).astype(np.float64).mean(axis=1)
-        m.ci95 = (1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs)) if len(pairs) > 1
-                  else math.inf)
+        m.ci95 = ci95(pairs)
         if abs(m.points) >= margin:
             m.winner = a.name if m.points > 0 else b.name
             m.reason = "margin"

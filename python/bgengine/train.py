@@ -47,7 +47,8 @@ import numpy as np
 from bgengine.agents import Player, play_match
 from bgengine.evaluator import Evaluator
 from bgengine.fileio import atomic_write
-from bgengine.match import default_threads, summarize
+from bgengine.match import default_threads
+from bgengine.results import summarize
 from bgengine.network import Network
 from bgengine.td import train_games
 

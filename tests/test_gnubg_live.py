@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.external import ExternalPlayer, play_external_match
+from bgengine.external import ExternalPlayer
+from bgengine.match import play_external_match
 from bgengine.ids import board_from_position_id
 from bgengine.notation import format_steps_plain, match_move
 from bgengine.players import default_network_path, make_player
@@ -232,7 +233,7 @@ def gnubg_external_server():
 def test_external_player_against_gnubg_external(gnubg_external_server):
     from bgengine.ids import MatchState
     from bgengine.notation import legal_move_notations
-    from bgengine.external import STARTING_BOARD
+    from bgengine.position import STARTING_BOARD
 
     with ExternalPlayer(gnubg_external_server, timeout=30) as gnubg:
         assert gnubg.version()["Interface"] == "2"

@@ -14,13 +14,14 @@ import time
 import pytest
 
 from bgengine.agents import Player
-from bgengine.external import (ExternalPlayer, ExternalPlayerError, STARTING_BOARD,
-                               parse_address, play_external_match)
+from bgengine.external import ExternalPlayer, ExternalPlayerError, parse_address
 from bgengine.fibs import parse_fibs_board
-from bgengine.match import run_match
+from bgengine.match import play_external_match, run_match
 from bgengine.network import Network
 from bgengine.notation import match_move
-from bgengine.serve import (MAX_LINE_BYTES, Engine, ExchangeLog, _check_host, add_serve_parser,
+from bgengine.position import STARTING_BOARD
+from bgengine.engine import Engine
+from bgengine.serve import (MAX_LINE_BYTES, ExchangeLog, _check_host, add_serve_parser,
                             serve_main, start_server)
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"

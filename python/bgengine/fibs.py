@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from bgengine.board import validate_board
 from bgengine.ids import GAME_PLAYING, MatchState
 from bgengine.notation import format_steps_plain
 
@@ -286,8 +287,6 @@ def format_fibs_board(board, state: MatchState | None = None, *,
         gnubg's post-Crawford flag; by default true in a match when a side is
         1-away and this is not the Crawford game.
     """
-    from bgengine.board import validate_board
-
     arr = validate_board(board).astype(int)
     st = state if state is not None else MatchState()
     if not isinstance(st, MatchState):

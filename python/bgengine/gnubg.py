@@ -59,10 +59,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine.board import validate_board
 from bgengine.dice import Dice
-from bgengine.match import Decision, game_decisions, game_seed
-from bgengine.results import MatchResult, summarize
+from bgengine.game import Decision, game_decisions, game_seed
+from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_steps_plain, match_move
+from bgengine.results import MatchResult, summarize
 
 __all__ = [
     "GnubgError", "GnubgNotFound", "GnubgSettings", "GnubgConfig", "GnubgPlayer", "GnubgPool",
@@ -236,9 +238,6 @@ class GnubgPlayer:
         """Index of gnubg's play in ``legal_afterstates(board, d1, d2)``
         (``seed`` unused).  Raises :class:`BadReply` (a ``ValueError``) for a
         reply that is not a legal play, :class:`GnubgError` if gnubg fails."""
-        from bgengine.board import validate_board
-        from bgengine.movegen import legal_afterstates
-
         arr = validate_board(board)
         after, _ = legal_afterstates(arr, int(d1), int(d2))
         return self.pool(1).ask(self.settings, Decision(1, arr, int(d1), int(d2), after, 0))

@@ -57,6 +57,7 @@ import numpy as np
 from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.engine import Engine, RankedPlay, rank_plays
+from bgengine.game import game_seed, is_crawford_game, points_scored
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, load_network, make_player
@@ -640,11 +641,9 @@ class PlaySession:
         raise _Undo()
 
     # ------------------------------------------------------------------ resign
-    def _resign_points(self, level: int) -> int:
-        g = self.g
-        if self.jacoby and g.cube_owner == -1:
-            level = 1       # Jacoby rule: gammons do not count before the cube is turned
-        return level * g.cube
+    def _points(self, level: int) -> int:
+        """Points of the game in progress won (or resigned) at ``level``."""
+        return points_scored(level, self.g.cube, jacoby=self.jacoby, cube_turned=self.g.cube_owner != -1)
 
     def _resign(self, level: int) -> None:
         g = self.g
@@ -658,7 +657,7 @@ class PlaySession:
         except Exception as exc:   # pragma: no cover - a cube engine bug
             self.say(f"The engine cannot judge the resignation ({exc}); it declines.")
             accept = False
-        pts = self._resign_points(level)
+        pts = self._points(level)
         if accept:
             self.say(f"You resign {RESIGN_NAMES[level]}; the engine accepts.")
             raise _GameEnd(ENGINE, pts, f"you resigned {RESIGN_NAMES[level]}")
@@ -789,11 +788,10 @@ class PlaySession:
         if r:
             winner = HUMAN if r > 0 else ENGINE
             how = _WIN_NAMES[abs(r)]
-            v = abs(r)
-            if self.jacoby and self.g.cube_owner == -1 and v > 1:
-                v = 1
+            pts = self._points(abs(r))
+            if pts < abs(r) * self.g.cube:
                 how += " (counted single: Jacoby rule, the cube was never turned)"
-            raise _GameEnd(winner, v * self.g.cube, how)
+            raise _GameEnd(winner, pts, how)
 
     def _finish_game(self, end: _GameEnd) -> None:
         g = self.g
@@ -807,8 +805,7 @@ class PlaySession:
         if self.match_length:
             L = self.match_length
             self.say(f"Score (match to {L}): you {self.score[HUMAN]}, engine {self.score[ENGINE]}.")
-            if (not self.crawford_done and max(self.score) < L
-                    and self.score[end.winner] == L - 1):
+            if max(self.score) < L and is_crawford_game(L, self.score, self.crawford_done):
                 self.next_crawford = True
                 self.say("The next game is the Crawford game: no doubling.")
         else:
@@ -912,8 +909,7 @@ class PlaySession:
         """Index, in the legal plays, of the engine's play (``board``: mover in row 1)."""
         g = self.g
         if self._player is not None:
-            seed = (self.seed * 1_000_003 + g.number * 1009 + g.plays) & ((1 << 63) - 1)
-            return int(self._player.choose(board, d1, d2, seed))
+            return int(self._player.choose(board, d1, d2, game_seed(self.seed, 0, g.number, g.plays)))
         return int(self.searcher.best_move(board, d1, d2, self.plies)[0])
 
     def _engine_turn(self) -> None:

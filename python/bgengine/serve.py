@@ -92,6 +92,7 @@ from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_steps_plain
+from bgengine.position import Position
 
 __all__ = [
     "Session", "Reply", "LineSplitter",
@@ -487,8 +488,6 @@ class Session:
         return st
 
     def _debug_lines(self, fb: FibsBoard, opts: dict, st: MatchState, board: np.ndarray) -> list[str]:
-        from bgengine.position import Position
-
         shown = {"beavers": int(opts.get("beavers", True)),
                  "resignation": opts.get("resignation", 0),
                  "crawfordrule": int(opts.get("crawfordrule", True)),

@@ -31,7 +31,8 @@ from bgengine.ids import board_from_position_id
 from bgengine.notation import format_steps_plain, match_move
 from bgengine.players import default_network_path, make_player
 from bgengine.engine import Engine
-from bgengine.serve import ExchangeLog, start_server
+from bgengine.protocol import ExchangeLog
+from bgengine.serve import start_server
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
 

@@ -26,7 +26,8 @@ from bgengine.cube import MET_MAX_LENGTH, default_met, gnubg_met
 from bgengine.fibs import parse_fibs_board
 from bgengine.network import Network
 from bgengine.engine import Engine
-from bgengine.serve import EXIT_THREADS, Session, start_server
+from bgengine.protocol import Session
+from bgengine.serve import EXIT_THREADS, start_server
 from test_serve_socket import Client, wait_for
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
@@ -59,7 +60,8 @@ def feed(session: Session, line: str | bytes, gnubg: bool = False) -> str:
 
 
 class ServeErrors(logging.Handler):
-    """Collects what bgengine.serve logs at ERROR: internal errors and silent fallbacks."""
+    """Collects what bgengine logs at ERROR (the protocol, the server): internal errors
+    and silent fallbacks."""
 
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
@@ -77,7 +79,7 @@ class ServeErrors(logging.Handler):
 @pytest.fixture()
 def serve_errors():
     handler = ServeErrors()
-    logger = logging.getLogger("bgengine.serve")
+    logger = logging.getLogger("bgengine")
     logger.addHandler(handler)
     yield handler
     logger.removeHandler(handler)

@@ -21,8 +21,8 @@ from bgengine.network import Network
 from bgengine.notation import match_move
 from bgengine.position import STARTING_BOARD
 from bgengine.engine import Engine
-from bgengine.serve import (MAX_LINE_BYTES, ExchangeLog, _check_host, add_serve_parser,
-                            serve_main, start_server)
+from bgengine.protocol import ExchangeLog
+from bgengine.serve import MAX_LINE_BYTES, _check_host, add_serve_parser, serve_main, start_server
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")

@@ -21,7 +21,7 @@ from bgengine.fibs import format_fibs_board, parse_fibs_board
 from bgengine.ids import MatchState
 from bgengine.notation import match_move
 from bgengine.engine import Engine
-from bgengine.serve import MAX_LINE, ExchangeLog, LineSplitter, Session
+from bgengine.protocol import MAX_LINE, ExchangeLog, LineSplitter, Session
 from engine_doubles import FixedEngine, small_net_engine
 
 # ---------------------------------------------------------------- captured lines (spec section 4)

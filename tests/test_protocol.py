@@ -1,10 +1,11 @@
-"""The external-player protocol of ``bgengine serve``, on scripted byte streams (no sockets).
+"""The external-player protocol session (:mod:`bgengine.protocol`), on scripted byte
+streams (no sockets).
 
-Covers both roles of ``shared/specs/gnubg-external.md``: the captured
-exchanges of its section 4, every kind of reply, exactly one line per
+Covers both roles of the protocol (``docs/gnubg-external.md``): exchanges
+captured from gnubg 1.07, every kind of reply, exactly one line per
 gnubg board line and never an ``Error`` line in the player role, ``Error:``
-lines for bad input in the server role, the default cube logic, and a fuzz
-test throwing random lines at the handler.
+lines for bad input in the server role, and a fuzz test throwing random lines
+at the handler (the engine's own decisions are tested in test_engine.py).
 """
 
 from __future__ import annotations
@@ -24,34 +25,34 @@ from bgengine.engine import Engine
 from bgengine.protocol import MAX_LINE, ExchangeLog, LineSplitter, Session
 from engine_doubles import FixedEngine, small_net_engine
 
-# ---------------------------------------------------------------- captured lines (spec section 4)
+# ---------------------------------------------------------------- lines captured from gnubg 1.07
 
-# 4.1 cubeless money game, external = player 0
+# cubeless money game, external = player 0
 B41_1 = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:1:0:0:-5:4:0:0:0:-3:0:-5:0:0:0:1:1:0:-1:5:4:5:4:"
          "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B41_2 = ("board:ext:gnubg:0:0:0:-1:-2:0:0:0:0:5:0:3:2:0:0:-4:3:0:0:0:-3:0:-5:0:1:0:1:0:0:-1:1:4:1:4:"
          "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.2 no legal play
+# no legal play
 B42 = ("board:ext:gnubg:0:0:0:-1:-4:1:2:2:2:3:3:2:0:0:0:0:0:0:0:0:0:0:0:0:-1:0:-5:-4:0:-1:6:5:6:5:"
        "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.3 external as player 1
+# external as player 1
 B43_1 = ("board:gnubg:external:0:0:0:0:-1:-1:0:0:0:5:0:3:0:0:0:-4:5:-1:0:0:-3:0:-5:0:0:0:0:2:0:1:6:5:"
          "6:5:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B43_2 = ("board:gnubg:external:0:0:0:0:0:0:0:-2:0:5:3:3:0:0:0:-3:3:-1:-1:0:-2:-1:-5:0:0:0:0:0:1:1:4:"
          "3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.4 cube in use: a move, gnubg doubles, ext's next cube question (cube 2 owned by ext)
+# cube in use: a move, gnubg doubles, ext's next cube question (cube 2 owned by ext)
 B44_MOVE = ("board:ext:gnubg:0:0:0:-1:-1:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-2:0:-5:0:1:0:0:0:0:-1:1:4:"
             "1:4:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_TAKE = ("board:gnubg:ext:0:0:0:0:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-1:0:-5:0:-1:0:0:0:1:1:0:0:"
             "0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_CUBE = ("board:ext:gnubg:0:0:0:-1:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:1:0:-5:0:-1:0:0:0:0:-1:0:0:"
             "0:0:2:0:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.5 ext doubles; then gnubg's beaver comes back as a take question
+# ext doubles; then gnubg's beaver comes back as a take question
 B45_CUBE = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:1:-4:4:0:0:0:-4:0:-4:-1:0:0:1:1:0:-1:0:0:0:0:"
             "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B45_BEAVER = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:1:-4:4:0:0:0:-4:0:-4:-1:0:0:1:1:0:-1:0:0:0:"
               "0:2:1:0:1:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.8 server side
+# server side
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 OPENING_00 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:0:0:0:0:1:1:1:")
@@ -108,7 +109,7 @@ def test_captured_move_questions_get_legal_single_die_replies(net_engine):
 
 
 def test_captured_bar_entry_uses_the_movers_numbering(net_engine):
-    # 4.1 second question: ext (player 0, turn -1) has a checker on the bar, dice 41
+    # the second question of the first game: ext (player 0, turn -1) has a checker on the bar, dice 41
     out = replies(Session(net_engine).feed(gnubg_stream(B41_2)))
     assert out[0].startswith("bar/")
     assert out[0].split()[0] in ("bar/24", "bar/21")
@@ -205,7 +206,7 @@ def test_player_role_reply_format():
 
 
 def test_identity_from_fields_not_names():
-    """Renaming the players changes nothing (spec 1.4: names are cosmetic)."""
+    """Renaming the players changes nothing (docs/gnubg-external.md §1.4: names are cosmetic)."""
     for line in GNUBG_LINES:
         renamed = line.replace("board:ext:gnubg:", "board:zz:yy:").replace(
             "board:gnubg:ext:", "board:yy:zz:").replace("board:gnubg:external:", "board:yy:zz:")
@@ -262,7 +263,7 @@ def test_debug_output_precedes_the_reply():
     out = ask(s, OPENING_31)
     assert out[-1] == "8/5 6/5 "
     assert all(line.startswith("DBG:") for line in out[:-1]) and len(out) > 5
-    assert any("4HPwATDgc/ABMA" in line for line in out)       # the spec's Position ID
+    assert any("4HPwATDgc/ABMA" in line for line in out)       # gnubg's own Position ID of the position
     assert any("cIkFAAAAAAAA" in line for line in out)         # and Match ID
 
 

@@ -33,7 +33,7 @@ from test_serve_socket import Client, wait_for
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 OPENING_00 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:0:0:0:0:1:1:1:")      # cube question
-# gnubg 1.07's own lines (spec section 4.4): a take question and a cube question
+# gnubg 1.07's own lines (captured): a take question and a cube question
 B44_TAKE = ("board:gnubg:ext:0:0:0:0:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-1:0:-5:0:-1:0:0:0:1:1:0:0:"
             "0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_CUBE = ("board:ext:gnubg:0:0:0:-1:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:1:0:-5:0:-1:0:0:0:0:-1:0:0:"

@@ -89,7 +89,8 @@ class Engine:
         answered.  Overruns of any decision are logged.
     jacoby : bool
         Assume the Jacoby rule in money games when gnubg does not say (it
-        never does in the player role; the spec recommends ``set jacoby off``).
+        never does in the player role; ``docs/gnubg-external.md`` §1.1
+        recommends ``set jacoby off``).
     met : MatchEquityTable, optional
         For match cube decisions and match-winning chances (default:
         Kazaross-XG2 extended to 64 points as gnubg does,

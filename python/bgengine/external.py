@@ -11,7 +11,7 @@ d2)`` returns the index of the chosen play in
 :func:`bgengine.match.play_external_match` plays matches against such a
 server; this module is the client alone.
 
-The protocol (``shared/specs/gnubg-external.md`` section 2): one request line
+The protocol (server role, ``docs/gnubg-external.md`` §2): one request line
 out (``board:NAME:OPP:<50 integers>``, as gnubg writes it, built by
 :func:`bgengine.fibs.format_fibs_board`), one reply line back (``8/5 6/5 ``);
 ``DBG:`` lines before a reply are skipped; a reply starting with ``Error`` is

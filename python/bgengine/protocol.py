@@ -18,7 +18,7 @@ gnubg connects once and, for every decision of that player, sends one FIBS
 single-die steps in the mover's own numbering (``bar/22 13/9``), an empty
 line when there is no legal play, ``roll`` / ``double`` before rolling, and
 ``take`` / ``drop`` to a double.  Who we are is worked out from the fields
-(spec 1.5): the side on roll for move and cube questions, the other side
+(§1.5 of ``docs/gnubg-external.md``): the side on roll for move and cube questions, the other side
 when a double is answered.  In this role a reply never starts with
 ``Error`` (gnubg would stall): if anything goes wrong we still send a valid
 answer (the first legal play, ``roll`` or ``take``) and log the problem.
@@ -55,8 +55,8 @@ an ``Error:`` line; ``cubeful`` evaluations use bgengine's cube model
 an error (gnubg silently reuses the previous command's values); the Jacoby
 default is ``--jacoby`` (gnubg: its global setting); several clients are
 served at once (gnubg: one).  Scores follow gnubg's reading (the first score
-belongs to the side that is *not* the board's colour, spec 2.4).  In the
-player role a beaver by gnubg stalls gnubg whatever we answer (spec 1.8):
+belongs to the side that is *not* the board's colour, §2.4).  In the
+player role a beaver by gnubg stalls gnubg whatever we answer (§1.8):
 run gnubg with ``set beavers 0``.
 """
 
@@ -318,7 +318,7 @@ class Session:
     def _dispatch(self, line: str, raw: RawLine) -> Reply:
         if not line:
             if raw.nul or self.gnubg:
-                # gnubg's framing (spec 3: ignore empty lines); a reply would desynchronise it
+                # gnubg's framing (docs/gnubg-external.md §3: ignore empty lines); a reply would desynchronise it
                 return Reply(None, role="player", kind="ignored")
             return Reply("Error: no command given", kind="error", error="empty line")
         if self._player_role(line):

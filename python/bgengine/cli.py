@@ -282,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     p.set_defaults(func=_cmd_rollout)
 
-    from bgengine.play import add_play_parser
+    from bgengine.terminal import add_play_parser
     from bgengine.serve import add_serve_parser
     from bgengine.sweep import add_sweep_parsers
     from bgengine.tournament import add_tournament_parser

@@ -1,4 +1,4 @@
-"""``bgengine play``: a person plays the engine in the terminal.
+"""A person plays the engine in the terminal (``bgengine play``).
 
 The board is drawn in text from the human's side (you are ``X``, moving from
 your 24-point at the top right round to your 1-point at the bottom right),
@@ -1010,7 +1010,7 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
 
 
 def main(argv=None) -> int:
-    """``python -m bgengine.play``: the same as ``bgengine play``."""
+    """``python -m bgengine.terminal``: the same as ``bgengine play``."""
     parser = argparse.ArgumentParser(prog="bgengine")
     sub = parser.add_subparsers(dest="command")
     add_play_parser(sub)

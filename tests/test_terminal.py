@@ -21,7 +21,7 @@ import pytest
 from bgengine.dice import Dice
 from bgengine.ids import match_state_from_id
 from bgengine.network import Network
-from bgengine.play import ENGINE, HUMAN, PlaySession, add_play_parser, play_main
+from bgengine.terminal import ENGINE, HUMAN, PlaySession, add_play_parser, play_main
 from bgengine.position import Position
 from bgengine.engine import Engine
 
@@ -559,7 +559,7 @@ def test_play_main_and_parser():
 def test_subprocess_stdin(tmp_path):
     net = tmp_path / "net.npz"
     NET.save(net)
-    code = ("import sys; from bgengine.play import main; "
+    code = ("import sys; from bgengine.terminal import main; "
             f"sys.exit(main(['--seed', '3', '--net', {str(net)!r}, '--hint-plies', '1']))")
     data = (b"roll\nhint\n\xff\xfe\x00garbage \xc3\x28\n13/5\n" + "☃\n".encode()
             + b"help\nquit\n")

@@ -38,9 +38,7 @@ import itertools
 import json
 import logging
 import math
-import signal
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
 from bgengine.train import TrainConfig
 
@@ -164,20 +163,13 @@ def _map(backend, jobs: list, parallel: int) -> list:
 
     if backend is None or isinstance(backend, LocalBackend):
         workers = parallel if backend is None else backend.threads
-        stop = threading.Event()
-        old = None
-        if threading.current_thread() is threading.main_thread():
-            old = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
-        try:
+        with stop_on_interrupt() as stop:
             with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
                 futures = [pool.submit(_train_and_evaluate, job, stop) for job in jobs]
                 pending = set(futures)
                 while pending:      # wake up now and then, so that Ctrl-C is handled promptly
                     _, pending = wait(pending, timeout=0.2)
                 return [f.result() for f in futures]
-        finally:
-            if old is not None:
-                signal.signal(signal.SIGINT, old)
     return backend.map(_train_and_evaluate, jobs)
 
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import textwrap
-import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.tournament import (KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES, Knockout,
                                  KnockoutMatch, OlderSelf, RoundRobin, Warn, _fmt, _stderr,
@@ -20,28 +17,6 @@ from bgengine.tournament import (KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_G
                                  round_robin)
 
 __all__ = ["register", "add_tournament_parser", "tournament_main"]
-
-
-@contextmanager
-def _sigint_stops(stop: threading.Event, warn: Warn) -> Iterator[None]:
-    """While active, the first Ctrl-C sets ``stop`` (finish the batch, save,
-    report); a second one raises KeyboardInterrupt as usual."""
-    def handler(signum, frame):
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-        warn("\ninterrupted: stopping after the current batch of games "
-             "(Ctrl-C again to abort at once)")
-
-    try:
-        old = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread: no handler, the caller's stop event still works
-        old = None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
 
 
 def _wrap(text: str) -> str:
@@ -179,10 +154,15 @@ def tournament_main(args: argparse.Namespace) -> int:
         return 2
     warn: Warn = _stderr
     progress: Warn = (lambda msg: None) if args.quiet else _stderr
-    stop = threading.Event()
     threads = _threads(args.threads)
     out = Path(args.out)
-    with backend_from_args(args, threads) as backend, _sigint_stops(stop, warn):
+
+    def notice() -> None:
+        warn("\ninterrupted: stopping after the current batch of games "
+             "(Ctrl-C again to abort at once)")
+
+    with backend_from_args(args, threads) as backend, \
+            stop_on_interrupt(notice=notice, again_raises=True) as stop:
         if kind == "roundrobin":
             return _main_roundrobin(args, backend, out, stop, warn, progress)
         if kind == "knockout":

@@ -263,7 +263,7 @@ def test_command_line_shows_no_traceback(tmp_path):
     """The real command, as a user runs it: one line on stderr, exit status 2."""
     (tmp_path / "c.toml").write_text("[train]\nalpha = nan\n")
     for args in (["--config", str(tmp_path / "nope.toml")], ["--config", str(tmp_path / "c.toml")]):
-        p = subprocess.run([sys.executable, "-m", "bgengine.cli", "train", str(tmp_path / "r"),
+        p = subprocess.run([sys.executable, "-m", "bgengine", "train", str(tmp_path / "r"),
                             *args, "--quiet"], capture_output=True, text=True, timeout=120)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -35,7 +35,6 @@ import logging
 import math
 import os
 import re
-import signal
 import sys
 import time
 from dataclasses import dataclass, field, fields
@@ -47,6 +46,7 @@ import numpy as np
 from bgengine.agents import Player, play_match
 from bgengine.evaluator import Evaluator
 from bgengine.fileio import atomic_write
+from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.results import summarize
 from bgengine.network import Network
@@ -854,55 +854,44 @@ def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bo
     end = min(config.games, stop_after) if stop_after is not None else config.games
     bar = _Progress(config.games, progress)
     last_ppg = "n/a"
-    interrupted = []
-
-    def on_sigint(signum, frame):  # finish the chunk, save, stop
-        interrupted.append(signum)
-
-    old_handler = None
-    try:
-        old_handler = signal.signal(signal.SIGINT, on_sigint)
-    except ValueError:  # not the main thread
-        pass
-    logf = open(run / "log.jsonl", "a")
-    try:
-        while state.games < end and not interrupted and not (stop is not None and stop.is_set()):
-            n = min(config.checkpoint_every, end - state.games)
-            alpha = alpha_at(config, state.games, state.step_index)
-            t0 = time.perf_counter()
-            stats = _train_chunk(config, net, n, alpha, state.games, threads)
-            dt = time.perf_counter() - t0
-            state.games += n
-            state.elapsed += dt
-            record = {"kind": "train", "games": state.games, "alpha": alpha,
-                      "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
-                      "mean_error": float(stats["error"].mean()),
-                      "first_player_ppg": float(stats["result"].mean()), "elapsed": state.elapsed}
-            if "accepted" in stats:
-                record["mutants_accepted"] = float(stats["accepted"].mean())
-            _write(logf, record)
-            if config.schedule == "steps" and state.games % config.plateau_every == 0:
-                _plateau_step(config, net, state, logf, threads)
-            if state.games % config.eval_every == 0 or state.games == config.games:
-                res = _evaluate(config, net, opponent, threads)
-                last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
-                _write(logf, {**res.as_dict(), "kind": "eval", "games": state.games,
-                              "eval_games": res.games, "elapsed": state.elapsed})
-                if res.ppg > state.best_ppg:
-                    state.best_ppg = res.ppg
-                    _stamp(net, config, state, res.ppg).save(run / "best.npz")
-            _stamp(net, config, state, None).save(run / "network.npz")
-            if config.snapshot_every and state.games % config.snapshot_every == 0:
-                (run / "checkpoints").mkdir(exist_ok=True)
-                net.save(run / "checkpoints" / f"games_{state.games:09d}.npz")
-            _save_checkpoint(run, net, state)
-            bar.update(state.games, n / dt, alpha, last_ppg)
-    finally:
-        logf.close()
-        bar.close()
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
-    if interrupted:
+    # Ctrl-C: finish the chunk, save, stop
+    with stop_on_interrupt() as interrupted, open(run / "log.jsonl", "a") as logf:
+        try:
+            while (state.games < end and not interrupted.is_set()
+                   and not (stop is not None and stop.is_set())):
+                n = min(config.checkpoint_every, end - state.games)
+                alpha = alpha_at(config, state.games, state.step_index)
+                t0 = time.perf_counter()
+                stats = _train_chunk(config, net, n, alpha, state.games, threads)
+                dt = time.perf_counter() - t0
+                state.games += n
+                state.elapsed += dt
+                record = {"kind": "train", "games": state.games, "alpha": alpha,
+                          "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
+                          "mean_error": float(stats["error"].mean()),
+                          "first_player_ppg": float(stats["result"].mean()), "elapsed": state.elapsed}
+                if "accepted" in stats:
+                    record["mutants_accepted"] = float(stats["accepted"].mean())
+                _write(logf, record)
+                if config.schedule == "steps" and state.games % config.plateau_every == 0:
+                    _plateau_step(config, net, state, logf, threads)
+                if state.games % config.eval_every == 0 or state.games == config.games:
+                    res = _evaluate(config, net, opponent, threads)
+                    last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
+                    _write(logf, {**res.as_dict(), "kind": "eval", "games": state.games,
+                                  "eval_games": res.games, "elapsed": state.elapsed})
+                    if res.ppg > state.best_ppg:
+                        state.best_ppg = res.ppg
+                        _stamp(net, config, state, res.ppg).save(run / "best.npz")
+                _stamp(net, config, state, None).save(run / "network.npz")
+                if config.snapshot_every and state.games % config.snapshot_every == 0:
+                    (run / "checkpoints").mkdir(exist_ok=True)
+                    net.save(run / "checkpoints" / f"games_{state.games:09d}.npz")
+                _save_checkpoint(run, net, state)
+                bar.update(state.games, n / dt, alpha, last_ppg)
+        finally:
+            bar.close()
+    if interrupted.is_set():
         log.warning("interrupted: %s saved at game %d; run again to resume", run, state.games)
     _stamp(net, config, state, None)
     return net

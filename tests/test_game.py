@@ -12,8 +12,8 @@ from bgengine.agents import Player, play_match
 from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.engine import Engine
-from bgengine.game import (CubeGame, CubeTurn, Decision, game_decisions, game_seed, is_crawford_game,
-                           match_opening, play_game, points_scored)
+from bgengine.game import (CubeGame, CubeTurn, Decision, MatchScore, game_decisions, game_seed,
+                           is_crawford_game, match_opening, play_game, points_scored)
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
 from bgengine.players import make_player
@@ -135,6 +135,24 @@ def test_match_opening_rolls_until_the_dice_differ():
 ])
 def test_crawford_rule(length, score, done, crawford):
     assert is_crawford_game(length, score, done) is crawford
+
+
+def test_match_score_plays_the_crawford_game_once():
+    m = MatchScore(5)
+    assert not m.start_game()
+    m.record(0, 2)
+    assert not m.start_game()
+    m.record(0, 2)                      # 4-0: the next game is the Crawford game
+    assert m.crawford_next() and m.start_game() and not m.crawford_next()
+    m.record(1, 1)                      # 4-1: post-Crawford, no second Crawford game
+    assert not m.start_game() and not m.over
+    m.record(0, 1)
+    assert m.over and m.score == [5, 1] and m.games == 4 and not m.crawford_next()
+    money = MatchScore(0)
+    for _ in range(3):
+        assert not money.start_game()
+        money.record(1, 4)
+    assert not money.over and money.score == [0, 12]
 
 
 def test_jacoby_rule_and_cube_in_points():

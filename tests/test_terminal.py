@@ -402,7 +402,7 @@ def test_post_crawford_trailer_engine_doubles_at_once():
     bot = Bot(script={"take": ["take"]}, limit=3)
     s = session(bot, match_length=3, dice=FixedDice([(1, 2)]),
                 engine=Ordinary(player="pubeval", network=NET))
-    s.score, s.crawford_done = [0, 2], True
+    s.match.score[:], s.match.crawford_done = [0, 2], True
     s.run()
     out = text(s)
     assert "The engine doubles to 2." in out and "You take." in out
@@ -413,7 +413,7 @@ def test_post_crawford_trailer_engine_doubles_at_once():
 def test_post_crawford_you_may_double():
     bot = Bot(script={"preroll": ["double"]}, limit=3)
     s = session(bot, match_length=3, position=Position.initial())
-    s.score, s.crawford_done = [2, 0], True
+    s.match.score[:], s.match.crawford_done = [2, 0], True
     s.run()
     out = text(s)
     assert "You double to 2." in out

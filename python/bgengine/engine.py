@@ -297,8 +297,7 @@ class Engine:
         match-winning chance in a match (cube never turned again)."""
         p = self.evaluate(board) if probs is None else probs
         if state.match_length == 0:
-            win, wg, wbg, lg, lbg = p
-            return float(2 * win - 1 + wg - lg + wbg - lbg)
+            return float(equity_of(p))
         return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
 
 

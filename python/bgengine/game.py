@@ -12,15 +12,16 @@ terminal player's rules — plays by this module:
 * :func:`play_game`: a cubeless game between two players.
 * :class:`CubeGame`: a game with the doubling cube between two players and
   their cube engines (:class:`bgengine.engine.Engine`).
-* :func:`match_opening`, :func:`is_crawford_game`, :func:`points_scored`:
-  who moves first in a match game, the Crawford rule, the Jacoby rule.
+* :class:`MatchScore`, :func:`match_opening`, :func:`is_crawford_game`,
+  :func:`points_scored`: a match's score, who moves first in a match game,
+  the Crawford rule, the Jacoby rule.
 * :func:`game_seed`: the seed of one play, for players with randomness.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from bgengine.position import STARTING_BOARD
 from bgengine.types import Board, PlayerLike
 
 __all__ = ["MAX_PLAYS", "Decision", "CubeTurn", "game_decisions", "game_seed", "play_game",
-           "CubeGame", "match_opening", "is_crawford_game", "points_scored"]
+           "CubeGame", "MatchScore", "match_opening", "is_crawford_game", "points_scored"]
 
 #: A game that has run this long without ending has a bug in it.
 MAX_PLAYS = 10000
@@ -146,6 +147,38 @@ def is_crawford_game(match_length: int, score, crawford_done: bool) -> bool:
     winning (not when both have).  Never in money play (``match_length`` 0)."""
     return (match_length > 0 and not crawford_done and match_length - 1 in score
             and score[0] != score[1])
+
+
+@dataclass
+class MatchScore:
+    """The running score of a match to ``length`` points (0: money play) between seats
+    0 and 1, and the Crawford bookkeeping: call :meth:`start_game` as each game begins
+    and :meth:`record` when it ends."""
+
+    length: int = 0
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    games: int = 0
+    crawford_done: bool = False
+
+    @property
+    def over(self) -> bool:
+        """A side has reached the match length (never in money play)."""
+        return self.length > 0 and max(self.score) >= self.length
+
+    def crawford_next(self) -> bool:
+        """The next game will be the Crawford game."""
+        return not self.over and is_crawford_game(self.length, self.score, self.crawford_done)
+
+    def start_game(self) -> bool:
+        """A game begins; True when it is the Crawford game (no later game will be)."""
+        crawford = self.crawford_next()
+        self.crawford_done = self.crawford_done or crawford
+        return crawford
+
+    def record(self, winner: int, points: int) -> None:
+        """Seat ``winner`` won the game in progress, worth ``points``."""
+        self.score[winner] += points
+        self.games += 1
 
 
 def points_scored(level: int, cube: int, *, jacoby: bool, cube_turned: bool) -> int:

@@ -11,7 +11,7 @@ from bgengine.cube import gnubg_met
 from bgengine.dice import Dice
 from bgengine.engine import Engine
 from bgengine.external import ExternalPlayer
-from bgengine.game import CubeGame, game_seed, is_crawford_game, match_opening, play_game
+from bgengine.game import CubeGame, MatchScore, game_seed, match_opening, play_game
 from bgengine.gnubg import GnubgPlayer, play_gnubg_match
 from bgengine.players import load_default_network, make_player
 from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
@@ -97,31 +97,27 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
             players = tuple((a, b)[s] for s in seats)
             engs = tuple(engines[s] for s in seats)
             dice = Dice(seed, stream=i)
-            score = [0, 0]
-            crawford_done = False
-            game_no = 0
+            match = MatchScore(match_length)
             while True:
-                crawford = is_crawford_game(match_length, score, crawford_done)
-                game = CubeGame(players, engs, match_length=match_length, score=list(score),
+                crawford = match.start_game()
+                game = CubeGame(players, engs, match_length=match_length, score=list(match.score),
                                 crawford=crawford, jacoby=jacoby and match_length == 0,
-                                seed=game_seed(seed, i, g, game_no * 1000003))
+                                seed=game_seed(seed, i, g, match.games * 1000003))
                 if match_length == 0:
                     first, opening = 0, dice.opening_roll()
                 else:
                     first, opening = match_opening(dice)
                 winner, pts = game.play(dice, first, opening)
+                match.record(winner, pts)
                 games += 1
-                game_no += 1
                 doubles += game.doubles
                 drops += game.drops
                 cube_sum += game.cube
-                crawford_done = crawford_done or crawford
                 if match_length == 0:
                     v = pts if winner == 0 else -pts
                     values[i, g] = v if g == 0 else -v
                     break
-                score[winner] += pts
-                if score[winner] >= match_length:
+                if match.over:
                     won_by_a = seats[winner] == 0
                     values[i, g] = 1.0 if won_by_a else 0.0
                     break

@@ -55,7 +55,7 @@ import numpy as np
 from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.engine import Engine, RankedPlay, rank_plays
-from bgengine.game import game_seed, is_crawford_game, points_scored
+from bgengine.game import MatchScore, game_seed, points_scored
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, load_network, make_player
@@ -273,10 +273,7 @@ class PlaySession:
         self.engine = engine if engine is not None else Engine(player="pubeval", network=network)
 
         # ---- match state
-        self.score = [0, 0]             # [engine, human]
-        self.games_played = 0
-        self.crawford_done = False
-        self.next_crawford = False
+        self.match = MatchScore(match_length)       # seats: ENGINE, HUMAN
         self.g: _Game | None = None
         self._snapshots: list[tuple[_Game, dict]] = []
         # what is being asked (for scripts and tests): None, "preroll", "move", "take"
@@ -399,9 +396,18 @@ class PlaySession:
             self.prompt_kind = None
         return 0
 
+    @property
+    def score(self) -> list[int]:
+        """Points so far: ``[engine, you]``."""
+        return self.match.score
+
+    @property
+    def games_played(self) -> int:
+        return self.match.games
+
     def _session_over(self) -> bool:
         if self.match_length:
-            return max(self.score) >= self.match_length
+            return self.match.over
         return self.games_limit is not None and self.games_played >= self.games_limit
 
     def _banner(self) -> None:
@@ -745,9 +751,7 @@ class PlaySession:
     # ================================================================== the game
     def _new_game(self) -> _Game:
         number = self.games_played + 1
-        crawford = False
-        if self.match_length and self.next_crawford:
-            crawford, self.next_crawford, self.crawford_done = True, False, True
+        crawford = self.match.start_game()
         self.say("")
         self.say(f"=== Game {number}" + (" (Crawford game: no doubling)" if crawford else "") + " ===")
         if self._start_position is not None:
@@ -795,16 +799,14 @@ class PlaySession:
         g = self.g
         self.prompt_kind = None
         self.legal = []
-        self.score[end.winner] += end.points
-        self.games_played += 1
+        self.match.record(end.winner, end.points)
         who = "You win" if end.winner == HUMAN else "The engine wins"
         pts = f"{end.points} point{'s' * (end.points != 1)}"
         self.say(f"{who} game {g.number}: {end.how}, {pts}.")
         if self.match_length:
             L = self.match_length
             self.say(f"Score (match to {L}): you {self.score[HUMAN]}, engine {self.score[ENGINE]}.")
-            if max(self.score) < L and is_crawford_game(L, self.score, self.crawford_done):
-                self.next_crawford = True
+            if self.match.crawford_next():
                 self.say("The next game is the Crawford game: no doubling.")
         else:
             self.say(f"Money play: you {self.score[HUMAN]}, engine {self.score[ENGINE]}.")

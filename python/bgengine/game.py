@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -65,10 +66,10 @@ class Decision:
     number: int
 
 
-@dataclass(frozen=True)
-class CubeTurn:
+class CubeTurn(NamedTuple):
     """The moment before seat ``turn`` rolls (every turn but the opening one),
-    when it may double; ``board``: the position, ``turn`` in row 1."""
+    when it may double; ``board``: the position, ``turn`` in row 1; ``number``:
+    plays made so far.  (A tuple: one is made every turn, and tuples are made fast.)"""
 
     turn: int
     board: Board

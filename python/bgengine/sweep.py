@@ -48,6 +48,7 @@ import numpy as np
 
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
+from bgengine.runs import RunDir
 from bgengine.train import TrainConfig
 
 if sys.version_info >= (3, 11):
@@ -268,8 +269,8 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
         summary = {"complete": False, "games": games, "runs": finals}
         (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
         return summary
-    entrants = [Entrant(m, Player("net", load_network(out / m / "network.npz"), name=m),
-                        str(out / m / "network.npz")) for m in configs]
+    entrants = [Entrant(m, Player("net", load_network(RunDir(out / m).network), name=m),
+                        str(RunDir(out / m).network)) for m in configs]
     entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
     rr = round_robin(entrants, rr_games, seed=seed, backend=backend)
     files = rr.save(out)

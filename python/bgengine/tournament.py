@@ -68,6 +68,7 @@ from bgengine.gnubg import GnubgPlayer
 from bgengine.match import MatchResult, default_threads, summarize
 from bgengine.network import Network
 from bgengine.players import load_network
+from bgengine.runs import RunDir, read_checkpoint
 
 __all__ = [
     "Entrant", "RoundRobin", "Knockout", "KnockoutMatch", "OlderSelf",
@@ -829,19 +830,18 @@ def history(source: str | Path, warn: Warn = _stderr,
         raise ValueError(f"{source}: not a directory (give a run directory or a checkpoint folder)")
     nets: list[Entrant] = []
     latest = None
-    if (source / "network.npz").exists():
-        latest = _load_net_entrant(source / "network.npz")
+    rd = RunDir(source)
+    if rd.is_run():
+        latest = _load_net_entrant(rd.network)
         latest.name = "network"
         nets.extend(_run_snapshots(source, latest, warn, skipped))
-        for extra in [source / "best.npz"]:
-            if not extra.exists():
-                continue
+        if rd.best.exists():
             try:
-                nets.append(_load_net_entrant(extra))
+                nets.append(_load_net_entrant(rd.best))
             except ValueError as exc:
-                _skip(extra, exc, warn, skipped)
-        if (source / "checkpoints").is_dir():
-            nets.extend(load_network_folder(source / "checkpoints", warn, skipped))
+                _skip(rd.best, exc, warn, skipped)
+        if rd.snapshots.is_dir():
+            nets.extend(load_network_folder(rd.snapshots, warn, skipped))
     else:
         nets = load_network_folder(source, warn, skipped)
     everyone = nets + ([latest] if latest is not None else [])
@@ -887,19 +887,17 @@ def _weights_digest(model) -> str:
 
 
 def _run_snapshots(run: Path, latest: Entrant, warn: Warn, skipped: list | None) -> list[Entrant]:
-    path = run / "checkpoint.npz"
+    path = RunDir(run).checkpoint
     if not path.exists():
         return []
     net = latest.player.network
     out = []
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["state"]))
-            for g in meta.get("snapshot_games", []):
-                params = z[f"snapshot_{int(g)}"]
-                old = Network(net.hidden, net.n_outputs, net.encoder, params=params)
-                name = f"snapshot_{int(g)}"
-                out.append(Entrant(name, Player("net", old, name=name), f"{path}[{name}]", int(g)))
+        _, _, snapshots = read_checkpoint(run)
+        for g, params in snapshots.items():
+            old = Network(net.hidden, net.n_outputs, net.encoder, params=params)
+            name = f"snapshot_{g}"
+            out.append(Entrant(name, Player("net", old, name=name), f"{path}[{name}]", g))
     except Exception as exc:  # corrupt archive, JSON, shapes alike
         _skip(path, ValueError(f"unreadable snapshots ({type(exc).__name__}: {exc})"), warn,
               skipped)

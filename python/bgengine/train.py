@@ -1,16 +1,6 @@
 """Training runs: schedules, checkpoints with exact resume, evaluation, logs.
 
-A run lives in one directory::
-
-    RUN/config.toml      the TrainConfig (written at the start; a resume must match it)
-    RUN/checkpoint.npz   weights, older snapshots and the schedule state (atomic writes)
-    RUN/network.npz      the latest network (or evaluator, for class networks), loadable
-                         with load_evaluator / net:RUN/network.npz
-    RUN/best.npz         the one that scored best against pubeval so far
-    RUN/log.jsonl        one JSON object per line: training chunks, evaluations, step-downs
-    RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
-    RUN/log.jsonl.unreadable  lines of the log that could not be read, kept aside at a resume
-
+A run lives in one directory (its layout and file formats: :mod:`bgengine.runs`).
 Nothing is written before the config, the directory, the checkpoint and the log are all
 checked (see :func:`train`); a running run locks its directory (POSIX).
 
@@ -34,21 +24,22 @@ import json
 import logging
 import math
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from bgengine.agents import Player, play_match
 from bgengine.evaluator import Evaluator
+from bgengine._checks import is_int, is_number
 from bgengine.fileio import atomic_write
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads, summarize
 from bgengine.network import Network
+from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
 from bgengine.td import train_games
 
 if sys.version_info >= (3, 11):
@@ -120,11 +111,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         for name in ("hidden", "race_hidden"):
             v = getattr(self, name)
-            if not isinstance(v, (list, tuple)) or not all(_is_int(x) for x in v):
+            if not isinstance(v, (list, tuple)) or not all(is_int(x) for x in v):
                 raise ValueError(f"bad training config: {name} must be a list of whole numbers "
                                  f"(layer widths), got {v!r}")
         v = self.alpha_steps
-        if not isinstance(v, (list, tuple)) or not all(_is_number(x) for x in v):
+        if not isinstance(v, (list, tuple)) or not all(is_number(x) for x in v):
             raise ValueError(f"bad training config: alpha_steps must be a list of numbers, got {v!r}")
         self.hidden = [int(h) for h in self.hidden]
         self.race_hidden = [int(h) for h in self.race_hidden]
@@ -315,14 +306,6 @@ def _show(v: int | float) -> str:
     return f"a {len(str(abs(v)))}-digit number"
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _is_number(x: Any) -> bool:
-    return _is_int(x) or isinstance(x, (float, np.floating))
-
-
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -387,45 +370,21 @@ def _save_checkpoint(run: Path, net, state: _State) -> None:
     meta = {"games": state.games, "step_index": state.step_index,
             "plateau_results": state.plateau_results,
             "best_ppg": None if math.isinf(state.best_ppg) else state.best_ppg,
-            "elapsed": state.elapsed, "snapshot_games": sorted(state.snapshots)}
-    arrays = {k: n.params for k, n in _weights(net).items()}
-    arrays["state"] = np.array(json.dumps(meta))
-    for g, p in state.snapshots.items():
-        arrays[f"snapshot_{g}"] = p
-    atomic_write(run / "checkpoint.npz", lambda f: np.savez(f, **arrays))
+            "elapsed": state.elapsed}
+    write_checkpoint(run, {k: n.params for k, n in _weights(net).items()}, meta,
+                     state.snapshots)
 
 
 def _load_checkpoint(run: Path, net, config: TrainConfig) -> _State:
     """The checkpoint's state, its weights copied into ``net``; ``ValueError`` naming the
     file for anything that is not a checkpoint of this run (read before any file is
     written)."""
-    import zipfile
-
-    from bgengine.network import MAX_MEMBER_BYTES
-
-    path = run / "checkpoint.npz"
+    path = RunDir(run).checkpoint
     nets = _weights(net)
     try:
-        with open(path, "rb") as f:
-            with zipfile.ZipFile(f) as zf:     # sizes first: a small file may inflate to GBs
-                big = [i.filename for i in zf.infolist() if i.file_size > MAX_MEMBER_BYTES]
-                if big:
-                    raise ValueError(f"member {big[0]!r} inflates beyond {MAX_MEMBER_BYTES} bytes")
-            f.seek(0)
-            with np.load(f, allow_pickle=False) as z:
-                if z["state"].ndim != 0 or z["state"].dtype.kind != "U":
-                    raise ValueError("its state is not a JSON string")
-                meta = json.loads(str(z["state"]))
-                if not isinstance(meta, dict):
-                    raise ValueError("its state is not a JSON object")
-                weights = {k: z[k] for k in nets}
-                snap_games = meta["snapshot_games"]
-                if not isinstance(snap_games, list) or not all(_is_int(g) for g in snap_games):
-                    raise ValueError(f"snapshot_games must list game numbers, got {snap_games!r}")
-                snaps = {int(g): z[f"snapshot_{g}"] for g in snap_games}
-    except Exception as exc:  # zip, npz, JSON, missing keys, wrong types alike
-        raise ValueError(f"{path}: unreadable checkpoint ({type(exc).__name__}: {exc}); "
-                         f"move it away to start over") from None
+        meta, weights, snaps = read_checkpoint(run, nets)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}; move it away to start over") from None
     state = _checked_state(meta, snaps, config, path)
     checks = [(f"weights ({k})", arr, nets[k]) for k, arr in weights.items()]
     checks += [(f"snapshot {g}", p, nets["params"]) for g, p in snaps.items()]
@@ -451,16 +410,16 @@ def _checked_state(meta: dict, snaps: dict, config: TrainConfig, path: Path) -> 
         best, elapsed = meta["best_ppg"], meta["elapsed"]
     except KeyError as exc:
         raise bad(f"its state lacks {exc}") from None
-    if not _is_int(games) or not 0 <= games <= config.games:
+    if not is_int(games) or not 0 <= games <= config.games:
         raise bad(f"it is at game {games!r}, outside the run's 0..{config.games}")
-    if not _is_int(step) or not 0 <= step < max(1, len(config.alpha_steps)):
+    if not is_int(step) or not 0 <= step < max(1, len(config.alpha_steps)):
         raise bad(f"step_index {step!r} is not an index of alpha_steps")
     if not isinstance(results, list) or not all(
-            _is_number(r) and math.isfinite(r) and abs(r) <= 3 for r in results):
+            is_number(r) and math.isfinite(r) and abs(r) <= 3 for r in results):
         raise bad("plateau_results must be results of games (-3..3)")
-    if best is not None and not (_is_number(best) and math.isfinite(best) and abs(best) <= 3):
+    if best is not None and not (is_number(best) and math.isfinite(best) and abs(best) <= 3):
         raise bad(f"best_ppg {best!r} is not a result of games (-3..3)")
-    if not (_is_number(elapsed) and math.isfinite(elapsed) and elapsed >= 0):
+    if not (is_number(elapsed) and math.isfinite(elapsed) and elapsed >= 0):
         raise bad(f"elapsed {elapsed!r} is not a duration")
     if any(not 0 <= g <= games for g in snaps):
         raise bad(f"snapshots {sorted(snaps)} are not of games 0..{games}")
@@ -468,71 +427,6 @@ def _checked_state(meta: dict, snaps: dict, config: TrainConfig, path: Path) -> 
                   plateau_results=[float(r) for r in results],
                   best_ppg=-math.inf if best is None else float(best),
                   elapsed=float(elapsed), snapshots=snaps)
-
-
-def _parse_record(line: bytes) -> dict | None:
-    """A log line's record, or None if it is not a JSON object with a game count."""
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except ValueError:              # bad UTF-8 or JSON (UnicodeDecodeError is one too)
-        return None
-    if not isinstance(record, dict) or not _is_int(record.get("games")):
-        return None
-    return record
-
-
-def _log_lines(path: Path) -> tuple[list[tuple[bytes, dict | None]], bytes]:
-    """Every line of a log with its record (None: unreadable), and the file's bytes.  A
-    torn last line (no newline: a crash while it was written) is left out."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return [], b""
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the run's log ({exc.strerror or exc})") from None
-    lines = data.splitlines(keepends=True)
-    out = [(line, _parse_record(line)) for line in lines]
-    if out and not lines[-1].endswith(b"\n") and out[-1][1] is None:
-        out.pop()
-    return out, data
-
-
-def read_log(run: str | os.PathLike) -> Iterator[dict]:
-    """The records of ``RUN/log.jsonl``.  A line that is not a record (bad bytes, not
-    JSON) is skipped with a warning naming the file and line; a torn last line quietly."""
-    path = Path(run) / "log.jsonl"
-    lines, _ = _log_lines(path)
-    bad = [i + 1 for i, (_, r) in enumerate(lines) if r is None]
-    if bad:
-        log.warning("%s: %d unreadable line(s) skipped (line %s%s)", path, len(bad),
-                    ", ".join(map(str, bad[:5])), ", ..." if len(bad) > 5 else "")
-    for _, record in lines:
-        if record is not None:
-            yield record
-
-
-def _log_plan(run: Path, games: int) -> tuple[bytes, list[bytes]]:
-    """For a resume at ``games``: the log's new text (records after the checkpoint are
-    dropped: they will be written again; so is a torn last line) and its unreadable lines."""
-    lines, raw = _log_lines(run / "log.jsonl")
-    keep = [line if line.endswith(b"\n") else line + b"\n"
-            for line, r in lines if r is not None and r["games"] <= games]
-    unreadable = [line for line, r in lines if r is None]
-    return b"".join(keep), unreadable
-
-
-def _truncate_log(run: Path, plan: tuple[bytes, list[bytes]]) -> None:
-    """Apply a :func:`_log_plan`: unreadable lines are kept aside in
-    ``log.jsonl.unreadable``, never lost; the log is rewritten atomically, if it changes."""
-    text, unreadable = plan
-    path = run / "log.jsonl"
-    if unreadable:
-        aside = run / "log.jsonl.unreadable"
-        with open(aside, "ab") as f:
-            f.write(b"".join(u if u.endswith(b"\n") else u + b"\n" for u in unreadable))
-        log.warning("%s: %d unreadable line(s) moved to %s", path, len(unreadable), aside)
-    if not path.exists() or path.read_bytes() != text:
-        atomic_write(path, lambda f: f.write(text))
 
 
 # ---------------------------------------------------------------- progress
@@ -703,15 +597,16 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     except OSError as exc:
         raise ValueError(f"{run}: cannot make the run directory "
                          f"({exc.strerror or type(exc).__name__})") from None
-    lock = _lock_run(run)
+    rd = RunDir(run)
+    lock = rd.lock()
     try:
         resuming = _check_run_dir(config, run, resume)
         net = _new_network(config, {"config": dataclasses.asdict(config)})
         if resuming:
             state = _load_checkpoint(run, net, config)
-            log_plan = _log_plan(run, state.games)
+            log_plan = rd.log_plan(state.games)
     except BaseException:
-        _unlock_run(lock)
+        rd.unlock(lock)
         if created:             # a failed start leaves nothing behind
             try:
                 run.rmdir()
@@ -720,27 +615,27 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
         raise
     # Everything is checked: from here on the run's files are written.
     try:
-        _remove_stale_tmp(run)
+        rd.remove_stale_tmp()
         _write_config(run, config)
         if resuming:
-            _truncate_log(run, log_plan)
+            rd.truncate_log(log_plan)
             log.info("resuming %s at game %d", run, state.games)
         else:
             state = _State()
             # a start from game 0 (or a restart on purpose): an old checkpoint must not be
             # resumed with this config should the new run stop before its first checkpoint
-            for name in ("checkpoint.npz", "log.jsonl"):
-                (run / name).unlink(missing_ok=True)
+            for path in (rd.checkpoint, rd.log):
+                path.unlink(missing_ok=True)
         return _train_loop(config, run, net, state, progress, stop_after, stop)
     finally:
-        _unlock_run(lock)
+        rd.unlock(lock)
 
 
 def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
     """Check the run directory against ``config`` before anything is written: True for a
     resume (its checkpoint is read next), False for a start from game 0.  ``ValueError``
     when resuming would lose or mix up a run's files."""
-    found = _progress_files(run)
+    found = RunDir(run).progress_files()
     if not resume or not found:
         return False            # a fresh start (or --restart): config.toml alone is no run
     if "checkpoint.npz" not in found:
@@ -753,7 +648,7 @@ def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
         raise ValueError(f"{run} holds {', '.join(beyond)} but no checkpoint.npz: resuming would "
                          f"start the run again from game 0 over them.  Put the checkpoint back, "
                          f"move the files away, or start over on purpose (--restart)")
-    cfg_path = run / "config.toml"
+    cfg_path = RunDir(run).config
     if not cfg_path.exists():
         raise ValueError(f"{run} holds a run (checkpoint.npz) but no config.toml to check the "
                          f"config against: copy the run's config file to {cfg_path}")
@@ -769,80 +664,33 @@ def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
     return True
 
 
-def _progress_files(run: Path) -> list[str]:
-    """The files of a run's progress in ``run`` (config.toml alone is none)."""
-    found = [n for n in ("checkpoint.npz", "network.npz", "best.npz") if (run / n).exists()]
-    logp = run / "log.jsonl"
-    if logp.exists() and (not logp.is_file() or logp.stat().st_size > 0):
-        found.append("log.jsonl")
-    snaps = run / "checkpoints"
-    if snaps.is_dir() and any(snaps.glob("games_*.npz")):
-        found.append("checkpoints/")
-    return found
-
-
 def _progress_beyond(run: Path, games: int) -> list[str]:
     """The files of ``run`` that show progress past game ``games`` (or cannot be read)."""
     from bgengine.network import read_archive
 
+    rd = RunDir(run)
     out = []
-    lines, _ = _log_lines(run / "log.jsonl")
-    if any(r is not None and r["games"] > games for _, r in lines):
-        out.append("log.jsonl")
-    for name in ("network.npz", "best.npz"):
-        if (run / name).exists():
+    if any(r is not None and r["games"] > games for _, r in rd.log_lines()):
+        out.append(rd.log.name)
+    for path in (rd.network, rd.best):
+        if path.exists():
             try:
-                done = read_archive(run / name)[1]["training"]["games"]
+                done = read_archive(path)[1]["training"]["games"]
             except Exception:       # unreadable: assume it holds progress
                 done = None
-            if not (_is_int(done) and done <= games):
-                out.append(name)
-    if (run / "checkpoints").is_dir() and any((run / "checkpoints").glob("games_*.npz")):
-        out.append("checkpoints/")
+            if not (is_int(done) and done <= games):
+                out.append(path.name)
+    if rd.snapshot_files():
+        out.append(rd.snapshots.name + "/")
     return out
 
 
 def _write_config(run: Path, config: TrainConfig) -> None:
     """``RUN/config.toml``, atomically, and only if it changes."""
-    path = run / "config.toml"
+    path = RunDir(run).config
     text = config.to_toml().encode()
     if not (path.is_file() and path.read_bytes() == text):
         atomic_write(path, lambda f: f.write(text))
-
-
-#: Temporary files of atomic writes (``NAME.XXXXXXXX.tmp``) a killed run can leave.
-_TMP_NAME = re.compile(r"(config\.toml|checkpoint\.npz|network\.npz|best\.npz|log\.jsonl"
-                       r"|games_\d+\.npz)\.[^/]+\.tmp")
-
-
-def _remove_stale_tmp(run: Path) -> None:
-    """Remove what killed runs left half-written (the run is locked: none is in use)."""
-    for folder in (run, run / "checkpoints"):
-        for p in folder.glob("*.tmp") if folder.is_dir() else ():
-            if _TMP_NAME.fullmatch(p.name) and p.is_file():
-                p.unlink()
-                log.info("removed %s (a write interrupted by a crash)", p)
-
-
-def _lock_run(run: Path) -> int | None:
-    """Lock ``run`` against a second training process (POSIX; released when the process
-    ends, however it ends).  Returns the descriptor to unlock."""
-    try:
-        import fcntl
-    except ImportError:             # Windows: no lock
-        return None
-    fd = os.open(run, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise ValueError(f"{run} is in use by another training process") from None
-    return fd
-
-
-def _unlock_run(fd: int | None) -> None:
-    if fd is not None:
-        os.close(fd)                # closing releases the lock
 
 
 def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bool,
@@ -854,7 +702,8 @@ def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bo
     bar = _Progress(config.games, progress)
     last_ppg = "n/a"
     # Ctrl-C: finish the chunk, save, stop
-    with stop_on_interrupt() as interrupted, open(run / "log.jsonl", "a") as logf:
+    rd = RunDir(run)
+    with stop_on_interrupt() as interrupted, open(rd.log, "a") as logf:
         try:
             while (state.games < end and not interrupted.is_set()
                    and not (stop is not None and stop.is_set())):
@@ -881,11 +730,11 @@ def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bo
                                   "eval_games": res.games, "elapsed": state.elapsed})
                     if res.ppg > state.best_ppg:
                         state.best_ppg = res.ppg
-                        _stamp(net, config, state, res.ppg).save(run / "best.npz")
-                _stamp(net, config, state, None).save(run / "network.npz")
+                        _stamp(net, config, state, res.ppg).save(rd.best)
+                _stamp(net, config, state, None).save(rd.network)
                 if config.snapshot_every and state.games % config.snapshot_every == 0:
-                    (run / "checkpoints").mkdir(exist_ok=True)
-                    net.save(run / "checkpoints" / f"games_{state.games:09d}.npz")
+                    rd.snapshots.mkdir(exist_ok=True)
+                    net.save(rd.snapshot(state.games))
                 _save_checkpoint(run, net, state)
                 bar.update(state.games, n / dt, alpha, last_ppg)
         finally:

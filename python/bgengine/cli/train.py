@@ -10,6 +10,7 @@ __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    from bgengine.runs import RunDir
     from bgengine.train import TrainConfig, train
 
     config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
@@ -27,8 +28,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
                          f"{': ' + str(exc.filename) if exc.filename else ''})") from None
     except FloatingPointError as exc:   # diverged: the last checkpoint is intact
         raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
-    print(f"{args.run}: {net!r}, latest network in {args.run}/network.npz, "
-          f"best against {config.eval_opponent} in {args.run}/best.npz")
+    rd = RunDir(args.run)
+    print(f"{args.run}: {net!r}, latest network in {rd.network}, "
+          f"best against {config.eval_opponent} in {rd.best}")
     return 0
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
-from bgengine.train import TrainConfig, train
+from bgengine.training import TrainConfig, train
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@
     RUN/checkpoints/     games_N.npz every snapshot_every games (for ``bgengine tournament``)
     RUN/log.jsonl.unreadable  lines of the log that could not be read, kept aside at a resume
 
-:mod:`bgengine.train` writes runs; the tournament, the learning-curve plot,
+:mod:`bgengine.training` writes runs; the tournament, the learning-curve plot,
 the sweeps and the tools read them, all through this module.  A running run
 locks its directory (POSIX ``flock`` on the directory itself).
 """

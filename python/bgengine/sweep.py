@@ -1,6 +1,6 @@
 """Parameter sweeps and the sources' comparison of learning methods.
 
-A sweep trains every point of a grid of :class:`bgengine.train.TrainConfig`
+A sweep trains every point of a grid of :class:`bgengine.training.TrainConfig`
 settings with several seeds, each an ordinary resumable run in
 ``OUT/<point>/seed_<s>``, then plays each final network against pubeval
 (``eval_games`` games, the same dice for every run) and tabulates ppg per
@@ -49,7 +49,7 @@ import numpy as np
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
 from bgengine.runs import RunDir
-from bgengine.train import TrainConfig
+from bgengine.training import TrainConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -139,7 +139,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
     ``stop`` set the run stops early and is reported ``complete: False``."""
     from bgengine.agents import Player
     from bgengine.match import run_match
-    from bgengine.train import train
+    from bgengine.training import train
 
     run, cfg_dict, eval_games = job
     cfg = TrainConfig(**cfg_dict)

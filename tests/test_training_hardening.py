@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.train import TrainConfig, read_log, train
+from bgengine.training import TrainConfig, read_log, train
 
 TIMING = {"games_per_s", "elapsed"}
 

@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.distributed import Backend, LocalBackend
 from bgengine.gnubg import GnubgPlayer
 from bgengine.match import default_threads
@@ -102,6 +103,6 @@ def resolve_threads(threads: int | None) -> int:
 
 
 def pairs_of_games(games: int, what: str = "games") -> int:
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2:
+    if not is_int(games) or games < 2:
         raise ValueError(f"{what} must be an integer of at least 2 (one game pair), got {games!r}")
     return (int(games) + 1) // 2

@@ -133,6 +133,11 @@ def test_a_position_is_accepted_wherever_a_board_array_is():
     a[0, 0] = 9                                 # a copy when asked: the position is untouched
     assert p.board[0, 0] != 9
     assert np.asarray([p, p.swap()]).shape == (2, 2, 25)
+    from bgengine.players import load_default_network
+
+    ev = load_default_network()                 # an Evaluator: class networks, bear-offs
+    np.testing.assert_array_equal(ev.evaluate(p), ev.evaluate(p.board))
+    np.testing.assert_array_equal(ev.evaluate([p, p.swap()])[1], ev.evaluate(p.swap().board))
     net = Network((8,), 5, "expert", seed=4)
     np.testing.assert_array_equal(net.evaluate(p), net.evaluate(p.board))
     np.testing.assert_array_equal(net.evaluate([p, p.swap()]),

@@ -41,6 +41,12 @@ Self against older self (:func:`older_self`)
 From the command line: ``bgengine tournament {roundrobin,knockout,older}``
 (see :mod:`bgengine.cli.tournament`).  Ctrl-C stops after the current batch of
 games; the partial results are printed and saved, marked as partial.
+
+The modules: :mod:`~bgengine.tournament.entrants` (loading and naming players),
+:mod:`~bgengine.tournament.pairings` (seeds, game pairs in batches, stopping),
+:mod:`~bgengine.tournament.roundrobin`, :mod:`~bgengine.tournament.knockout`,
+:mod:`~bgengine.tournament.older` (with a run's history of networks) and
+:mod:`~bgengine.tournament.reports` (number formats, CSV and PNG files).
 """
 
 from bgengine.tournament.entrants import Entrant, load_entrants, load_network_folder

@@ -60,7 +60,7 @@ def test_training_scaling_on_two_threads(benchmark, tmp_path, sync_games):
     Session 6, AMD EPYC 2-core guest, idle: 1.65x (rounds 1.65, 1.65, 1.77): short of
     1.8x; the merges every 16 games and the Python between them are the suspects."""
     from bgengine.td import train_games
-    from bgengine.train import TrainConfig, _train_chunk
+    from bgengine.training import TrainConfig, _train_chunk
 
     def rate(threads: int) -> float:
         cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4,

@@ -103,7 +103,7 @@ TRAIN = """
 
 
 def test_ctrl_c_stops_training_with_everything_saved(tmp_path):
-    from bgengine.train import TrainConfig, _load_checkpoint, train
+    from bgengine.training import TrainConfig, _load_checkpoint, train
 
     cfg = TrainConfig(hidden=[10], outputs=1, games=10**7, checkpoint_every=200,
                       eval_every=10**6, eval_games=10, threads=1, seed=5)

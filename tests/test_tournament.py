@@ -229,7 +229,7 @@ def test_older_self_folder(folder):
 
 
 def test_older_self_run_directory(tmp_path):
-    from bgengine.train import TrainConfig, train
+    from bgengine.training import TrainConfig, train
 
     config = TrainConfig(hidden=[6], outputs=1, games=600, seed=3, checkpoint_every=200,
                          eval_every=600, eval_games=20, threads=1, schedule="steps",

@@ -5,9 +5,7 @@ the session that answers each line, and the exchange log.
 bytes to send back; :class:`LineSplitter` cuts a byte stream into lines and
 notes gnubg's NUL framing; :class:`ExchangeLog` records every exchange as
 JSON.  :mod:`bgengine.serve` puts them on TCP.  The protocol as gnubg 1.07
-implements it is described in ``docs/gnubg-external.md``.
-
-A session speaks both roles of the protocol:
+implements it is described in ``docs/gnubg-external.md``.  A session speaks both roles:
 
 **External player for gnubg.**  In gnubg::
 

@@ -1,6 +1,6 @@
 """Parameter sweeps and the sources' comparison of learning methods.
 
-A sweep trains every point of a grid of :class:`bgengine.train.TrainConfig`
+A sweep trains every point of a grid of :class:`bgengine.training.TrainConfig`
 settings with several seeds, each an ordinary resumable run in
 ``OUT/<point>/seed_<s>``, then plays each final network against pubeval
 (``eval_games`` games, the same dice for every run) and tabulates ppg per
@@ -48,7 +48,8 @@ import numpy as np
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
 from bgengine.results import ci95
-from bgengine.train import TrainConfig
+from bgengine.runs import RunDir
+from bgengine.training import TrainConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -138,7 +139,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
     ``stop`` set the run stops early and is reported ``complete: False``."""
     from bgengine.agents import Player
     from bgengine.match import run_match
-    from bgengine.train import train
+    from bgengine.training import train
 
     run, cfg_dict, eval_games = job
     cfg = TrainConfig(**cfg_dict)
@@ -267,8 +268,8 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
         summary = {"complete": False, "games": games, "runs": finals}
         (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
         return summary
-    entrants = [Entrant(m, Player("net", load_network(out / m / "network.npz"), name=m),
-                        str(out / m / "network.npz")) for m in configs]
+    entrants = [Entrant(m, Player("net", load_network(RunDir(out / m).network), name=m),
+                        str(RunDir(out / m).network)) for m in configs]
     entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
     rr = round_robin(entrants, rr_games, seed=seed, backend=backend)
     files = rr.save(out)

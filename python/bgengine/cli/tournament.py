@@ -11,10 +11,12 @@ from pathlib import Path
 from bgengine.cli.options import add_backend_arguments, backend_from_args
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
-from bgengine.tournament import (KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES, Knockout,
-                                 KnockoutMatch, OlderSelf, RoundRobin, Warn, _fmt, _stderr,
-                                 _threads, _write_text, knockout, load_entrants, older_self,
-                                 round_robin)
+from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
+                                 load_entrants, older_self, round_robin)
+from bgengine.tournament.entrants import Warn, to_stderr
+from bgengine.tournament.knockout import KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES
+from bgengine.tournament.pairings import resolve_threads
+from bgengine.tournament.reports import fmt_ppg, write_text
 
 __all__ = ["register", "add_tournament_parser", "tournament_main"]
 
@@ -152,9 +154,9 @@ def tournament_main(args: argparse.Namespace) -> int:
         if parser is not None:
             parser.print_help()
         return 2
-    warn: Warn = _stderr
-    progress: Warn = (lambda msg: None) if args.quiet else _stderr
-    threads = _threads(args.threads)
+    warn: Warn = to_stderr
+    progress: Warn = (lambda msg: None) if args.quiet else to_stderr
+    threads = resolve_threads(args.threads)
     out = Path(args.out)
 
     def notice() -> None:
@@ -193,9 +195,9 @@ def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
         res = rr.results.get((i, j))
         if res is not None:
             progress(f"[{count[0]}/{total}] {rr.names[i]} vs {rr.names[j]}: "
-                     f"{_fmt(res.ppg, res.ci95)} ({res.games} games)")
+                     f"{fmt_ppg(res.ppg, res.ci95)} ({res.games} games)")
         out.mkdir(parents=True, exist_ok=True)  # progress survives a crash
-        _write_text(out / "roundrobin.json", json.dumps(
+        write_text(out / "roundrobin.json", json.dumps(
             {**rr.as_dict(), "complete": False}, indent=2) + "\n")
 
     rr = round_robin(entrants, args.games, seed=args.seed, backend=backend, stop=stop,
@@ -215,7 +217,7 @@ def _main_knockout(args, backend, out, stop, warn, progress) -> int:
     def on_match(ko: Knockout, m: KnockoutMatch) -> None:
         progress(f"round {m.round}: " + m.line(0))
         out.mkdir(parents=True, exist_ok=True)
-        _write_text(out / "knockout.json", json.dumps(
+        write_text(out / "knockout.json", json.dumps(
             {**ko.as_dict(), "complete": False}, indent=2) + "\n")
 
     ko = knockout(entrants, max_games=args.games, margin=args.margin, seed=args.seed,
@@ -229,9 +231,9 @@ def _main_older(args, backend, out, stop, warn, progress) -> int:
     def on_row(res: OlderSelf) -> None:
         r = res.rows[-1]
         progress(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
-                 f"{_fmt(r['ppg'], r['ci95'] if r['ci95'] is not None else math.inf)}")
+                 f"{fmt_ppg(r['ppg'], r['ci95'] if r['ci95'] is not None else math.inf)}")
         out.mkdir(parents=True, exist_ok=True)
-        _write_text(out / "older.json", json.dumps(
+        write_text(out / "older.json", json.dumps(
             {**res.as_dict(), "complete": False}, indent=2) + "\n")
 
     res = older_self(args.source, args.games, every=args.every, seed=args.seed, backend=backend,

@@ -10,7 +10,8 @@ __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from bgengine.train import TrainConfig, train
+    from bgengine.runs import RunDir
+    from bgengine.training import TrainConfig, train
 
     config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
@@ -27,8 +28,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
                          f"{': ' + str(exc.filename) if exc.filename else ''})") from None
     except FloatingPointError as exc:   # diverged: the last checkpoint is intact
         raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
-    print(f"{args.run}: {net!r}, latest network in {args.run}/network.npz, "
-          f"best against {config.eval_opponent} in {args.run}/best.npz")
+    rd = RunDir(args.run)
+    print(f"{args.run}: {net!r}, latest network in {rd.network}, "
+          f"best against {config.eval_opponent} in {rd.best}")
     return 0
 
 
@@ -44,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``train`` and ``plot`` to the ``bgengine`` sub-commands."""
     p = sub.add_parser("train", help="train a network by self-play (resumable)",
                        description="Train a network by self-play in directory RUN.  Settings come "
-                                   "from a TOML file (see TrainConfig in bgengine.train; keys may sit "
+                                   "from a TOML file (see TrainConfig in bgengine.training; keys may sit "
                                    "under [train]); a few can be overridden here.  Checkpoints are "
                                    "written every checkpoint_every games; run the same command again "
                                    "to resume exactly where it stopped.  Ctrl-C stops cleanly.")

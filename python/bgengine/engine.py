@@ -21,6 +21,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.agents import Player
 from bgengine.board import pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
@@ -107,7 +108,7 @@ class Engine:
     def __init__(self, player=None, network=None, *, plies: int = 0,
                  time_budget: float | None = None, jacoby: bool = False,
                  met: MatchEquityTable | None = None) -> None:
-        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
+        if not is_int(plies) or plies < 0:
             raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
         if plies > self.max_plies:
             raise NotSupported(f"{plies}-ply lookahead is not available (0..{self.max_plies})")

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.agents import Player, play_match
 from bgengine.cube import gnubg_met
 from bgengine.dice import Dice
@@ -76,9 +77,9 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     from Python (the plays themselves are compiled), one game at a time.
     ``progress(done, total)`` is called after each game or match.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+    if not is_int(n) or n < 2:
         raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
-    if isinstance(match_length, bool) or not isinstance(match_length, int) or match_length < 0:
+    if not is_int(match_length) or match_length < 0:
         raise ValueError(f"match length must be 0 (money) or a positive number of points, got {match_length!r}")
     if match_length > gnubg_met().length:
         raise ValueError(f"matches of up to {gnubg_met().length} points are supported "
@@ -152,7 +153,7 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
 
     Returns a :class:`MatchResult` from A's side.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
+    if not is_int(games) or games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
     if isinstance(player, str):
         player = make_player(player)

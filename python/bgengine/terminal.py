@@ -52,6 +52,7 @@ from typing import Callable, TextIO
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.engine import Engine, RankedPlay, rank_plays
@@ -201,15 +202,14 @@ class PlaySession:
                  dice=None) -> None:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
-        if isinstance(match_length, bool) or not isinstance(match_length, int) \
-                or not 0 <= match_length <= MAX_MATCH_LENGTH:
+        if not is_int(match_length) or not 0 <= match_length <= MAX_MATCH_LENGTH:
             raise ValueError(f"match length must be 0 (money play) or 1..{MAX_MATCH_LENGTH}, "
                              f"got {match_length!r}")
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
-        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        if games is not None and not (is_int(games) and games >= 1):
             raise ValueError(f"games must be a whole number >= 1, got {games!r}")
-        if isinstance(hint_plies, bool) or not isinstance(hint_plies, int) or not 0 <= hint_plies <= 3:
+        if not is_int(hint_plies) or not 0 <= hint_plies <= 3:
             raise ValueError(f"hint plies must be 0..3, got {hint_plies!r}")
         if seed is None:
             seed = secrets.randbelow(1 << 31)

@@ -5,6 +5,7 @@ determinism and thread independence, and the published random-vs-pubeval figure.
 from __future__ import annotations
 
 import json
+from importlib import resources
 import pathlib
 
 import numpy as np
@@ -18,11 +19,8 @@ from bgengine.network import Network
 from bgengine.players import make_player
 from td_reference import equity, flip
 
-WEIGHTS = json.loads(pathlib.Path("/work/shared/data/pubeval_weights.json").read_text()) \
-    if pathlib.Path("/work/shared/data/pubeval_weights.json").exists() else None
-if WEIGHTS is None:  # pragma: no cover - outside the project's workspace
-    from importlib import resources
-    WEIGHTS = json.loads(resources.files("bgengine").joinpath("data/pubeval_weights.json").read_text())
+# pubeval's published weights as the package ships them (the compiled player reads the same file)
+WEIGHTS = json.loads(resources.files("bgengine").joinpath("data/pubeval_weights.json").read_text())
 
 
 def start_board() -> np.ndarray:

@@ -23,8 +23,9 @@ Class networks (``race_encoder`` set): a contact network and a race network,
 each trained by TD(0) on the positions of its class, saved together as one
 evaluator file; with ``bearoff``, positions the exact bear-off database covers
 give exact targets and train nothing.  With ``train_threads`` > 1, the threads
-each play ``sync_games`` games from the same weights, then their updates are
-summed in thread order: the run is reproducible from its seed and thread count.
+each play ``sync_games`` games on their own copy of the weights, then their updates
+are summed in thread order (``sync_mode``: see :mod:`bgengine.threaded_td`): the run
+is reproducible from its seed and thread count.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from bgengine.fileio import atomic_write
 from bgengine.match import default_threads, summarize
 from bgengine.network import Network
 from bgengine.td import train_games
+from bgengine.threaded_td import SYNC_MODES, train_games_threaded
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -107,6 +109,8 @@ class TrainConfig:
                                         # state's own n-ply value (no roll noise; ~21x the cost)
     train_threads: int = 1              # self-play threads (method "td"); 1 = one core
     sync_games: int = 16                # games each thread plays between merges of updates
+    sync_mode: str = "round"            # after a merge: "round" = wait for every thread's;
+                                        # "rolling" = go on at once (no idling; threaded_td)
     snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
                                         # fall on a multiple (0 = none); for tournaments
     mutation_sigma: float = 0.05        # method "mutation": Gaussian noise of the mutant
@@ -181,6 +185,9 @@ class TrainConfig:
         if self.train_threads < 1 or self.sync_games < 1:
             problems.append(f"train_threads and sync_games must be >= 1, got "
                             f"{self.train_threads} and {self.sync_games}")
+        if self.sync_mode not in SYNC_MODES:
+            problems.append(f"sync_mode must be one of {', '.join(SYNC_MODES)}, got "
+                            f"{self.sync_mode!r}")
         if self.train_threads > 1 and self.method != "td":
             problems.append(f"train_threads > 1 needs method td, got {self.method!r}")
         if (self.train_threads > 1 or self.classes) and self.schedule == "steps":
@@ -615,47 +622,6 @@ def _copy_weights(source: Network, target: Network, where: str) -> None:
     np.copyto(target.params, source.params)
 
 
-def _train_parallel(config: TrainConfig, model, n: int, alpha: float, first_game: int) -> dict:
-    """``n`` TD games on ``train_threads`` threads.  Rounds: each thread plays
-    ``sync_games`` consecutive games (thread ``t`` of round ``r`` the games from
-    ``first_game + (r * T + t) * sync_games``) on its own copy of the weights of the
-    round's start, without the GIL; then the threads' weight changes are added to the
-    model in thread order.  The result depends on the seed and the thread count only."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    T, S = config.train_threads, config.sync_games
-    nets = _weights(model)
-    workers = [model.copy() for _ in range(T)]     # each thread's own weights
-    stats: list[dict] = []
-    done = 0
-    with ThreadPoolExecutor(max_workers=T) as pool:
-        while done < n:
-            start = {key: net.params.copy() for key, net in nets.items()}
-            jobs = []
-            for t, worker in enumerate(workers):
-                first = done + t * S
-                k = min(S, n - first)
-                if k <= 0:
-                    break
-                for key, net in _weights(worker).items():
-                    np.copyto(net.params, start[key])
-                jobs.append((worker, k, pool.submit(
-                    train_games, worker, k, alpha, config.lam, seed=config.seed,
-                    first_game=first_game + first, method=config.method, epsilon=config.epsilon,
-                    target_plies=config.target_plies)))
-            for worker, k, job in jobs:     # thread order: the same sums on every run
-                stats.append(job.result())
-                for key, net in _weights(worker).items():
-                    params = nets[key].params       # updated in place: the network owns it
-                    params += net.params - start[key]
-                done += k
-    for net in nets.values():
-        if not np.all(np.isfinite(net.params)):
-            raise FloatingPointError("training diverged: the network's weights are no longer "
-                                     "finite (try a smaller alpha)")
-    return {key: np.concatenate([st[key] for st in stats]) for key in stats[0]}
-
-
 def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int,
                  threads: int) -> dict:
     """``n`` games of the run's learning method, from game ``first_game``."""
@@ -673,7 +639,11 @@ def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int
                                     truncate=config.rollout_truncate, seed=config.seed,
                                     first_game=first_game, threads=threads)
     if config.train_threads > 1:
-        return _train_parallel(config, net, n, alpha, first_game)
+        return train_games_threaded(net, n, alpha, config.lam, threads=config.train_threads,
+                                    sync_games=config.sync_games, mode=config.sync_mode,
+                                    seed=config.seed, first_game=first_game,
+                                    method=config.method, epsilon=config.epsilon,
+                                    target_plies=config.target_plies)
     return train_games(net, n, alpha, config.lam, seed=config.seed, first_game=first_game,
                        method=config.method, epsilon=config.epsilon,
                        target_plies=config.target_plies)

@@ -184,7 +184,8 @@ def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float,
         w.start()
     try:
         for w in workers:
-            w.join()
+            while w.is_alive():
+                w.join(0.1)         # wakes up to run signal handlers (Ctrl-C) meanwhile
     except BaseException:          # Ctrl-C in the main thread: stop after the current jobs
         merger.fail()
         for w in workers:

@@ -69,7 +69,7 @@ def _others_busy() -> float:
 def _training_model(kind: str):
     """The benchmark's model, past random weights' long games, and its config."""
     from bgengine.td import train_games
-    from bgengine.train import TrainConfig, _new_network
+    from bgengine.training import TrainConfig, _new_network
 
     if kind == "expert":
         cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4)

@@ -54,7 +54,7 @@ def test_cli_bad_input(capsys):
 
 
 def test_console_script_help():
-    proc = subprocess.run([sys.executable, "-m", "bgengine.cli", "--help"],
+    proc = subprocess.run([sys.executable, "-m", "bgengine", "--help"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "demo" in proc.stdout
 

@@ -106,7 +106,7 @@ TRAIN = """
 
 
 def test_ctrl_c_stops_training_with_everything_saved(tmp_path):
-    from bgengine.train import TrainConfig, _load_checkpoint, train
+    from bgengine.training import TrainConfig, _load_checkpoint, train
 
     cfg = TrainConfig(hidden=[10], outputs=1, games=10**7, checkpoint_every=200,
                       eval_every=10**6, eval_games=10, threads=1, seed=5)
@@ -289,3 +289,73 @@ def test_bounded_fuzz_of_boards_no_crash_no_hang():
     ok, errors, slowest = p.stdout.split()
     assert int(ok) > 100 and int(errors) > 100, p.stdout
     assert float(slowest) < 10, p.stdout
+
+
+# ---------------------------------------------------------------- bgengine.interrupts
+
+def _ignore(signum, frame) -> None:
+    pass
+
+
+@pytest.mark.parametrize("previous", [signal.SIG_IGN, signal.SIG_DFL, signal.default_int_handler,
+                                      _ignore], ids=["SIG_IGN", "SIG_DFL", "default", "python"])
+def test_stop_on_interrupt_sets_the_event_and_restores_the_callers_handler(previous):
+    from bgengine.interrupts import stop_on_interrupt
+
+    saved = signal.signal(signal.SIGINT, previous)
+    try:
+        with stop_on_interrupt() as stop:
+            assert not stop.is_set()
+            signal.raise_signal(signal.SIGINT)
+            assert stop.is_set()
+            signal.raise_signal(signal.SIGINT)          # again: still no exception
+        assert signal.getsignal(signal.SIGINT) is previous
+        with pytest.raises(RuntimeError), stop_on_interrupt():
+            raise RuntimeError("the block fails")       # restored on the way out too
+        assert signal.getsignal(signal.SIGINT) is previous
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
+def test_a_second_ctrl_c_aborts_when_asked_and_the_notice_comes_once():
+    from bgengine.interrupts import stop_on_interrupt
+
+    notices = []
+    saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with stop_on_interrupt(notice=lambda: notices.append(1), again_raises=True) as stop:
+                signal.raise_signal(signal.SIGINT)
+                assert stop.is_set() and notices == [1]
+                signal.raise_signal(signal.SIGINT)
+        assert notices == [1] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
+def test_outside_the_main_thread_nothing_is_installed():
+    from bgengine.interrupts import handling, stop_on_interrupt
+
+    given = threading.Event()
+    seen = []
+
+    def worker() -> None:
+        with stop_on_interrupt(given) as stop, handling(signal.SIGTERM, lambda: None) as installed:
+            seen.append((stop is given, installed, signal.getsignal(signal.SIGINT)))
+
+    before = signal.getsignal(signal.SIGINT)
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen == [(True, False, before)]
+
+
+def test_handling_sigterm_like_ctrl_c():
+    from bgengine.interrupts import handling, raise_keyboard_interrupt
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        with handling(signal.SIGTERM, raise_keyboard_interrupt) as installed:
+            assert installed
+            signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -7,7 +7,7 @@ import pytest
 
 from bgengine.learners import mutation_games, rollout_target_games
 from bgengine.network import Network, equity_of, flip_outputs
-from bgengine.train import TrainConfig, read_log, train
+from bgengine.training import TrainConfig, read_log, train
 
 
 def small(n_outputs=4, seed=1) -> Network:

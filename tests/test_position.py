@@ -117,3 +117,57 @@ def test_bad_position_ids_are_rejected(bad):
 def test_bad_dice_are_rejected(d1, d2):
     with pytest.raises(ValueError, match="1..6|integer"):
         Position.initial().legal_moves(d1, d2)
+
+
+# ---------------------------------------------------------------- a Position where a board goes
+
+def test_a_position_is_accepted_wherever_a_board_array_is():
+    from bgengine.network import Network
+    from bgengine.search import Searcher, rollout
+
+    p = Position.from_id("4HPwATDgc/ABMA").play("8/5 6/5", 3, 1)
+    arr = np.asarray(p)
+    assert arr.shape == (2, 25) and np.array_equal(arr, p.board)
+    assert np.asarray(p, dtype=np.int64).dtype == np.int64
+    a = np.asarray(p, copy=True) if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else arr.copy()
+    a[0, 0] = 9                                 # a copy when asked: the position is untouched
+    assert p.board[0, 0] != 9
+    assert np.asarray([p, p.swap()]).shape == (2, 2, 25)
+    from bgengine.players import load_default_network
+
+    ev = load_default_network()                 # an Evaluator: class networks, bear-offs
+    np.testing.assert_array_equal(ev.evaluate(p), ev.evaluate(p.board))
+    np.testing.assert_array_equal(ev.evaluate([p, p.swap()])[1], ev.evaluate(p.swap().board))
+    net = Network((8,), 5, "expert", seed=4)
+    np.testing.assert_array_equal(net.evaluate(p), net.evaluate(p.board))
+    np.testing.assert_array_equal(net.evaluate([p, p.swap()]),
+                                  net.evaluate(np.stack([p.board, p.swap().board])))
+    s = Searcher(net)
+    i, out = s.best_move(p, 6, 4, plies=1)
+    j, out2 = s.best_move(p.board, 6, 4, plies=1)
+    assert i == j and np.array_equal(out, out2)
+    np.testing.assert_array_equal(s.evaluate(p, 1), s.evaluate(p.board, 1))
+    r1, r2 = rollout(net, p, trials=8, n_threads=1), rollout(net, p.board, trials=8, n_threads=1)
+    assert r1.keys() == r2.keys() and all(np.array_equal(r1[k], r2[k]) for k in r1)
+
+
+def test_best_move_as_a_move_is_the_searchers_choice():
+    from bgengine.network import Network
+    from bgengine.search import Searcher
+
+    net = Network((8,), 5, "expert", seed=5)
+    s = Searcher(net)
+    rng = np.random.default_rng(1)
+    p = Position.initial()
+    for _ in range(30):                         # a random game's positions and rolls
+        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+        index, _ = s.best_move(p, d1, d2, plies=0)
+        move = p.best_move(s, d1, d2)
+        assert isinstance(move, Move) and move == p.legal_moves(d1, d2)[index]
+        assert p.best_move(net, d1, d2) == move          # a network gets its own searcher
+        afterstates, _ = legal_afterstates(p.board, d1, d2)
+        assert np.array_equal(move.board_after, afterstates[index])
+        if move.position.is_game_over():
+            break
+        moves = p.legal_moves(d1, d2)
+        p = moves[int(rng.integers(len(moves)))].position

@@ -85,7 +85,7 @@ def test_ctrl_c_stops_every_run_and_keeps_the_finished_ones(tmp_path, monkeypatc
     import signal
     import time
 
-    import bgengine.train as T
+    import bgengine.training as T
 
     calls = [0]
     real = T._train_chunk

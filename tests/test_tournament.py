@@ -17,8 +17,9 @@ import bgengine.tournament as T
 from bgengine.agents import play_match
 from bgengine.distributed import LocalBackend
 from bgengine.network import Network
-from bgengine.tournament import (add_tournament_parser, derive_seed, knockout, load_entrants,
-                                 older_self, round_robin, tournament_main)
+from bgengine.cli import main as cli_main
+from bgengine.cli.tournament import add_tournament_parser, tournament_main
+from bgengine.tournament import derive_seed, knockout, load_entrants, older_self, round_robin
 
 
 def _net(seed: int, games: int | None = None) -> Network:
@@ -228,7 +229,7 @@ def test_older_self_folder(folder):
 
 
 def test_older_self_run_directory(tmp_path):
-    from bgengine.train import TrainConfig, train
+    from bgengine.training import TrainConfig, train
 
     config = TrainConfig(hidden=[6], outputs=1, games=600, seed=3, checkpoint_every=200,
                          eval_every=600, eval_games=20, threads=1, schedule="steps",
@@ -367,5 +368,6 @@ def test_cli_help_and_errors(capsys, tmp_path):
                    "heatmap"):
         assert phrase in text
     assert _cli([]) == 2                                       # no kind: help, status 2
-    assert T.main(["roundrobin", "pubeval", "nosuchplayer", "--out", str(tmp_path)]) == 2
+    assert cli_main(["tournament", "roundrobin", "pubeval", "nosuchplayer",
+                     "--out", str(tmp_path)]) == 2
     assert "unknown player" in capsys.readouterr().err

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from bgengine.evaluator import load_evaluator
 from bgengine.match import run_match
 from bgengine.players import load_network, make_player
 from bgengine.agents import Player
+from bgengine.runs import RunDir
 
 GNUBG_SEED = 1000
 PUBEVAL_SEED = 2000
@@ -29,12 +29,9 @@ PUBEVAL_SEED = 2000
 
 def snapshots(run: Path) -> list[tuple[int, Path]]:
     """(games trained, file) of the run's snapshots and latest network, oldest first."""
-    out = {}
-    for p in sorted((run / "checkpoints").glob("games_*.npz")):
-        m = re.fullmatch(r"games_(\d+)\.npz", p.name)
-        if m:
-            out[int(m.group(1))] = p
-    latest = run / "network.npz"
+    rd = RunDir(run)
+    out = dict(rd.snapshot_files())
+    latest = rd.network
     if latest.exists():
         games = load_evaluator(latest).metadata.get("training", {}).get("games")
         if isinstance(games, int):

@@ -1,9 +1,33 @@
-"""bgengine: a backgammon engine that learns from the rules alone, by self-play."""
+"""bgengine: a backgammon engine that learns from the rules alone, by self-play.
 
+The names a user reaches for first are here, loaded on first use so that
+``import bgengine`` stays fast::
+
+    import bgengine
+
+    p = bgengine.Position.initial()
+    net = bgengine.load_default_network()
+    print(net.evaluate(p))
+
+- ``Position``, ``Move``: a position and one legal play (:mod:`bgengine.position`)
+- ``Network``: a neural-network evaluator (:mod:`bgengine.network`)
+- ``load_default_network``: the shipped evaluator (:mod:`bgengine.players`)
+- ``Searcher``, ``rollout``: n-ply search and Monte-Carlo rollouts (:mod:`bgengine.search`)
+- ``Player``: a compiled player (:mod:`bgengine.agents`); ``make_player``: any player by
+  name (:mod:`bgengine.players`)
+- ``run_match``: cubeless money games with a 95% interval (:mod:`bgengine.match`)
+- ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play``
+- ``TrainConfig``, ``train``: training runs by self-play (:mod:`bgengine.training`)
+
+Evaluation and search take a :class:`Position` wherever they take a board array.
+"""
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.util import find_spec
 
 try:
-    from bgengine import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod
+    from bgengine import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod  # noqa: F401
 except ImportError as exc:  # pragma: no cover - only on a broken install
     raise ImportError(
         "bgengine's compiled core is missing or stale. From a source checkout, "
@@ -15,4 +39,37 @@ try:
 except PackageNotFoundError:  # pragma: no cover
     __version__ = "0+unknown"
 
-__all__ = ["__version__"]
+#: public name -> the module that defines it (imported on first use)
+_LAZY = {
+    "Position": "bgengine.position",
+    "Move": "bgengine.position",
+    "Network": "bgengine.network",
+    "load_default_network": "bgengine.players",
+    "Searcher": "bgengine.search",
+    "rollout": "bgengine.search",
+    "Player": "bgengine.agents",
+    "make_player": "bgengine.players",
+    "run_match": "bgengine.match",
+    "Engine": None,                  # see _engine_module
+    "TrainConfig": "bgengine.training",
+    "train": "bgengine.training",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def _engine_module() -> str:
+    # the engine is moving out of the protocol module into its own
+    return "bgengine.engine" if find_spec("bgengine.engine") is not None else "bgengine.serve"
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'bgengine' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name] or _engine_module()), name)
+    globals()[name] = value          # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

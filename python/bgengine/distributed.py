@@ -28,8 +28,7 @@ import numpy as np
 
 from bgengine.agents import Player, play_match
 
-__all__ = ["Backend", "LocalBackend", "RayBackend", "make_backend", "add_backend_arguments",
-           "backend_from_args"]
+__all__ = ["Backend", "LocalBackend", "RayBackend", "make_backend"]
 
 log = logging.getLogger(__name__)
 
@@ -185,20 +184,3 @@ def make_backend(name: str = "local", *, threads: int | None = None, address: st
     if name == "ray":
         return RayBackend(address, threads_per_task=threads or 1, **kw)
     raise ValueError(f"unknown backend {name!r}: use 'local' or 'ray'")
-
-
-
-def add_backend_arguments(parser) -> None:
-    """``--backend`` and ``--ray-address`` for a command that plays games."""
-    parser.add_argument("--backend", choices=("local", "ray"), default="local",
-                        help="where the games run: this machine's cores (default) or a Ray "
-                             "cluster (pip install 'bgengine[distributed]')")
-    parser.add_argument("--ray-address", default=None, metavar="ADDR",
-                        help="with --backend ray: 'auto' (the cluster this machine has joined "
-                             "with 'ray start'), ray://HOST:10001, or none for a local Ray instance")
-
-
-def backend_from_args(args, threads: int | None = None) -> Backend:
-    """The backend the ``--backend``/``--ray-address`` options ask for."""
-    return make_backend(getattr(args, "backend", "local"), threads=threads,
-                        address=getattr(args, "ray_address", None))

@@ -59,6 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.dice import Dice
 from bgengine.match import Decision, MatchResult, game_decisions, game_seed, summarize
 from bgengine.notation import format_steps_plain, match_move
@@ -714,7 +715,7 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
     ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
     :class:`bgengine.match.MatchResult` from ``a``'s side.  Games with a bad
     reply are counted in ``bad_games`` and their pairs left out."""
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
+    if not is_int(games) or games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
     res = play_gnubg_pairs(a, b, (games + 1) // 2, seed, config=config, progress=progress)
     log.info("gnubg match: %d games in %.1f s (%.1f games/s), %d requests, %d replays",

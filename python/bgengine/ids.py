@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bgengine._checks import is_int
 __all__ = [
     "position_id", "board_from_position_id", "position_key",
     "MatchState", "match_id", "match_state_from_id",
@@ -190,7 +191,7 @@ class MatchState:
 
     def __post_init__(self) -> None:
         def whole(name, value, lo, hi):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            if not is_int(value):
                 raise ValueError(f"MatchState.{name} must be an integer, got {value!r}")
             if not lo <= value <= hi:
                 raise ValueError(f"MatchState.{name} must be in {lo}..{hi}, got {value}")
@@ -216,7 +217,7 @@ class MatchState:
         top = self.match_length if self.match_length and not ended else 0x7FFF
         set_(self, "score", (whole("score[0]", s0, 0, top), whole("score[1]", s1, 0, top)))
         cube = self.cube
-        if (isinstance(cube, bool) or not isinstance(cube, (int, np.integer)) or cube < 1
+        if (not is_int(cube) or cube < 1
                 or cube > 1 << 15 or cube & (cube - 1)):
             raise ValueError(f"MatchState.cube must be a power of two from 1 to 32768, got {cube!r}")
         set_(self, "cube", int(cube))

@@ -29,6 +29,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.board import validate_board
 from bgengine.movegen import legal_afterstates
 
@@ -327,7 +328,7 @@ def parse_move(text: str) -> list[Step]:
 # ---------------------------------------------------------------- matching
 
 def _check_die(d, name: str) -> int:
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+    if not is_int(d):
         raise ValueError(f"{name} must be an integer 1..6, got {d!r}")
     if not 1 <= d <= 6:
         raise ValueError(f"{name} must be in 1..6, got {d}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bgengine.train import read_log
+from bgengine.runs import RunDir, read_log
 
 __all__ = ["plot_run"]
 
@@ -27,7 +27,7 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     for run in runs:
         evals = [r for r in read_log(run) if r.get("kind") == "eval"]
         if not evals:
-            raise ValueError(f"{run}: no evaluations in {Path(run) / 'log.jsonl'}")
+            raise ValueError(f"{run}: no evaluations in {RunDir(run).log}")
         games = [r["games"] for r in evals]
         ppg = [r["ppg"] for r in evals]
         ci = [r["ci95"] for r in evals]

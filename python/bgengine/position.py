@@ -153,6 +153,19 @@ class Position:
         """The position after playing ``text``, opponent on roll."""
         return self.parse_move(text, d1, d2).position
 
+    def best_move(self, model, d1: int, d2: int, plies: int = 0) -> Move:
+        """The play ``model`` chooses for the roll ``d1``-``d2`` at ``plies``, as a :class:`Move`.
+
+        ``model`` is a :class:`~bgengine.search.Searcher` (its cache and move filter are
+        used) or a network or evaluator (searched with a new ``Searcher``).  The same
+        choice as ``Searcher.best_move``, which returns the play's index and outputs.
+        """
+        from bgengine.search import Searcher
+
+        searcher = model if isinstance(model, Searcher) else Searcher(model)
+        index, _ = searcher.best_move(self._board, d1, d2, plies)
+        return self.legal_moves(d1, d2)[index]
+
     # ------------------------------------------------------------ dunder
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
@@ -170,6 +183,12 @@ class Position:
 
     def __iter__(self) -> Iterator[np.ndarray]:
         return iter(self._board)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """The board: a Position goes wherever a (2, 25) board array does (``np.asarray``,
+        ``Network.evaluate``, ``Searcher.best_move``, ``rollout``...)."""
+        arr = self._board if dtype is None else self._board.astype(dtype, copy=False)
+        return arr.copy() if copy else arr
 
     # ------------------------------------------------------------ drawing
     def to_text(self, mover: str = "X", opponent: str = "O") -> str:

@@ -1,6 +1,6 @@
 """Parameter sweeps and the sources' comparison of learning methods.
 
-A sweep trains every point of a grid of :class:`bgengine.train.TrainConfig`
+A sweep trains every point of a grid of :class:`bgengine.training.TrainConfig`
 settings with several seeds, each an ordinary resumable run in
 ``OUT/<point>/seed_<s>``, then plays each final network against pubeval
 (``eval_games`` games, the same dice for every run) and tabulates ppg per
@@ -33,15 +33,12 @@ Simple_003 and pubeval gives the ppg matrix, and the learning curves are drawn.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import json
 import logging
 import math
-import signal
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,15 +46,17 @@ from typing import Any
 
 import numpy as np
 
+from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
-from bgengine.train import TrainConfig
+from bgengine.runs import RunDir
+from bgengine.training import TrainConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["SweepSpec", "run_sweep", "compare_methods", "add_sweep_parsers"]
+__all__ = ["SweepSpec", "run_sweep", "sweep_table", "compare_methods"]
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
     ``stop`` set the run stops early and is reported ``complete: False``."""
     from bgengine.agents import Player
     from bgengine.match import run_match
-    from bgengine.train import train
+    from bgengine.training import train
 
     run, cfg_dict, eval_games = job
     cfg = TrainConfig(**cfg_dict)
@@ -165,20 +164,13 @@ def _map(backend, jobs: list, parallel: int) -> list:
 
     if backend is None or isinstance(backend, LocalBackend):
         workers = parallel if backend is None else backend.threads
-        stop = threading.Event()
-        old = None
-        if threading.current_thread() is threading.main_thread():
-            old = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
-        try:
+        with stop_on_interrupt() as stop:
             with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
                 futures = [pool.submit(_train_and_evaluate, job, stop) for job in jobs]
                 pending = set(futures)
                 while pending:      # wake up now and then, so that Ctrl-C is handled promptly
                     _, pending = wait(pending, timeout=0.2)
                 return [f.result() for f in futures]
-        finally:
-            if old is not None:
-                signal.signal(signal.SIGINT, old)
     return backend.map(_train_and_evaluate, jobs)
 
 
@@ -277,8 +269,8 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
         summary = {"complete": False, "games": games, "runs": finals}
         (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
         return summary
-    entrants = [Entrant(m, Player("net", load_network(out / m / "network.npz"), name=m),
-                        str(out / m / "network.npz")) for m in configs]
+    entrants = [Entrant(m, Player("net", load_network(RunDir(out / m).network), name=m),
+                        str(RunDir(out / m).network)) for m in configs]
     entrants += [Entrant(n, Player(n), n) for n in ("random", "simple3", "pubeval")]
     rr = round_robin(entrants, rr_games, seed=seed, backend=backend)
     files = rr.save(out)
@@ -297,76 +289,3 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
                "matrix": rr.as_dict(), "table": rr.table(), "files": [str(f) for f in files]}
     (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
-
-
-# ---------------------------------------------------------------- command line
-
-def add_sweep_parsers(sub) -> None:
-    from bgengine.distributed import add_backend_arguments
-
-    p = sub.add_parser("sweep", help="train a grid of settings with several seeds, tabulate ppg",
-                       description="Train every point of the grid in SWEEP.toml ([sweep] seeds, "
-                                   "eval_games; [base] shared TrainConfig settings; [grid] lists of "
-                                   "values to combine) once per seed, evaluate each final network "
-                                   "against pubeval and print the table.  Runs are resumable: run "
-                                   "the same command again to continue.")
-    p.add_argument("config", help="sweep TOML file")
-    p.add_argument("--out", default="sweeps/sweep", help="directory for runs and results (default sweeps/sweep)")
-    p.add_argument("--parallel", type=int, default=None,
-                   help="runs trained at once on this machine (default: all cores)")
-    add_backend_arguments(p)
-    p.set_defaults(func=_cmd_sweep)
-
-    p = sub.add_parser("compare", help="the sources' experiment: TD vs backprop vs mutation, scaled down",
-                       description="Train TD(0.7), backpropagation-to-result and mutation "
-                                   "hill-climbing networks (198-40-4 by default) for the same number "
-                                   "of games, then play a round robin with random, simple3 and "
-                                   "pubeval; prints the ppg matrix, writes learning curves.  The "
-                                   "sources (600k games): TD +0.26, backprop -0.18, mutation -0.91 "
-                                   "against pubeval.")
-    p.add_argument("--out", default="runs/compare", help="directory (default runs/compare)")
-    p.add_argument("--games", type=int, default=100_000, help="training games per method (default 100000)")
-    p.add_argument("--hidden", type=int, default=40, help="hidden units (default 40)")
-    p.add_argument("--rr-games", type=int, default=10_000, help="games per round-robin pairing (default 10000)")
-    p.add_argument("--eval-games", type=int, default=1000,
-                   help="games of each learning-curve evaluation against pubeval (default 1000)")
-    p.add_argument("--seed", type=int, default=1, help="seed of weights, dice and the round robin (default 1)")
-    add_backend_arguments(p)
-    p.set_defaults(func=_cmd_compare)
-
-
-def _backend(args):
-    from bgengine.distributed import backend_from_args
-
-    return backend_from_args(args, getattr(args, "parallel", None))
-
-
-def _cmd_sweep(args: argparse.Namespace) -> int:
-    spec = SweepSpec.from_toml(args.config)
-    logging.getLogger("bgengine").setLevel(logging.INFO)     # a line per run started and finished
-    with _backend(args) as backend:
-        doc = run_sweep(spec, args.out, backend=backend)
-    print(sweep_table(doc), end="")
-    print(f"wrote {Path(args.out) / 'sweep.json'}, {Path(args.out) / 'sweep.csv'}")
-    if not doc["complete"]:
-        print("interrupted: the table holds the finished runs only; run the same command again "
-              "to resume the others", file=sys.stderr)
-        return 130
-    return 0
-
-
-def _cmd_compare(args: argparse.Namespace) -> int:
-    logging.getLogger("bgengine").setLevel(logging.INFO)
-    with _backend(args) as backend:
-        s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
-                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend)
-    if not s["complete"]:
-        print("interrupted: the runs are saved; run the same command again to resume",
-              file=sys.stderr)
-        return 130
-    print(s["table"], end="")
-    print(f"{'method':<10} ppg vs pubeval      published (600k games)")
-    for m, v in s["vs_pubeval"].items():
-        print(f"{m:<10} {v['ppg']:+.3f} ± {v['ci95']:.3f}    {v['published']:+.2f}")
-    print("wrote " + ", ".join(s["files"]))
-    return 0

@@ -1,4 +1,4 @@
-# C-level API of a backgammon position (see DESIGN.md, "Board conventions").
+# C-level API of a backgammon position (the conventions: docs/board.md in the repository).
 #
 # A position is board_t: c[side][slot], side 1 = the side on roll, side 0 = its
 # opponent; slot i in 0..23 is that side's own point i+1 (slot 0 = its 1-point,

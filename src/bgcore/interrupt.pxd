@@ -7,8 +7,8 @@
 # POLL_MS milliseconds, it takes the GIL and runs the pending handlers (PyErr_CheckSignals).
 # When a handler raises (KeyboardInterrupt, by default), the exception is kept and `stop`
 # set: every thread skips its remaining units, and the caller, with the GIL back, raises
-# it.  A handler that returns (bgengine.train's: it finishes the chunk, then saves) does
-# not stop the loop.  Per unit of work, not per move: a poll costs a clock read.
+# it.  A handler that returns (bgengine.interrupts.stop_on_interrupt's, which training
+# installs: it finishes the chunk, then saves) does not stop the loop.  Per unit of work, not per move: a poll costs a clock read.
 #
 # Header-only (inline): cimporting it adds no module to import.
 

@@ -364,7 +364,8 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
 
     Ctrl-C (any signal handler that raises, in the main thread) stops after the game
     being played and raises ``KeyboardInterrupt``; the network keeps the updates of the
-    games played.  A handler that returns (``bgengine.train``'s) lets the batch finish.
+    games played.  A handler that returns (``bgengine.interrupts.stop_on_interrupt``'s,
+    which training installs) lets the batch finish.
 
     Returns
     -------

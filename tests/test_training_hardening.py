@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.train import TrainConfig, read_log, train
+from bgengine.training import TrainConfig, read_log, train
 
 TIMING = {"games_per_s", "elapsed"}
 
@@ -144,7 +144,7 @@ def test_unreadable_log_lines_do_not_block_resume(half, runs, caplog):
     good = (half / "log.jsonl").read_bytes()
     bad = [b"\xff\xfe\x00 not text\n", b"[1, 2]\n", b'{"kind": "train", "games": "x"}\n']
     (half / "log.jsonl").write_bytes(good + b"".join(bad) + b'{"kind": "ev')
-    with caplog.at_level("WARNING", logger="bgengine.train"):
+    with caplog.at_level("WARNING", logger="bgengine.runs"):
         assert len(list(read_log(half))) == len(good.splitlines())
     assert "log.jsonl: 3 unreadable line(s) skipped" in caplog.text
     net = train(tiny(), half, progress=False)
@@ -263,7 +263,7 @@ def test_command_line_shows_no_traceback(tmp_path):
     """The real command, as a user runs it: one line on stderr, exit status 2."""
     (tmp_path / "c.toml").write_text("[train]\nalpha = nan\n")
     for args in (["--config", str(tmp_path / "nope.toml")], ["--config", str(tmp_path / "c.toml")]):
-        p = subprocess.run([sys.executable, "-m", "bgengine.cli", "train", str(tmp_path / "r"),
+        p = subprocess.run([sys.executable, "-m", "bgengine", "train", str(tmp_path / "r"),
                             *args, "--quiet"], capture_output=True, text=True, timeout=120)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -1,0 +1,35 @@
+"""Argument types and options shared by several commands."""
+
+from __future__ import annotations
+
+import argparse
+
+from bgengine import distributed
+from bgengine.distributed import Backend
+
+__all__ = ["parse_dice", "add_backend_arguments", "backend_from_args"]
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """An argparse type: a roll written ``31``, ``3-1`` or ``3,1`` -> ``(3, 1)``."""
+    t = text.replace("-", "").replace(",", "").replace(" ", "")
+    if len(t) != 2 or not t.isdigit() or not all("1" <= c <= "6" for c in t):
+        raise argparse.ArgumentTypeError(f"dice must be two digits 1..6 like 31 or 6-6, got {text!r}")
+    return int(t[0]), int(t[1])
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--ray-address`` for a command that plays games."""
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="where the games run: this machine's cores (default) or a Ray "
+                             "cluster (pip install 'bgengine[distributed]')")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="with --backend ray: 'auto' (the cluster this machine has joined "
+                             "with 'ray start'), ray://HOST:10001, or none for a local Ray instance")
+
+
+def backend_from_args(args: argparse.Namespace, threads: int | None = None) -> Backend:
+    """The backend the ``--backend``/``--ray-address`` options ask for."""
+    # looked up on the module at call time, so tests can stand in for it
+    return distributed.make_backend(getattr(args, "backend", "local"), threads=threads,
+                                    address=getattr(args, "ray_address", None))

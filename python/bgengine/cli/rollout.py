@@ -1,0 +1,55 @@
+"""``bgengine rollout``: Monte-Carlo rollouts of a position or of its plays."""
+
+from __future__ import annotations
+
+import argparse
+
+from bgengine.cli.options import parse_dice
+
+__all__ = ["register"]
+
+
+def _cmd_rollout(args: argparse.Namespace) -> int:
+    from bgengine.match import default_threads
+    from bgengine.players import load_default_network, load_network
+    from bgengine.position import Position
+    from bgengine.rollouts import rollout_moves, rollout_position
+
+    net = load_network(args.network) if args.network else load_default_network()
+    pos = Position.from_id(args.position_id)
+    kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
+              plies=args.plies, n_threads=args.threads or default_threads())
+    print(pos.to_text())
+    if args.dice:
+        results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
+                                candidates=args.candidates, **kw)
+        print(f"\nrollout of the best {len(results)} plays for {args.dice[0]}{args.dice[1]}, "
+              f"{args.trials} trials each (mover's view; win wg wbg lg lbg):")
+    else:
+        results = [rollout_position(net, pos.board, args.trials, **kw)]
+        print(f"\nrollout, {args.trials} trials (side on roll, before rolling):")
+    for r in results:
+        print(" ", r)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``rollout`` to the ``bgengine`` sub-commands."""
+    p = sub.add_parser("rollout", help="Monte-Carlo rollout of a position or of each candidate play",
+                       description="Play a position out many times with the network choosing "
+                                   "every play, and report the mean cubeless equity and "
+                                   "probabilities with standard errors.  With --dice, roll out the "
+                                   "best few plays of that roll instead (same dice for each).  The "
+                                   "first two rolls are stratified over the 36x36 pairs.")
+    p.add_argument("position_id", help="14-character Position ID (side on roll to play)")
+    p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
+    p.add_argument("--candidates", type=int, default=5, help="plays to roll out with --dice (default 5)")
+    p.add_argument("--trials", type=int, default=1296, help="games per rollout (default 1296)")
+    p.add_argument("--truncate", type=int, default=0,
+                   help="stop after this many plays and use the network (default 0: play out)")
+    p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
+    p.add_argument("--plies", type=int, default=0, help="lookahead of the plays in the trials (default 0)")
+    p.add_argument("--network", help="network file (default: the shipped network)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the later rolls (default 0)")
+    p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    p.set_defaults(func=_cmd_rollout)

@@ -1,0 +1,69 @@
+"""``bgengine train`` and ``bgengine plot``: self-play training runs and their curves."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+
+__all__ = ["register"]
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from bgengine.runs import RunDir
+    from bgengine.training import TrainConfig, train
+
+    config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
+                                   ("encoder", args.encoder)) if v is not None}
+    if args.hidden is not None:
+        overrides["hidden"] = args.hidden
+    if overrides:
+        config = TrainConfig.from_dict({**dataclasses.asdict(config), **overrides})
+    logging.getLogger("bgengine").setLevel(logging.INFO)
+    try:
+        net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+    except OSError as exc:      # a disk full, a file made read-only under a running run
+        raise ValueError(f"{args.run}: cannot write the run ({exc.strerror or exc}"
+                         f"{': ' + str(exc.filename) if exc.filename else ''})") from None
+    except FloatingPointError as exc:   # diverged: the last checkpoint is intact
+        raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
+    rd = RunDir(args.run)
+    print(f"{args.run}: {net!r}, latest network in {rd.network}, "
+          f"best against {config.eval_opponent} in {rd.best}")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from bgengine.plot import plot_run
+
+    out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
+    print(plot_run(args.runs, out))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``train`` and ``plot`` to the ``bgengine`` sub-commands."""
+    p = sub.add_parser("train", help="train a network by self-play (resumable)",
+                       description="Train a network by self-play in directory RUN.  Settings come "
+                                   "from a TOML file (see TrainConfig in bgengine.training; keys may sit "
+                                   "under [train]); a few can be overridden here.  Checkpoints are "
+                                   "written every checkpoint_every games; run the same command again "
+                                   "to resume exactly where it stopped.  Ctrl-C stops cleanly.")
+    p.add_argument("run", help="run directory (created if missing)")
+    p.add_argument("--config", help="TOML file with the training settings")
+    p.add_argument("--games", type=int, help="total self-play games of the run")
+    p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
+    p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
+    p.add_argument("--seed", type=int, help="seed for weights and dice")
+    p.add_argument("--restart", action="store_true",
+                   help="start over from game 0, dropping the directory's checkpoint and log")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("plot", help="draw learning curves of training runs to PNG",
+                       description="Plot ppg against the evaluation opponent over self-play games "
+                                   "for one or more run directories (needs matplotlib).")
+    p.add_argument("runs", nargs="+", help="run directories")
+    p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
+    p.set_defaults(func=_cmd_plot)

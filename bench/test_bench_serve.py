@@ -42,7 +42,8 @@ import pytest
 from bgengine.fibs import format_fibs_board
 from bgengine.ids import MatchState
 from bgengine.players import default_network_path, make_player
-from bgengine.serve import Engine, start_server
+from bgengine.engine import Engine
+from bgengine.serve import start_server
 
 pytestmark = pytest.mark.skipif(not default_network_path().exists(), reason="no shipped network")
 

@@ -4,7 +4,7 @@ that the compiled move generator (``bgengine.movegen``) is tested against.
 It is written to be obviously correct, not fast: plain tuples and lists, no
 numpy, no shortcuts beyond "positions already reached are not explored twice".
 
-Conventions (the same as the compiled core, see DESIGN.md "Board conventions")
+Conventions (the same as the compiled core, see the README's board convention)
 -----------------------------------------------------------------------------
 * A board is any nested sequence of shape (2, 25) of non-negative ints
   (tuples, lists or a numpy array).  Row 1 is the side on roll (the *mover*),

@@ -20,43 +20,22 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "bgengine"
 pytestmark = pytest.mark.skipif(not PACKAGE.is_dir(), reason="needs the source tree")
 
 #: Import edges (importer, imported) of circles still being taken apart.
-PENDING_CIRCLE_EDGES: dict[tuple[str, str], str] = {
-    # external, gnubg, match, players and serve import each other today: the match loop
-    # dispatches to the external and gnubg players, which take MatchResult, summarize and
-    # the seed mixer back from match, and match takes the cube brain from serve.  Part A
-    # of issue 14 moves them into bgengine.types, bgengine.results, bgengine.game and
-    # bgengine.engine, below all five.
-    ("bgengine.external", "bgengine.match"): "MatchResult, summarize -> results; "
-                                             "game_decisions, game_seed -> game",
-    ("bgengine.gnubg", "bgengine.match"): "Decision -> types; MatchResult, summarize -> results; "
-                                          "game_decisions, game_seed -> game",
-    ("bgengine.match", "bgengine.serve"): "Engine -> bgengine.engine",
-    ("bgengine.external", "bgengine.players"): "the external match loop builds its opponent "
-                                               "from a spec: the caller passes the player",
-}
+PENDING_CIRCLE_EDGES: dict[tuple[str, str], str] = {}
 
 #: Library modules that still parse arguments or install signal handlers themselves.
-PENDING_ARGPARSE: dict[str, str] = {
-    "bgengine.serve": "add_serve_parser/serve_main move to bgengine.cli.serve (part A)",
-    "bgengine.play": "add_play_parser/play_main move to bgengine.cli.play (part A)",
-}
-PENDING_EXITS: dict[str, str] = {
-    "bgengine.play": "python -m bgengine.play goes: python -m bgengine play (part A)",
-}
+PENDING_ARGPARSE: dict[str, str] = {}
+PENDING_EXITS: dict[str, str] = {}
 #: Scripts that run as programs of their own, not as part of the library.
 PROGRAMS = {"bgengine.data.gnubg_driver": "runs inside gnubg's embedded Python"}
-PENDING_SIGNAL_HANDLERS: dict[str, str] = {
-    "bgengine.serve": "serve_main's SIGTERM handler moves to the command line, through "
-                      "bgengine.interrupts.handling (part A)",
-}
+PENDING_SIGNAL_HANDLERS: dict[str, str] = {}
 
 #: Python files longer than MAX_LINES, with the reason.
 MAX_LINES = 600
 PENDING_LONG_FILES: dict[str, str] = {
-    "serve.py": "engine, protocol session and TCP server are being split (part A)",
-    "play.py": "the terminal player becomes a thin controller over game and engine (part A)",
-    "gnubg.py": "finding and configuring gnubg, its player and the process pool: to split "
-                "once its imports from match move to results and game (part A)",
+    "terminal.py": "the terminal session: one class of prompts, commands, hints and board "
+                   "drawing over game (rules, score) and engine (decisions); its own move loop "
+                   "(undo, prompts) is still not game_decisions",
+    "gnubg.py": "finding and configuring gnubg, its player and the process pool: to split",
 }
 
 #: Where the library's own signal handlers and command line live.

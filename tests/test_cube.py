@@ -7,7 +7,6 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,12 +14,10 @@ from hypothesis import strategies as st
 from bgengine.agents import Player
 from bgengine.cube import CubeInfo, MatchEquityTable, _Sides, cube_decision, cube_efficiency, \
     cubeful_value, default_met
-from bgengine.dice import Dice
 from bgengine.ids import MatchState
-from bgengine.match import _CubeGame, run_cube_match
+from bgengine.match import run_cube_match
 from bgengine.network import Network
 from bgengine.position import Position
-from bgengine.serve import Engine
 
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")
 
@@ -256,57 +253,6 @@ def test_cube_efficiency():
 
 
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)
-
-
-class Recording(Engine):
-    """The real cube engine, with fixed probabilities and a record of its questions."""
-
-    def __init__(self, p, **kw):
-        super().__init__(player="pubeval", network=NET, **kw)
-        self.p, self.asked = np.array(p), []
-
-    def evaluate(self, board, plies=0):
-        return self.p
-
-    def cube_decision(self, board, state, jacoby=None):
-        self.asked.append(("double", state))
-        return super().cube_decision(board, state, jacoby)
-
-    def take_decision(self, board, state):
-        self.asked.append(("take", state))
-        return super().take_decision(board, state)
-
-
-def test_cube_game_double_and_drop():
-    # both engines think the side on roll is a big favourite
-    eng = Recording([0.9, 0.05, 0, 0, 0])
-    players = (Player("pubeval"), Player("pubeval"))
-    g = _CubeGame(players, (eng, eng), match_length=0, score=[0, 0], crawford=False, jacoby=False, seed=1)
-    winner, pts = g.play(Dice(3), 0, (3, 1))
-    # seat 1 is on roll first with a cube decision: it doubles (0.9 is double/pass) and seat 0 drops
-    assert (winner, pts) == (1, 1) and g.doubles == 1 and g.drops == 1
-    assert [k for k, _ in eng.asked] == ["double", "take"]
-
-
-def test_cube_game_crawford_never_asks():
-    eng = Recording([0.9, 0.05, 0, 0, 0])
-    players = (Player("pubeval"), Player("pubeval"))
-    g = _CubeGame(players, (eng, eng), match_length=5, score=[4, 2], crawford=True, jacoby=False, seed=1)
-    winner, pts = g.play(Dice(3), 0, (3, 1))
-    assert eng.asked == [] and g.cube == 1 and pts in (1, 2, 3)
-
-
-def test_cube_game_take_and_ownership():
-    # 0.72: double, take.  After the take the taker owns the cube and the doubler is never asked again
-    eng = Recording([0.72, 0.0, 0, 0, 0])
-    players = (Player("pubeval"), Player("pubeval"))
-    g = _CubeGame(players, (eng, eng), match_length=0, score=[0, 0], crawford=False, jacoby=False, seed=1)
-    winner, pts = g.play(Dice(5), 0, (3, 1))
-    assert g.doubles >= 1 and g.drops <= 1
-    owners = [st.cube_owner for k, st in eng.asked if k == "double"]
-    rollers = [st.player_on_roll for k, st in eng.asked if k == "double"]
-    assert all(o in (-1, r) for o, r in zip(owners, rollers))     # only asked with access to the cube
-    assert pts % g.cube == 0 or g.drops
 
 
 def test_run_cube_match_money_and_reproducible():

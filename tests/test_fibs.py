@@ -2,7 +2,7 @@
 
 Expectations come from GNU Backgammon 1.07.001:
 
-* ``SPEC_LINES``: the captures of ``shared/specs/gnubg-external.md`` section 4
+* ``SPEC_LINES``: board lines captured from gnubg 1.07 (see ``docs/gnubg-external.md`` §4)
   (gnubg as client), with the Position ID gnubg's own ``external`` server
   prints (``set debug on``) for the same line;
 * ``GENERIC_LINES``: lines in every FIBS orientation (colour, direction and
@@ -24,7 +24,7 @@ from bgengine.notation import legal_move_notations, legal_moves, match_move
 from bgengine.position import STARTING_BOARD
 
 # (line as sent, incl. the NUL gnubg puts before every line after the first,
-#  Position ID from the side on roll, decision, the reply in the spec capture)
+#  Position ID from the side on roll, decision, the reply in the capture)
 SPEC_LINES = [
     ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:1:0:0:-5:4:0:0:0:-3:0:-5:0:0:0:1:1:0:-1:5:4:5:4:"
      "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1", "4HPhASjgc/ABMA", "move", "13/8 8/4"),
@@ -115,7 +115,7 @@ def test_spec_line_4_1_board():
 
 
 def test_double_answered_by_the_side_not_on_roll():
-    fb = parse_fibs_board(SPEC_LINES[6][0])              # 4.4: gnubg doubles ext
+    fb = parse_fibs_board(SPEC_LINES[6][0])              # gnubg doubles ext
     assert fb.doubled and fb.decision == "take" and fb.roll == (0, 0)
     assert position_id(fb.mover_board()) == "yCd4BDSY5+ARQA"
     # what gnubg's server shows for this line: the position of the side answering
@@ -291,7 +291,7 @@ def test_move_reply():
     assert move_reply([(6, 0), (5, 0)]) == "6/off 5/off"
     assert move_reply([]) == ""
     assert move_reply(np.array([[8, 5], [6, 5], [-1, -1], [-1, -1]])) == "8/5 6/5"
-    fb = parse_fibs_board(SPEC_LINES[4][0])               # 4.3: bar/21 21/18* for 43
+    fb = parse_fibs_board(SPEC_LINES[4][0])               # bar/21 21/18* for 43
     board = fb.mover_board()
     assert move_reply([(25, 21), (21, 18)], board) == "bar/21 21/18*"
 

@@ -31,7 +31,8 @@ import pytest
 from bgengine.cli import main
 from bgengine.gnubg import (GnubgConfig, GnubgError, GnubgNotFound, GnubgPlayer, GnubgPool,
                             GnubgSettings, find_gnubg, play_gnubg_match, play_gnubg_pairs)
-from bgengine.match import run_match, summarize
+from bgengine.match import run_match
+from bgengine.results import summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.players import default_network_path, make_player
 from bgengine.position import Position

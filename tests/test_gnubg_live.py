@@ -25,11 +25,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.external import ExternalPlayer, play_external_match
+from bgengine.external import ExternalPlayer
+from bgengine.match import play_external_match
 from bgengine.ids import board_from_position_id
 from bgengine.notation import format_steps_plain, match_move
 from bgengine.players import default_network_path, make_player
-from bgengine.serve import Engine, ExchangeLog, start_server
+from bgengine.engine import Engine
+from bgengine.protocol import ExchangeLog
+from bgengine.serve import start_server
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
 
@@ -231,7 +234,7 @@ def gnubg_external_server():
 def test_external_player_against_gnubg_external(gnubg_external_server):
     from bgengine.ids import MatchState
     from bgengine.notation import legal_move_notations
-    from bgengine.external import STARTING_BOARD
+    from bgengine.position import STARTING_BOARD
 
     with ExternalPlayer(gnubg_external_server, timeout=30) as gnubg:
         assert gnubg.version()["Interface"] == "2"

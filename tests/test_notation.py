@@ -552,8 +552,8 @@ def test_match_move_from_the_start(d1, d2, text, expected):
 AMBIGUOUS = _board({13: 5, 6: 5, 4: 3, 24: 2}, {8: 1, 10: 1, 12: 4, 17: 3, 19: 5, 1: 1})
 ONE_DIE = _board({20: 1}, {12: 2, 24: 13})            # 6-2: 20/14 or 20/18, never both
 OUTSIDE = _board({8: 2, 5: 13}, {24: 15})
-ON_BAR = board_from_position_id("4HPDARLgc/AAWA")      # spec 4.1: one checker on the bar
-DANCE = board_from_position_id("2nY3AADvEwAAXg")       # spec 4.2: 6-5 cannot enter
+ON_BAR = board_from_position_id("4HPDARLgc/AAWA")      # captured from gnubg 1.07: one checker on the bar
+DANCE = board_from_position_id("2nY3AADvEwAAXg")       # captured from gnubg 1.07: 6-5 cannot enter
 
 
 @pytest.mark.parametrize("board, d1, d2, text, message", [

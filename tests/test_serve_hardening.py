@@ -25,13 +25,15 @@ from bgengine.agents import Player
 from bgengine.cube import MET_MAX_LENGTH, default_met, gnubg_met
 from bgengine.fibs import parse_fibs_board
 from bgengine.network import Network
-from bgengine.serve import EXIT_THREADS, Engine, Session, start_server
+from bgengine.engine import Engine
+from bgengine.protocol import Session
+from bgengine.serve import EXIT_THREADS, start_server
 from test_serve_socket import Client, wait_for
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 OPENING_00 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:0:0:0:0:1:1:1:")      # cube question
-# gnubg 1.07's own lines (spec section 4.4): a take question and a cube question
+# gnubg 1.07's own lines (captured): a take question and a cube question
 B44_TAKE = ("board:gnubg:ext:0:0:0:0:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-1:0:-5:0:-1:0:0:0:1:1:0:0:"
             "0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_CUBE = ("board:ext:gnubg:0:0:0:-1:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:1:0:-5:0:-1:0:0:0:0:-1:0:0:"
@@ -58,7 +60,8 @@ def feed(session: Session, line: str | bytes, gnubg: bool = False) -> str:
 
 
 class ServeErrors(logging.Handler):
-    """Collects what bgengine.serve logs at ERROR: internal errors and silent fallbacks."""
+    """Collects what bgengine logs at ERROR (the protocol, the server): internal errors
+    and silent fallbacks."""
 
     def __init__(self) -> None:
         super().__init__(logging.ERROR)
@@ -76,7 +79,7 @@ class ServeErrors(logging.Handler):
 @pytest.fixture()
 def serve_errors():
     handler = ServeErrors()
-    logger = logging.getLogger("bgengine.serve")
+    logger = logging.getLogger("bgengine")
     logger.addHandler(handler)
     yield handler
     logger.removeHandler(handler)

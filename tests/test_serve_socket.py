@@ -5,7 +5,6 @@ The server runs in a thread of the test process on an ephemeral port.
 
 from __future__ import annotations
 
-import argparse
 import json
 import socket
 import threading
@@ -14,14 +13,15 @@ import time
 import pytest
 
 from bgengine.agents import Player
-from bgengine.external import (ExternalPlayer, ExternalPlayerError, STARTING_BOARD,
-                               parse_address, play_external_match)
+from bgengine.external import ExternalPlayer, ExternalPlayerError, parse_address
 from bgengine.fibs import parse_fibs_board
-from bgengine.match import run_match
+from bgengine.match import play_external_match, run_match
 from bgengine.network import Network
 from bgengine.notation import match_move
-from bgengine.serve import (MAX_LINE_BYTES, Engine, ExchangeLog, _check_host, add_serve_parser,
-                            serve_main, start_server)
+from bgengine.position import STARTING_BOARD
+from bgengine.engine import Engine
+from bgengine.protocol import ExchangeLog
+from bgengine.serve import MAX_LINE_BYTES, start_server
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
@@ -297,76 +297,6 @@ def test_exchange_log_over_sockets(server):
     lines = [e for e in entries if e["event"] == "line"]
     assert lines[0]["role"] == "player" and lines[0]["kind"] == "move"
     assert lines[1]["role"] == "server" and lines[1]["out"].startswith("Error")
-
-
-# ---------------------------------------------------------------- command line
-
-def test_serve_parser_help_and_options():
-    parser = argparse.ArgumentParser(prog="bgengine")
-    sub = parser.add_subparsers(dest="command")
-    p = add_serve_parser(sub)
-    text = p.format_help()
-    for word in ("set player 1 external", "--player", "--port", "--allow-remote", "--plies",
-                 "--time-budget", "--log", "evaluation fibsboard"):
-        assert word in text
-    args = parser.parse_args(["serve", "--port", "0", "--player", "pubeval"])
-    assert args.func is serve_main and args.port == 0 and args.host == "127.0.0.1"
-
-
-def test_serve_main_refuses_what_it_cannot_do():
-    parser = argparse.ArgumentParser(prog="bgengine")
-    add_serve_parser(parser.add_subparsers(dest="command"))
-    with pytest.raises(ValueError, match="needs a network player"):
-        serve_main(parser.parse_args(["serve", "--plies", "2", "--player", "pubeval"]))
-    with pytest.raises(ValueError, match="--allow-remote"):
-        serve_main(parser.parse_args(["serve", "--host", "0.0.0.0", "--player", "pubeval"]))
-    with pytest.raises(ValueError, match="port"):
-        serve_main(parser.parse_args(["serve", "--port", "70000", "--player", "pubeval"]))
-    with pytest.raises(ValueError, match="unknown player"):
-        serve_main(parser.parse_args(["serve", "--player", "nobody"]))
-
-
-def test_remote_binding_needs_the_flag():
-    _check_host("127.0.0.1", False)
-    _check_host("localhost", False)
-    for host in ("0.0.0.0", ""):
-        with pytest.raises(ValueError, match="--allow-remote"):
-            _check_host(host, False)
-    _check_host("0.0.0.0", True)
-
-
-def test_serve_main_runs_until_interrupted(tmp_path, capsys):
-    """serve_main in a thread; stop it with the server's own shutdown."""
-    import bgengine.serve as serve_mod
-
-    parser = argparse.ArgumentParser(prog="bgengine")
-    add_serve_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["serve", "--port", "0", "--player", "pubeval",
-                              "--log", str(tmp_path / "x.jsonl")])
-    started: list = []
-    original = serve_mod.BgServer.serve_forever
-
-    def serve_forever(self, poll_interval=0.5):
-        started.append(self)
-        original(self, poll_interval=0.05)
-
-    serve_mod.BgServer.serve_forever = serve_forever
-    try:
-        result: list = []
-        t = threading.Thread(target=lambda: result.append(serve_main(args)))
-        t.start()
-        assert wait_for(lambda: bool(started))
-        srv = started[0]
-        c = Client(srv)
-        assert c.ask("set debug on") == "Debug output ON"
-        c.close()
-        srv.shutdown()
-        t.join(10)
-        assert result == [0]
-    finally:
-        serve_mod.BgServer.serve_forever = original
-    assert "listening on 127.0.0.1:" in capsys.readouterr().err
-    assert "Debug output ON" in (tmp_path / "x.jsonl").read_text()
 
 
 # ---------------------------------------------------------------- the client

@@ -16,7 +16,7 @@ The names a user reaches for first are here, loaded on first use so that
 - ``Player``: a compiled player (:mod:`bgengine.agents`); ``make_player``: any player by
   name (:mod:`bgengine.players`)
 - ``run_match``: cubeless money games with a 95% interval (:mod:`bgengine.match`)
-- ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play``
+- ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play`` (:mod:`bgengine.engine`)
 - ``TrainConfig``, ``train``: training runs by self-play (:mod:`bgengine.training`)
 
 Evaluation and search take a :class:`Position` wherever they take a board array.
@@ -24,7 +24,6 @@ Evaluation and search take a :class:`Position` wherever they take a board array.
 
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version as _version
-from importlib.util import find_spec
 
 try:
     from bgengine import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod  # noqa: F401
@@ -50,7 +49,7 @@ _LAZY = {
     "Player": "bgengine.agents",
     "make_player": "bgengine.players",
     "run_match": "bgengine.match",
-    "Engine": None,                  # see _engine_module
+    "Engine": "bgengine.engine",
     "TrainConfig": "bgengine.training",
     "train": "bgengine.training",
 }
@@ -58,15 +57,10 @@ _LAZY = {
 __all__ = ["__version__", *_LAZY]
 
 
-def _engine_module() -> str:
-    # the engine is moving out of the protocol module into its own
-    return "bgengine.engine" if find_spec("bgengine.engine") is not None else "bgengine.serve"
-
-
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'bgengine' has no attribute {name!r}")
-    value = getattr(import_module(_LAZY[name] or _engine_module()), name)
+    value = getattr(import_module(_LAZY[name]), name)
     globals()[name] = value          # later look-ups skip this function
     return value
 

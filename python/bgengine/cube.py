@@ -52,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine.board import is_race, pip_counts
+
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cubeful_value",
            "cube_decision", "default_met", "gnubg_met", "MAX_CUBE", "MET_MAX_LENGTH"]
 
@@ -256,8 +258,6 @@ class CubeInfo:
 
 def cube_efficiency(board) -> float:
     """gnubg's cube efficiency ``x`` for a position (row 1 = the side on roll)."""
-    from bgengine.board import is_race, pip_counts
-
     if not is_race(board):
         return CONTACT_EFFICIENCY
     pips = pip_counts(board)[0]

@@ -2,8 +2,8 @@
 
 Players are any :func:`bgengine.players.make_player` spec (``net``,
 ``pubeval``, ``simple3``, ``random``, ``net:PATH``, ``gnubg``).  The game is driven from
-Python one move at a time so that every move can be printed; matches and
-training run whole games in compiled code instead.
+Python one move at a time (:func:`bgengine.game.game_decisions`) so that every move can
+be printed; matches and training run whole games in compiled code instead.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from bgengine.dice import Dice
+from bgengine.game import game_decisions, game_seed
 from bgengine.players import default_network_path, make_player
 from bgengine.position import Position
 
@@ -54,11 +55,11 @@ def play_demo_game(x: str = "simple3", o: str = "random", seed: int = 1,
 def _play(players: dict, x: str, o: str, seed: int, out: TextIO | None) -> GameRecord:
     dice = Dice(seed)
     names = {"X": x, "O": o}
-    d1, d2 = dice.opening_roll()
+    loop = game_decisions(dice)
+    d = next(loop)                      # the opening roll
     # the side with the higher opening die moves first
-    side = "X" if dice.next_uint32() % 2 == 0 else "O"
-    position = Position.initial()
-    n_moves = 0
+    first = "X" if dice.next_uint32() % 2 == 0 else "O"
+    sides = (first, "O" if first == "X" else "X")     # turn -> side
 
     def say(text: str) -> None:
         if out is not None:
@@ -66,21 +67,19 @@ def _play(players: dict, x: str, o: str, seed: int, out: TextIO | None) -> GameR
 
     say(f"X = {x}, O = {o}, seed {seed}")
     while True:
-        moves = position.legal_moves(d1, d2)
-        move = moves[players[side].choose(position.board, d1, d2, seed=seed * 100003 + n_moves)]
-        n_moves += 1
-        say(f"{n_moves:3d}. {side} {d1}{d2}: {move}")
-        position = move.position
-        result = position.result()
-        if result:
-            # the mover is now in row 0, so a finished game reads negative
-            points = -result
+        side = sides[d.turn]
+        k = players[side].choose(d.board, d.d1, d.d2, seed=game_seed(seed, 0, 0, d.number))
+        move = Position(d.board).legal_moves(d.d1, d.d2)[k]
+        say(f"{d.number + 1:3d}. {side} {d.d1}{d.d2}: {move}")
+        try:
+            d = loop.send(k)
+        except StopIteration as done:
+            first_points, n_moves = done.value
+            points = abs(first_points)
             kind = {1: "single game", 2: "gammon", 3: "backgammon"}[points]
-            final = position.swap()
+            final = move.position.swap()
             say("")
             say(final.to_text(mover=side, opponent="O" if side == "X" else "X"))
             say(f"{side} ({names[side]}) wins a {kind}: {points} point{'s' if points > 1 else ''} "
                 f"after {n_moves} moves.")
             return GameRecord(side, points, n_moves)
-        side = "O" if side == "X" else "X"
-        d1, d2 = dice.roll()

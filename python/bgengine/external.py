@@ -8,12 +8,10 @@ plies 0`` first for speed) or ``bgengine serve``.  It behaves like a
 d2)`` returns the index of the chosen play in
 ``bgengine.movegen.legal_afterstates(board, d1, d2)``.
 
-:func:`play_external_match` plays cubeless money games between any player
-and such a server, with the same variance reduction as the compiled match
-runner (each dice sequence twice, seats swapped), and returns a
-:class:`bgengine.match.MatchResult`.
+:func:`bgengine.match.play_external_match` plays matches against such a
+server; this module is the client alone.
 
-The protocol (``shared/specs/gnubg-external.md`` section 2): one request line
+The protocol (server role, ``docs/gnubg-external.md`` §2): one request line
 out (``board:NAME:OPP:<50 integers>``, as gnubg writes it, built by
 :func:`bgengine.fibs.format_fibs_board`), one reply line back (``8/5 6/5 ``);
 ``DBG:`` lines before a reply are skipped; a reply starting with ``Error`` is
@@ -27,16 +25,12 @@ import time
 
 import numpy as np
 
-from bgengine.dice import Dice
 from bgengine.fibs import format_fibs_board
 from bgengine.ids import MatchState
-from bgengine.match import MatchResult, game_decisions, game_seed, summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_move, match_move
-from bgengine.position import STARTING_BOARD
 
-__all__ = ["ExternalPlayer", "ExternalPlayerError", "play_external_match", "parse_address",
-           "STARTING_BOARD"]
+__all__ = ["ExternalPlayer", "ExternalPlayerError", "parse_address"]
 
 
 #: Longest reply line accepted (gnubg's replies are short).
@@ -256,70 +250,3 @@ class ExternalPlayer:
         if not reply:
             raise ExternalPlayerError(f"external player {self.address}: empty answer to a cube question")
         return reply
-
-
-# ====================================================================== matches
-
-def _play_game(players, dice: Dice, seed: int, pair: int, game: int) -> tuple[int, int]:
-    """One cubeless game, ``players[0]`` moving first; (points for players[0], plays)."""
-    game_loop = game_decisions(dice)
-    k = None
-    while True:
-        try:
-            d = game_loop.send(k)
-        except StopIteration as done:
-            return done.value
-        except ValueError as exc:
-            raise ExternalPlayerError(f"{players[d.turn]!r} {exc}") from None
-        k = int(players[d.turn].choose(d.board, d.d1, d.d2, game_seed(seed, pair, game, d.number)))
-
-
-def play_external_match(player, opponent, games: int, seed: int = 0, *,
-                        timeout: float = 60.0, progress=None) -> MatchResult:
-    """Play ``games`` cubeless money games (rounded up to whole pairs) in Python.
-
-    Parameters
-    ----------
-    player : str, Player or ExternalPlayer
-        Side A: a :func:`bgengine.players.make_player` spec, a player object,
-        or anything with ``choose(board, d1, d2, seed)`` and ``name``.
-    opponent : str or ExternalPlayer
-        Side B: ``"HOST:PORT"`` of an external-player server, or a player object.
-    games, seed
-        Pair ``i`` rolls the dice of ``Dice(seed, stream=i)`` (as the compiled
-        :func:`bgengine.agents.play_match` does): game 0 with A moving first,
-        game 1 with B moving first and the very same dice.
-    progress : callable, optional
-        Called as ``progress(games_done, games_total)`` after every game.
-
-    Returns a :class:`MatchResult` from A's side.
-    """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
-    if isinstance(player, str):
-        from bgengine.players import make_player
-        player = make_player(player)
-    own = None
-    if isinstance(opponent, str):
-        own = opponent = ExternalPlayer(opponent, timeout=timeout)
-    n_pairs = (games + 1) // 2
-    points = np.zeros((n_pairs, 2), dtype=np.int8)
-    moves = np.zeros((n_pairs, 2), dtype=np.int32)
-    try:
-        for i in range(n_pairs):
-            for g in range(2):
-                dice = Dice(seed, stream=i)
-                if g == 0:
-                    v, m = _play_game((player, opponent), dice, seed, i, g)
-                    points[i, 0] = v
-                else:
-                    v, m = _play_game((opponent, player), dice, seed, i, g)
-                    points[i, 1] = -v
-                moves[i, g] = m
-                if progress is not None:
-                    progress(2 * i + g + 1, 2 * n_pairs)
-    finally:
-        if own is not None:
-            own.close()
-    return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
-                     points, moves)

@@ -4,7 +4,7 @@ gnubg (``set player N external host:port``) sends one line per decision::
 
     board:NAME:OPP:<50 integers separated by ':'>
 
-(see ``shared/specs/gnubg-external.md`` sections 1.4-1.5).  This module parses
+(see ``docs/gnubg-external.md`` §1.4-1.5).  This module parses
 such a line into a :class:`FibsBoard`, works out the position from the side on
 roll as our ``(2, 25)`` array (row 1 = the side on roll), writes lines the way
 gnubg 1.07 writes them (:func:`format_fibs_board`), and formats a play as the
@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from bgengine.board import validate_board
 from bgengine.ids import GAME_PLAYING, MatchState
 from bgengine.notation import format_steps_plain
 
@@ -100,7 +101,7 @@ class FibsBoard:
     @property
     def decision(self) -> str:
         """``"take"`` (answer a double), ``"move"`` (dice rolled) or ``"cube"``
-        (double or roll), spec section 1.3."""
+        (double or roll), docs/gnubg-external.md §1.3."""
         if self.doubled:
             return "take"
         return "move" if self.roll[0] else "cube"
@@ -247,7 +248,7 @@ def _check(fb: FibsBoard) -> None:
 
 
 def mover_board(fb: FibsBoard) -> np.ndarray:
-    """Our ``(2, 25)`` board from the side on roll (spec 1.5, gnubg's
+    """Our ``(2, 25)`` board from the side on roll (docs/gnubg-external.md §1.5, gnubg's
     ``ProcessFIBSBoardInfo``): the checkers with the sign of ``turn`` are the
     mover's; the mover's point 1 is ``board[1]`` if it moves towards 0, else
     ``board[24]``."""
@@ -286,8 +287,6 @@ def format_fibs_board(board, state: MatchState | None = None, *,
         gnubg's post-Crawford flag; by default true in a match when a side is
         1-away and this is not the Crawford game.
     """
-    from bgengine.board import validate_board
-
     arr = validate_board(board).astype(int)
     st = state if state is not None else MatchState()
     if not isinstance(st, MatchState):
@@ -325,7 +324,7 @@ def move_reply(steps: Iterable[Sequence[int]], board=None) -> str:
     ``steps`` are single-die steps ``(from, to)`` in the mover's numbering
     (25 = bar, 0 = off), e.g. from ``legal_afterstates``; they are written
     one per die in canonical order (source descending), with ``bar`` and
-    ``off`` (spec section 3: gnubg applies each step directly, so single-die
+    ``off`` (docs/gnubg-external.md §1.6: gnubg applies each step directly, so single-die
     steps are always understood).  With ``board`` (before the play, mover in
     row 1) hits get a ``*``, which gnubg ignores.  No steps: ``""`` (the
     answer when there is no legal play).

@@ -60,9 +60,12 @@ from pathlib import Path
 import numpy as np
 
 from bgengine._checks import is_int
+from bgengine.board import validate_board
 from bgengine.dice import Dice
-from bgengine.match import Decision, MatchResult, game_decisions, game_seed, summarize
+from bgengine.game import Decision, game_decisions, game_seed
+from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_steps_plain, match_move
+from bgengine.results import MatchResult, summarize
 
 __all__ = [
     "GnubgError", "GnubgNotFound", "GnubgSettings", "GnubgConfig", "GnubgPlayer", "GnubgPool",
@@ -236,9 +239,6 @@ class GnubgPlayer:
         """Index of gnubg's play in ``legal_afterstates(board, d1, d2)``
         (``seed`` unused).  Raises :class:`BadReply` (a ``ValueError``) for a
         reply that is not a legal play, :class:`GnubgError` if gnubg fails."""
-        from bgengine.board import validate_board
-        from bgengine.movegen import legal_afterstates
-
         arr = validate_board(board)
         after, _ = legal_afterstates(arr, int(d1), int(d2))
         return self.pool(1).ask(self.settings, Decision(1, arr, int(d1), int(d2), after, 0))
@@ -713,7 +713,7 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
                      progress: Callable[[int, int], None] | None = None) -> MatchResult:
     """``games`` cubeless money games (rounded up to whole pairs) between
     ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
-    :class:`bgengine.match.MatchResult` from ``a``'s side.  Games with a bad
+    :class:`bgengine.results.MatchResult` from ``a``'s side.  Games with a bad
     reply are counted in ``bad_games`` and their pairs left out."""
     if not is_int(games) or games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games!r}")

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgengine._checks import is_int
+from bgengine.board import validate_board
+
 __all__ = [
     "position_id", "board_from_position_id", "position_key",
     "MatchState", "match_id", "match_state_from_id",
@@ -91,8 +93,6 @@ def position_id(board) -> str:
     >>> position_id(np.array([[0]*5 + [5, 0, 3] + [0]*4 + [5] + [0]*10 + [2, 0]] * 2))
     '4HPwATDgc/ABMA'
     """
-    from bgengine.board import validate_board
-
     arr = validate_board(board)
     return base64.b64encode(position_key(arr)).decode("ascii")[:14]
 
@@ -125,8 +125,6 @@ def board_from_position_id(pid: str) -> np.ndarray:
     if any(runs[50:]):
         raise ValueError(f"Position ID {pid!r} has bits set after the end of the position")
     counts = [len(r) for r in runs[:50]]
-    from bgengine.board import validate_board
-
     try:        # the one definition of a valid position
         return validate_board(np.array(counts, dtype=np.int64).reshape(2, 25))
     except ValueError as exc:

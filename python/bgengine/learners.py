@@ -27,22 +27,11 @@ from bgengine.agents import Player, play_match
 from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.encoders import encode
-from bgengine.movegen import legal_afterstates
+from bgengine.game import game_decisions, game_seed
 from bgengine.network import Network, equity_of, flip_outputs
-from bgengine.position import STARTING_BOARD
 from bgengine.search import _target, rollout
 
 __all__ = ["mutation_games", "rollout_target_games"]
-
-_MASK63 = (1 << 63) - 1
-
-
-def _mix(*parts: int) -> int:
-    h = 0x243F6A8885A308D3
-    for p in parts:
-        h = ((h ^ (int(p) & _MASK63)) * 0x100000001B3 + 0x9E3779B97F4A7C15) & _MASK63
-    return h
-
 
 def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: float = 0.05,
                    games_per_generation: int = 4, seed: int = 0, first_game: int = 0) -> dict:
@@ -75,7 +64,7 @@ def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: flo
         g = first_game // games_per_generation + i
         rng = np.random.default_rng([seed, g])
         m[:] = w + rng.normal(0.0, sigma, size=w.shape).astype(np.float32)
-        points, mv = play_match(champion, mutant, pairs, seed=_mix(seed, g), n_threads=1)
+        points, mv = play_match(champion, mutant, pairs, seed=game_seed(seed, g, 0, 0), n_threads=1)
         moves[i * games_per_generation:(i + 1) * games_per_generation] = mv.reshape(-1)
         result[i * games_per_generation:(i + 1) * games_per_generation] = points.reshape(-1)
         if points.sum() < 0:             # the mutant won on points
@@ -107,12 +96,10 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
     error = np.zeros(n_games)
     for i in range(n_games):
         g = first_game + i
-        dice = Dice(seed, stream=g)
-        board = STARTING_BOARD.copy()
-        d1, d2 = dice.opening_roll()
-        turn, k, errs = 0, 0, []
+        loop = game_decisions(Dice(seed, stream=g))
+        d, errs = next(loop), []
         while True:
-            after, _ = legal_afterstates(board, d1, d2)
+            k, after = d.number, d.afterstates
             opp_view = np.ascontiguousarray(after[:, ::-1])          # the opponent on roll
             if len(after) > 1:
                 mine = flip_outputs(np.asarray(net.evaluate(opp_view), dtype=np.float64))
@@ -125,7 +112,7 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
                     if won:                                           # the play wins: exact target
                         targets[j] = _target(mine.shape[1], won)
                         continue
-                    r = rollout(net, opp_view[c], trials, seed=_mix(seed, g, k, j), truncate=truncate,
+                    r = rollout(net, opp_view[c], trials, seed=game_seed(seed, g, k, j), truncate=truncate,
                                 n_threads=threads)
                     targets[j] = flip_outputs(np.asarray(r["outputs"], dtype=np.float64))
                 pick = cand[int(np.argmax(equity_of(targets.astype(np.float64))))]
@@ -138,15 +125,11 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
                 errs.append(float(np.abs(want[:, 0] - out[:, 0]).mean()))
             else:
                 pick = 0
-            a = after[pick]
-            k += 1
-            v = game_result(a)
-            if v:
-                result[i] = v if turn == 0 else -v
+            try:
+                d = loop.send(int(pick))
+            except StopIteration as done:
+                result[i], k = done.value
                 break
-            board = np.ascontiguousarray(a[::-1])
-            turn ^= 1
-            d1, d2 = dice.roll()
         moves[i] = k
         error[i] = float(np.mean(errs)) if errs else 0.0
     return {"moves": moves, "result": result, "error": error}

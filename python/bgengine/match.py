@@ -2,160 +2,26 @@
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Generator
-from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.agents import Player, play_match
-from bgengine.board import game_result
-from bgengine.ids import MatchState
-from bgengine.movegen import legal_afterstates
-from bgengine.position import STARTING_BOARD
+from bgengine.cube import gnubg_met
+from bgengine.dice import Dice
+from bgengine.engine import Engine
+from bgengine.external import ExternalPlayer
+from bgengine.game import CubeGame, MatchScore, game_seed, match_opening, play_game
+from bgengine.gnubg import GnubgPlayer, play_gnubg_match
+from bgengine.players import load_default_network, make_player
+from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
 
-__all__ = ["MatchResult", "run_match", "default_threads", "CubeMatchResult", "run_cube_match",
-           "Decision", "game_decisions", "game_seed", "summarize"]
+__all__ = ["run_match", "default_threads", "run_cube_match", "play_external_match"]
 
 
 def default_threads() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """Outcome of a cubeless money match of ``games`` games, from player A's side.
-
-    ``ppg`` is A's mean points per game; ``ci95`` the half-width of its 95%
-    confidence interval, from the spread of game-pair means (each pair plays
-    one dice sequence twice with the seats swapped, so pairs are independent).
-    Rates are fractions of all games.
-
-    ``bad_games`` is set for matches against a program whose replies are
-    checked (GNU Backgammon, see :mod:`bgengine.gnubg`): the games in which
-    it gave a reply that is not a legal play (or could not answer at all).
-    Such a game's pair is left out of every figure above (``games`` counts
-    only the games kept); ``bad_examples`` says what went wrong in the first
-    few.  ``None`` where nothing external was asked.
-    """
-
-    a: str
-    b: str
-    games: int
-    ppg: float
-    ci95: float
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-    mean_moves: float
-    bad_games: int | None = None
-    bad_examples: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        text = (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg ± {self.ci95:.3f} (95%) over "
-                f"{self.games} games; wins {100 * self.win:.1f}%, gammons "
-                f"{100 * self.win_gammon:.1f}%/{100 * self.lose_gammon:.1f}%, backgammons "
-                f"{100 * self.win_backgammon:.2f}%/{100 * self.lose_backgammon:.2f}% (won/lost)")
-        if self.bad_games is not None:
-            text += f"; {self.bad_games} games with a bad reply (their pairs not counted)"
-            if self.bad_examples:
-                text += ", first: " + self.bad_examples[0]
-        return text
-
-
-def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray, bad: np.ndarray | None = None,
-              bad_examples: tuple[str, ...] = ()) -> MatchResult:
-    """A :class:`MatchResult` from ``play_match``'s (pairs, 2) arrays.
-
-    ``bad`` (bool, same shape, optional) marks games with a bad reply: their
-    pairs are dropped from the figures and counted in ``bad_games``.
-    """
-    n_bad = None
-    if bad is not None:
-        keep = ~np.asarray(bad, dtype=bool).any(axis=1)
-        n_bad = int(np.count_nonzero(bad))
-        points, moves = points[keep], moves[keep]
-    pts = points.astype(np.float64)
-    n_pairs = pts.shape[0]
-    pair_means = pts.mean(axis=1)
-    ci = 1.96 * pair_means.std(ddof=1) / math.sqrt(n_pairs) if n_pairs > 1 else float("inf")
-    flat = points.reshape(-1)
-    n = max(flat.size, 1)
-    return MatchResult(
-        a=a, b=b, games=int(flat.size), ppg=float(pair_means.mean()) if n_pairs else 0.0,
-        ci95=float(ci), win=float((flat > 0).sum() / n),
-        win_gammon=float((flat >= 2).sum() / n), win_backgammon=float((flat >= 3).sum() / n),
-        lose_gammon=float((flat <= -2).sum() / n), lose_backgammon=float((flat <= -3).sum() / n),
-        mean_moves=float(moves.mean()) if moves.size else 0.0,
-        bad_games=n_bad, bad_examples=tuple(bad_examples),
-    )
-
-
-# ====================================================================== one game, step by step
-
-@dataclass(frozen=True)
-class Decision:
-    """One play to choose in a game driven by :func:`game_decisions`.
-
-    ``turn``: 0 for the side that moved first, 1 for the other; ``board``: the
-    position, the mover in row 1; ``afterstates``: ``legal_afterstates(board,
-    d1, d2)``'s positions (the answer is an index into them); ``number``:
-    plays made so far in the game.
-    """
-
-    turn: int
-    board: np.ndarray
-    d1: int
-    d2: int
-    afterstates: np.ndarray
-    number: int
-
-
-#: A game that has run this long without ending has a bug in it.
-MAX_PLAYS = 10000
-
-
-def game_decisions(dice) -> Generator[Decision, int, tuple[int, int]]:
-    """A cubeless money game from the starting position as a generator.
-
-    The first mover rolls ``dice.opening_roll()``, then every turn
-    ``dice.roll()`` (a :class:`bgengine.dice.Dice`).  Each ``yield`` hands out
-    a :class:`Decision` and takes back the index of the chosen play; the
-    generator returns ``(points for the first mover, plays made)`` when the
-    game is over.  Whoever drives it decides who answers each decision (a
-    compiled player, a socket, a gnubg process), so every Python game loop
-    plays by this one.  Raises ``ValueError`` for an index out of range.
-    """
-    board = STARTING_BOARD.copy()
-    turn = 0
-    d1, d2 = dice.opening_roll()
-    n_moves = 0
-    while n_moves < MAX_PLAYS:
-        after, _ = legal_afterstates(board, d1, d2)
-        k = yield Decision(turn, board, int(d1), int(d2), after, n_moves)
-        if not 0 <= k < len(after):
-            raise ValueError(f"chose play {k} of {len(after)}")
-        n_moves += 1
-        a = after[k]
-        v = game_result(a)              # > 0 once the mover has borne off all its checkers
-        if v:
-            return (v if turn == 0 else -v), n_moves
-        board = np.ascontiguousarray(a[::-1])
-        turn ^= 1
-        d1, d2 = dice.roll()
-    raise RuntimeError(f"game did not end after {MAX_PLAYS} plays")  # pragma: no cover
-
-
-def game_seed(seed: int, pair: int, game: int, move: int) -> int:
-    """The seed a Python game loop passes to ``Player.choose`` for one play
-    (only players with randomness, ``@EPS``, use it)."""
-    return (seed * 0x9E3779B1 + pair * 0x85EBCA77 + game * 0xC2B2AE3D + move) & ((1 << 63) - 1)
 
 
 def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
@@ -174,12 +40,8 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
     if not (isinstance(a, Player) and isinstance(b, Player)):
-        from bgengine.gnubg import GnubgPlayer, play_gnubg_match
-
         if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
             return play_gnubg_match(a, b, games, seed=seed, progress=progress)
-        from bgengine.external import play_external_match
-
         return play_external_match(a, b, games, seed=seed, progress=progress)
     n_pairs = (games + 1) // 2
     if backend is not None:
@@ -191,99 +53,9 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
 
 # ====================================================================== games with the cube
 
-@dataclass(frozen=True)
-class CubeMatchResult:
-    """Outcome of games or matches played with the doubling cube, from A's side.
-
-    Money play (``match_length == 0``): ``value`` is A's mean points per game
-    (cube and gammons included), over ``n`` games.  Matches: ``value`` is the
-    fraction of the ``n`` matches that A won.  ``ci95``: half-width of the 95%
-    confidence interval, from the spread of pair means (each pair plays the
-    same dice twice with the seats swapped).  ``doubles``, ``drops``: per game;
-    ``mean_cube``: the cube's mean value at the end of a game.
-    """
-
-    a: str
-    b: str
-    match_length: int
-    n: int
-    value: float
-    ci95: float
-    games: int
-    doubles: float
-    drops: float
-    mean_cube: float
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        cube = (f"{self.doubles:.2f} doubles and {self.drops:.2f} drops per game, mean final "
-                f"cube {self.mean_cube:.2f}")
-        if self.match_length == 0:
-            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg ± "
-                    f"{self.ci95:.3f} (95%) over {self.n} games; {cube}")
-        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% ± {100 * self.ci95:.1f}% (95%) of "
-                f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")
-
-
-class _CubeGame:
-    """One game with the cube between ``sides[0]`` and ``sides[1]`` (players and cube engines)."""
-
-    def __init__(self, players, engines, *, match_length: int, score: list[int], crawford: bool,
-                 jacoby: bool, seed: int) -> None:
-        self.players, self.engines = players, engines
-        self.match_length, self.score, self.crawford = match_length, score, crawford
-        self.jacoby, self.seed = jacoby, seed
-        self.cube, self.owner = 1, -1
-        self.doubles = self.drops = 0
-
-    def state(self, on_roll: int, **kw) -> MatchState:
-        return MatchState(match_length=self.match_length, score=tuple(self.score), cube=self.cube,
-                          cube_owner=self.owner, player_on_roll=on_roll, crawford=self.crawford,
-                          jacoby=self.jacoby, **kw)
-
-    def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
-        """Play to the end; (winner seat, points won).  Cube decisions come
-        before every roll except the opening one."""
-        from bgengine.board import game_result
-        from bgengine.movegen import legal_afterstates
-        from bgengine.position import STARTING_BOARD
-
-        board = STARTING_BOARD.copy()
-        turn, (d1, d2) = first, opening
-        n = 0
-        while True:
-            if n:
-                st = self.state(turn)
-                if self.engines[turn].can_double(st, turn) and self.engines[turn].cube_decision(board, st):
-                    self.doubles += 1
-                    if not self.engines[1 - turn].take_decision(board, self.state(turn, double_offered=True)):
-                        self.drops += 1
-                        return turn, self.cube
-                    self.cube, self.owner = 2 * self.cube, 1 - turn
-                d1, d2 = dice.roll()
-            after, _ = legal_afterstates(board, d1, d2)
-            k = int(self.players[turn].choose(board, d1, d2, (self.seed + n) & ((1 << 63) - 1)))
-            if not 0 <= k < len(after):
-                raise RuntimeError(f"{self.players[turn]!r} chose play {k} of {len(after)}")
-            n += 1
-            a = after[k]
-            level = game_result(a)
-            if level:
-                if self.match_length == 0 and self.jacoby and self.owner == -1:
-                    level = 1       # Jacoby: no gammons before the cube is turned
-                return turn, level * self.cube
-            board = np.ascontiguousarray(a[::-1])
-            turn ^= 1
-
-
 def _cube_engine(player, network):
-    from bgengine.serve import Engine
-
     net = getattr(player, "network", None) or network
     if net is None:
-        from bgengine.players import load_default_network
         try:
             net = load_default_network()
         except ValueError as exc:
@@ -297,7 +69,7 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each side's cube decisions (double, take) come from
-    :class:`bgengine.serve.Engine`: the Janowski cube model over its own
+    :class:`bgengine.engine.Engine`: the Janowski cube model over its own
     network's probabilities, or, for a player without a network (pubeval,
     random, ...), over ``cube_network`` (default: the shipped network).
     Crawford rule in matches; ``jacoby`` in money games.  Pair ``i`` plays
@@ -305,12 +77,9 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     from Python (the plays themselves are compiled), one game at a time.
     ``progress(done, total)`` is called after each game or match.
     """
-    from bgengine.cube import gnubg_met
-    from bgengine.dice import Dice
-
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+    if not is_int(n) or n < 2:
         raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
-    if isinstance(match_length, bool) or not isinstance(match_length, int) or match_length < 0:
+    if not is_int(match_length) or match_length < 0:
         raise ValueError(f"match length must be 0 (money) or a positive number of points, got {match_length!r}")
     if match_length > gnubg_met().length:
         raise ValueError(f"matches of up to {gnubg_met().length} points are supported "
@@ -329,44 +98,86 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
             players = tuple((a, b)[s] for s in seats)
             engs = tuple(engines[s] for s in seats)
             dice = Dice(seed, stream=i)
-            score = [0, 0]
-            crawford_done = False
-            game_no = 0
+            match = MatchScore(match_length)
             while True:
-                crawford = (match_length > 0 and not crawford_done
-                            and match_length - 1 in score and score[0] != score[1])
-                game = _CubeGame(players, engs, match_length=match_length, score=list(score),
-                                 crawford=crawford, jacoby=jacoby and match_length == 0,
-                                 seed=seed * 0x9E3779B1 + i * 0x85EBCA77 + g * 0xC2B2AE3D + game_no * 1000003)
+                crawford = match.start_game()
+                game = CubeGame(players, engs, match_length=match_length, score=list(match.score),
+                                crawford=crawford, jacoby=jacoby and match_length == 0,
+                                seed=game_seed(seed, i, g, match.games * 1000003))
                 if match_length == 0:
                     first, opening = 0, dice.opening_roll()
                 else:
-                    while True:     # the opening roll: seat 0's die against seat 1's
-                        d1, d2 = dice.roll()
-                        if d1 != d2:
-                            break
-                    first = 0 if d1 > d2 else 1
-                    opening = (d1, d2)
+                    first, opening = match_opening(dice)
                 winner, pts = game.play(dice, first, opening)
+                match.record(winner, pts)
                 games += 1
-                game_no += 1
                 doubles += game.doubles
                 drops += game.drops
                 cube_sum += game.cube
-                crawford_done = crawford_done or crawford
                 if match_length == 0:
                     v = pts if winner == 0 else -pts
                     values[i, g] = v if g == 0 else -v
                     break
-                score[winner] += pts
-                if score[winner] >= match_length:
+                if match.over:
                     won_by_a = seats[winner] == 0
                     values[i, g] = 1.0 if won_by_a else 0.0
                     break
             if progress is not None:
                 progress(2 * i + g + 1, 2 * n_pairs)
     pair_means = values.mean(axis=1)
-    ci = 1.96 * pair_means.std(ddof=1) / math.sqrt(n_pairs) if n_pairs > 1 else float("inf")
     return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * n_pairs,
-                           value=float(pair_means.mean()), ci95=float(ci), games=games,
+                           value=float(pair_means.mean()), ci95=ci95(pair_means), games=games,
                            doubles=doubles / games, drops=drops / games, mean_cube=cube_sum / games)
+
+
+# ====================================================================== matches played from Python
+
+def play_external_match(player, opponent, games: int, seed: int = 0, *,
+                        timeout: float = 60.0, progress=None) -> MatchResult:
+    """Play ``games`` cubeless money games (rounded up to whole pairs) in Python,
+    with the same variance reduction as the compiled match runner.
+
+    Parameters
+    ----------
+    player : str, Player or ExternalPlayer
+        Side A: a :func:`bgengine.players.make_player` spec, a player object,
+        or anything with ``choose(board, d1, d2, seed)`` and ``name``.
+    opponent : str or ExternalPlayer
+        Side B: ``"HOST:PORT"`` of an external-player server, or a player object.
+    games, seed
+        Pair ``i`` rolls the dice of ``Dice(seed, stream=i)`` (as the compiled
+        :func:`bgengine.agents.play_match` does): game 0 with A moving first,
+        game 1 with B moving first and the very same dice.
+    progress : callable, optional
+        Called as ``progress(games_done, games_total)`` after every game.
+
+    Returns a :class:`MatchResult` from A's side.
+    """
+    if not is_int(games) or games < 2:
+        raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
+    if isinstance(player, str):
+        player = make_player(player)
+    own = None
+    if isinstance(opponent, str):
+        own = opponent = ExternalPlayer(opponent, timeout=timeout)
+    n_pairs = (games + 1) // 2
+    points = np.zeros((n_pairs, 2), dtype=np.int8)
+    moves = np.zeros((n_pairs, 2), dtype=np.int32)
+    try:
+        for i in range(n_pairs):
+            for g in range(2):
+                dice = Dice(seed, stream=i)
+                if g == 0:
+                    v, m = play_game((player, opponent), dice, seed, i, g)
+                    points[i, 0] = v
+                else:
+                    v, m = play_game((opponent, player), dice, seed, i, g)
+                    points[i, 1] = -v
+                moves[i, g] = m
+                if progress is not None:
+                    progress(2 * i + g + 1, 2 * n_pairs)
+    finally:
+        if own is not None:
+            own.close()
+    return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
+                     points, moves)

@@ -32,13 +32,13 @@ import numpy as np
 from bgengine._checks import is_int
 from bgengine.board import validate_board
 from bgengine.movegen import legal_afterstates
+from bgengine.types import Step
 
 __all__ = [
     "format_move", "parse_move", "match_move", "legal_moves", "legal_move_notations",
     "format_steps_plain",
 ]
 
-Step = tuple[int, int]
 
 _SPACE = " \t\n\v\f\r"
 _DIGITS = "0123456789"

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from bgengine.agents import PLAYER_KINDS, Player
 from bgengine.evaluator import Evaluator, load_evaluator
+from bgengine.external import ExternalPlayer
+from bgengine.gnubg import GnubgPlayer, parse_gnubg_spec
 from bgengine.network import Network
 
 __all__ = ["Player", "make_player", "default_network_path", "load_default_network", "load_network",
@@ -73,12 +75,8 @@ def make_player(spec: str, gnubg_config=None):
     text = spec.strip()
     for prefix in ("gnubg-external:", "external:"):
         if text.startswith(prefix):
-            from bgengine.external import ExternalPlayer
-
             return ExternalPlayer(text[len(prefix):], name=spec)
     if text == "gnubg" or text.startswith("gnubg:"):
-        from bgengine.gnubg import GnubgPlayer, parse_gnubg_spec
-
         return GnubgPlayer(parse_gnubg_spec(text), gnubg_config, name=text)
     epsilon = 0.0
     if "@" in text:

@@ -17,6 +17,7 @@ from bgengine.board import game_result, is_race, pip_counts, validate_board
 from bgengine.ids import board_from_position_id, position_id
 from bgengine.movegen import MoveGenerator
 from bgengine.notation import format_move, match_move
+from bgengine.types import Step
 
 __all__ = ["Position", "Move", "STARTING_BOARD"]
 
@@ -27,7 +28,6 @@ _START_ROW[[23, 12, 7, 5]] = [2, 5, 3, 5]
 STARTING_BOARD = np.stack([_START_ROW, _START_ROW])
 STARTING_BOARD.setflags(write=False)
 
-Step = tuple[int, int]
 
 
 @dataclass(frozen=True)

@@ -1,56 +1,9 @@
 """``bgengine serve``: the GNU Backgammon external-player protocol over TCP.
 
-One server speaks both roles of the protocol (``shared/specs/gnubg-external.md``):
-
-**External player for gnubg.**  In gnubg::
-
-    set player 1 external 127.0.0.1:31000
-
-gnubg connects once and, for every decision of that player, sends one FIBS
-``board:`` line followed by a NUL byte.  We answer exactly one line: a play in
-single-die steps in the mover's own numbering (``bar/22 13/9``), an empty
-line when there is no legal play, ``roll`` / ``double`` before rolling, and
-``take`` / ``drop`` to a double.  Who we are is worked out from the fields
-(spec 1.5): the side on roll for move and cube questions, the other side
-when a double is answered.  In this role a reply never starts with
-``Error`` (gnubg would stall): if anything goes wrong we still send a valid
-answer (the first legal play, ``roll`` or ``take``) and log the problem.
-
-**Replacement for gnubg's own ``external`` server.**  A client sends one
-command per line and gets gnubg's replies: ``version``, ``help``, ``set debug
-on|off``, ``set interface new|old``, ``exit`` / ``quit``, plain ``board:``
-decision requests with session options (``jacobyrule on|off``,
-``crawfordrule on|off``, ``resignation N``, ``beavers on|off``), and
-``evaluation fibsboard board:... [plies N] [cubeful|cubeless] [noise F]
-[prune] [deterministic]``, answered with six numbers (win, win gammon, win
-backgammon, lose gammon, lose backgammon, equity: cubeless money equity or,
-in a match, match-winning chance).  Malformed input gets an ``Error: ...``
-line.
-
-How a line is classified: gnubg as a client only ever sends ``board:`` lines,
-each followed by a NUL byte.  A ``board:`` line on a connection where that
-NUL framing has been seen is a *player-role* question; every other line is a
-*server-role* command.  A well-formed ``board:`` line gets the same decision
-in both roles; the roles differ only in what happens to bad input (``Error:``
-line vs. a safe answer) and in extras (``DBG:`` lines, resignations).
-
-The brain is pluggable: :class:`Engine` (``choose_move``, ``evaluate``,
-``cube_decision``, ``take_decision``, ``resign_decision``).  Its cube
-decisions come from the network's cubeless probabilities through a
-Janowski cube-life model and the Kazaross-XG2 match equity table
-(:mod:`bgengine.cube`); subclasses can override any method.
-
-Where the server role differs from gnubg 1.07's ``external``: ``version``
-names bgengine in its ``Engine:`` and ``Software:`` lines; ``help`` lists the
-commands (one line); ``plies N`` above the engine's depth is refused with
-an ``Error:`` line; ``cubeful`` evaluations use bgengine's cube model
-(Janowski, :mod:`bgengine.cube`), not gnubg's; a board with fewer than 50 integers is
-an error (gnubg silently reuses the previous command's values); the Jacoby
-default is ``--jacoby`` (gnubg: its global setting); several clients are
-served at once (gnubg: one).  Scores follow gnubg's reading (the first score
-belongs to the side that is *not* the board's colour, spec 2.4).  In the
-player role a beaver by gnubg stalls gnubg whatever we answer (spec 1.8):
-run gnubg with ``set beavers 0``.
+:class:`BgServer` gives each admitted client a thread and a
+:class:`bgengine.protocol.Session` (which answers the lines; both roles of
+the protocol, see that module and ``docs/gnubg-external.md``), with
+:class:`bgengine.engine.Engine` deciding.
 
 Robustness: lines longer than 255 bytes (gnubg's limit), binary garbage,
 control characters, truncated lines, clients that disconnect mid-line or
@@ -67,48 +20,25 @@ the limits are listed in :class:`BgServer`.
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import ipaddress
-import json
 import logging
-import math
-import re
-import signal
 import socket
 import socketserver
-import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from dataclasses import dataclass
 
-import numpy as np
+from bgengine.engine import Engine
+from bgengine.protocol import ExchangeLog, Session
 
-import bgengine
-from bgengine.board import pip_counts, validate_board
-from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
-                           cube_efficiency, cubeful_value, gnubg_met)
-from bgengine.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
-from bgengine.ids import GAME_PLAYING, MatchState, match_id, position_id
-from bgengine.movegen import legal_afterstates
-from bgengine.notation import format_steps_plain
-
-__all__ = [
-    "Engine", "EngineError", "NotSupported", "Session", "Reply", "LineSplitter",
-    "BgServer", "ExchangeLog", "start_server", "add_serve_parser", "serve_main",
-    "DEFAULT_HOST", "DEFAULT_PORT", "MAX_LINE", "MAX_LINE_BYTES",
-]
+__all__ = ["BgServer", "start_server", "check_host", "DEFAULT_HOST", "DEFAULT_PORT",
+           "MAX_LINE_BYTES", "EVICT_IDLE", "ADMIT_WAIT", "KEEPALIVE_IDLE"]
 
 log = logging.getLogger("bgengine.serve")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 31000
-#: gnubg reads at most 255 bytes per line; longer server-role lines are refused.
-MAX_LINE = 255
-#: Bytes kept of a line that has no newline yet; the rest is discarded.
-BUFFER_LIMIT = 8192
 #: Longest line read, newline excluded (bytes): past it the client is told and closed.
 MAX_LINE_BYTES = 65536
 #: Seconds without a complete line after which a connection may lose its slot to a
@@ -124,792 +54,6 @@ EXIT_THREADS = 16
 #: Seconds of silence before TCP keepalive probes a connection (then every quarter
 #: of that, 3 unanswered probes = a dead peer).
 KEEPALIVE_IDLE = 20.0
-
-Step = tuple[int, int]
-
-#: White space between words: ASCII only.  Python's own ``str.split()`` also splits
-#: at ``\x1c``-``\x1f``, ``\x85``, ``\xa0``, ``\u2028``... while ``strip`` here did
-#: not: a line of only those characters was "not empty" yet split into no words
-#: (an IndexError).  One definition, used for both.
-_WS = " \t\r\n\v\f"
-_WS_RE = re.compile(f"[{re.escape(_WS)}]+")
-
-
-def _words(text: str, maxsplit: int = 0) -> list[str]:
-    """``text`` split at ASCII white space (no empty words)."""
-    return [w for w in _WS_RE.split(text.strip(_WS), maxsplit) if w]
-
-
-_ON = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
-
-
-#: Predicted cost of one more ply of lookahead, relative to the last (measured: a 1-ply
-#: decision takes 20-90 times a 0-ply one, a 2-ply one 15-30 times a 1-ply one).
-DEEPEN_GROWTH = 40.0
-
-
-class EngineError(Exception):
-    """A request the engine cannot answer (server role: an ``Error:`` line)."""
-
-
-class NotSupported(EngineError):
-    """A request for something this engine does not do (yet), e.g. 2-ply."""
-
-
-# ====================================================================== engine
-
-def _clean_probs(p: Sequence[float]) -> np.ndarray:
-    """Clip a network's 5 outputs into a consistent set: 0 <= bg <= gammon <= win/lose."""
-    win, wg, wbg, lg, lbg = (min(max(float(x), 0.0), 1.0) for x in p)
-    lose = 1.0 - win
-    wg = min(wg, win)
-    wbg = min(wbg, wg)
-    lg = min(lg, lose)
-    lbg = min(lbg, lg)
-    return np.array([win, wg, wbg, lg, lbg], dtype=np.float64)
-
-
-class Engine:
-    """The brain behind ``bgengine serve``: plays, evaluates and handles the cube.
-
-    Parameters
-    ----------
-    player : str or bgengine.agents.Player, optional
-        Who chooses the plays: a :func:`bgengine.players.make_player` spec
-        (``"net"``, ``"net:runs/r1/best.npz"``, ``"pubeval"``, ...) or a Player.
-        Default: the shipped network if installed, else pubeval.
-    network : Network, optional
-        The network for probabilities and cube decisions.  Default: the
-        player's own network, else the shipped one if installed, else none
-        (then evaluation requests are refused and the cube logic falls back to
-        a pip-count race estimate).
-    plies : int
-        Lookahead depth of the plays (0-3; more than 0 needs a network player):
-        n-ply expectimax with gnubg-style move filtering, in compiled code.
-    time_budget : float, optional
-        Seconds per play.  With ``plies`` > 0 the engine deepens one ply at a
-        time (0-ply, 1-ply, ...) and starts the next depth only when the time
-        spent so far plus a prediction of that depth (the last depth's time
-        times ``DEEPEN_GROWTH``) fits; the deepest finished depth's play is
-        answered.  Overruns of any decision are logged.
-    jacoby : bool
-        Assume the Jacoby rule in money games when gnubg does not say (it
-        never does in the player role; the spec recommends ``set jacoby off``).
-    met : MatchEquityTable, optional
-        For match cube decisions and match-winning chances (default:
-        Kazaross-XG2 extended to 64 points as gnubg does,
-        :func:`bgengine.cube.gnubg_met`).  A shorter table is extended the
-        same way, so that every match gnubg can play (up to 64 points) is
-        covered.
-
-    Boards are ``(2, 25)`` arrays, row 1 = the side on roll (see DESIGN.md).
-    Override any method to plug in another brain.
-    """
-
-    max_plies = 3
-
-    def __init__(self, player=None, network=None, *, plies: int = 0,
-                 time_budget: float | None = None, jacoby: bool = False,
-                 met: MatchEquityTable | None = None) -> None:
-        from bgengine.agents import Player
-        from bgengine.players import default_network_path, load_default_network, make_player
-
-        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
-            raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply lookahead is not available (0..{self.max_plies})")
-        if time_budget is not None and not (time_budget > 0 and math.isfinite(time_budget)):
-            raise ValueError(f"time budget must be a positive number of seconds, got {time_budget!r}")
-        if player is None:
-            player = "net" if default_network_path().exists() else "pubeval"
-        if isinstance(player, str):
-            player = make_player(player)
-        if not isinstance(player, Player):
-            raise ValueError(f"player must be a spec string or a bgengine Player, got {type(player).__name__}")
-        if plies > 0:
-            if player.kind != "net":
-                raise ValueError(f"--plies {plies} needs a network player, not {player.name!r}")
-            player = Player("net", player.network, name=player.name, plies=plies)
-        self.player = player
-        if network is None:
-            network = getattr(player, "network", None)
-        if network is None and default_network_path().exists():
-            try:
-                network = load_default_network()
-            except ValueError as exc:  # pragma: no cover - corrupt install
-                log.warning("cannot load the shipped network for evaluations: %s", exc)
-        self.network = network
-        self.plies = plies
-        self.time_budget = time_budget
-        self.jacoby = bool(jacoby)
-        # every match length a board line can carry (1..64) must be covered: a
-        # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
-        self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
-        self._counter = 0
-        self._lock = threading.Lock()
-        self._local = threading.local()     # a Searcher per client thread (each has a cache)
-
-    def _searcher(self):
-        from bgengine.search import Searcher
-
-        s = getattr(self._local, "searcher", None)
-        if s is None:
-            s = self._local.searcher = Searcher(self.network, cache_bits=16)
-        return s
-
-    @property
-    def name(self) -> str:
-        return f"{self.player.name} ({self.plies}-ply)"
-
-    def describe(self) -> str:
-        net = repr(self.network) if self.network is not None else "none (pip-count estimate)"
-        return f"player {self.player.name}, {self.plies}-ply; evaluations and cube: {net}"
-
-    # ------------------------------------------------------------ plays
-    def _seed(self) -> int:
-        with self._lock:
-            self._counter += 1
-            return self._counter
-
-    def choose_index(self, board, d1: int, d2: int) -> int:
-        """Index of the chosen play in ``legal_afterstates(board, d1, d2)``."""
-        if self.plies == 0 or self.time_budget is None:
-            return int(self.player.choose(board, d1, d2, self._seed()))
-        return self._deepen(board, d1, d2)[0]
-
-    def _deepen(self, board, d1: int, d2: int) -> tuple[int, int]:
-        """Iterative deepening within the time budget: ``(index, depth reached)``."""
-        searcher = self._searcher()
-        start = time.perf_counter()
-        best, depth, last = 0, -1, 0.0
-        for plies in range(self.plies + 1):
-            spent = time.perf_counter() - start
-            if plies and spent + last * DEEPEN_GROWTH > self.time_budget:
-                break
-            t = time.perf_counter()
-            best = int(searcher.best_move(board, d1, d2, plies=plies)[0])
-            last = max(time.perf_counter() - t, 1e-5)
-            depth = plies
-        return best, depth
-
-    def choose_move(self, board, d1: int, d2: int) -> tuple[Step, ...]:
-        """The chosen play as single-die steps ``(from, to)`` in the mover's
-        numbering (25 = bar, 0 = off); ``()`` when there is no legal play."""
-        _, steps = legal_afterstates(board, d1, d2)
-        k = self.choose_index(board, d1, d2)
-        return tuple((int(a), int(b)) for a, b in steps[k] if a >= 0)
-
-    # ------------------------------------------------------------ evaluation
-    def evaluate(self, board, plies: int = 0) -> np.ndarray:
-        """Cubeless probabilities for the side on roll (before it rolls):
-        win, win gammon, win backgammon, lose gammon, lose backgammon.
-        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
-        if plies > self.plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
-                               f"0..{self.plies} plies (start the server with --plies {plies})"
-                               if plies <= self.max_plies else
-                               f"{plies}-ply evaluation is not available (0..{self.plies})")
-        arr = validate_board(board)
-        if self.network is None:
-            if plies:
-                raise NotSupported("lookahead evaluation needs a network")
-            return self._race_estimate(arr)
-        if plies:
-            out = np.asarray(self._searcher().evaluate(arr, plies), dtype=np.float64)
-        else:
-            out = np.asarray(self.network.evaluate(arr), dtype=np.float64)
-        k = out.shape[-1]
-        if k == 5:
-            return _clean_probs(out)
-        if k == 1:
-            return _clean_probs([out[0], 0, 0, 0, 0])
-        if k == 4:   # (side on roll wins, other side wins, side on roll gammon, other gammon)
-            s = out[0] + out[1]
-            win = out[0] / s if s > 0 else 0.5
-            return _clean_probs([win, out[2], 0, out[3], 0])
-        raise EngineError(f"cannot read a network with {k} outputs")
-
-    def has_probabilities(self) -> bool:
-        return self.network is not None
-
-    @staticmethod
-    def _race_estimate(board: np.ndarray) -> np.ndarray:
-        """Win chance from the pip counts alone (no network): a normal
-        approximation, the side on roll worth 4 pips, no gammons."""
-        me, opp = pip_counts(board)
-        sd = max(1.0, 0.98 * math.sqrt(me + opp))
-        win = 0.5 * (1.0 + math.erf((opp - me + 4.0) / (sd * math.sqrt(2.0))))
-        return _clean_probs([win, 0, 0, 0, 0])
-
-    def evaluate_cubeful(self, board, state: MatchState, plies: int = 0,
-                         jacoby: bool | None = None) -> float:
-        """Cubeful value of the side on roll (``board`` row 1), before it
-        rolls: money equity per cube, or in a match its match-winning chance
-        (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
-        probs = self.evaluate(board, plies)
-        info = self.cube_info(state, jacoby=jacoby)
-        return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
-
-    # ------------------------------------------------------------ cube
-    def cube_info(self, state: MatchState, side: int | None = None,
-                  jacoby: bool | None = None) -> CubeInfo:
-        """The cube seen from ``side`` (default: on roll); money games use
-        ``jacoby`` if given, else the engine's setting."""
-        info = CubeInfo.from_match_state(state, side)
-        if info.is_money:
-            info = replace(info, jacoby=self.jacoby if jacoby is None else bool(jacoby))
-        return info
-
-    def can_double(self, state: MatchState, side: int) -> bool:
-        """``side`` has access to the cube and doubling could matter."""
-        return self.cube_info(state, side).can_double()
-
-    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
-        """No double / double-take / double-pass values and the decision for
-        the side on roll (row 1 of ``board``), before it rolls: Janowski
-        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
-        probs = self.evaluate(board)
-        return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
-                             x=cube_efficiency(board), met=self.met)
-
-    def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
-        """True to double, False to roll.  ``board``: the position before rolling,
-        row 1 = the side deciding (``state.player_on_roll``).  Doubles when
-        ``min(double/take, double/pass) > no double`` in cubeful values; never
-        without access to the cube (opponent owns it, Crawford game, dead cube)."""
-        if not self.can_double(state, state.player_on_roll):
-            return False
-        return self.cube_analysis(board, state, jacoby).double
-
-    def take_decision(self, board, state: MatchState) -> bool:
-        """True to take, False to drop.  ``board``: the position with the
-        *doubler* on roll (row 1 = ``state.player_on_roll``, who doubled);
-        the taker is the other side.  ``state.cube`` is the cube before the
-        double.  Takes when the cubeful value of owning the doubled cube is at
-        least what passing gives."""
-        return self.cube_analysis(board, state, jacoby=False).take
-
-    def resign_decision(self, board, state: MatchState, level: int,
-                        jacoby: bool | None = None) -> bool:
-        """True to accept the opponent's offer to resign ``level`` (1 single,
-        2 gammon, 3 backgammon) times the cube.  ``board``: row 1 = the side
-        offered the resignation (on roll).  Accept when that is worth at least
-        playing on (cubeful)."""
-        info = self.cube_info(state, jacoby=jacoby)
-        probs = self.evaluate(board)
-        if info.is_money:
-            if info.jacoby and info.owner == "centre":
-                level = 1
-            offered = float(level)
-        else:
-            offered = self.met(info.away - level * info.cube, info.opp_away,
-                               info.post_crawford or info.crawford)
-        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
-        return bool(offered >= play - 1e-12)
-
-    def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
-        """Cubeless equity of the side on roll: points per cube in money play,
-        match-winning chance in a match (cube never turned again)."""
-        p = self.evaluate(board) if probs is None else probs
-        if state.match_length == 0:
-            win, wg, wbg, lg, lbg = p
-            return float(2 * win - 1 + wg - lg + wbg - lbg)
-        return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
-
-
-# ====================================================================== exchange log
-
-class ExchangeLog:
-    """Every exchange as one JSON object per line (thread-safe).
-
-    Keys: ``t`` (Unix time), ``conn`` (connection number), ``peer``,
-    ``event`` (``connect``, ``line``, ``disconnect``, ``timeout``, ...),
-    ``role`` (``player``/``server``), ``kind`` (``move``, ``cube``, ``take``,
-    ``resign``, ``eval``, ``command``, ``error``), ``in`` (the line received,
-    NULs removed, cut to 400 characters), ``out`` (the reply), ``ms``, and
-    for decisions ``position_id``, ``match_id``, ``dice``, ``steps`` and
-    ``error`` when something went wrong.
-    """
-
-    def __init__(self, path=None, stream=None) -> None:
-        self._lock = threading.Lock()
-        self._own = None
-        if path is not None:
-            self._own = open(path, "a", encoding="utf-8")
-        self._stream = self._own or stream
-
-    def write(self, **entry) -> None:
-        if self._stream is None:
-            return
-        entry.setdefault("t", round(time.time(), 6))
-        text = json.dumps(entry, ensure_ascii=True, default=str)
-        with self._lock:
-            try:
-                self._stream.write(text + "\n")
-                self._stream.flush()
-            except (OSError, ValueError):  # pragma: no cover - disk full, closed file
-                pass
-
-    def close(self) -> None:
-        with self._lock:
-            if self._own is not None:
-                self._own.close()
-                self._own = None
-                self._stream = None
-
-
-# ====================================================================== framing
-
-@dataclass
-class RawLine:
-    data: bytes            # the line without its newline (NULs kept)
-    nul: bool              # gnubg's framing: a NUL right before or right after the line
-    length: int            # its real length in bytes (more than len(data) if cut)
-
-
-class LineSplitter:
-    """Splits a byte stream into lines; bounded memory.
-
-    A NUL byte right after a line's newline (gnubg writes ``line\\n\\0``) or
-    at the start of a line (the previous line's NUL) marks that line as
-    gnubg-framed; NULs elsewhere are just dropped.  A line longer than ``BUFFER_LIMIT``
-    keeps only its first bytes; its full length is reported.
-    """
-
-    def __init__(self, limit: int = BUFFER_LIMIT) -> None:
-        self.limit = limit
-        self._buf = bytearray()
-        self._dropped = 0          # bytes discarded from the current line
-        self._last: RawLine | None = None
-
-    @property
-    def pending(self) -> int:
-        """Bytes of an unfinished line (NULs not counted)."""
-        return len(self._buf.replace(b"\0", b"")) + self._dropped
-
-    def feed(self, data: bytes) -> list[RawLine]:
-        out: list[RawLine] = []
-        pos = 0
-        n = len(data)
-        while pos < n:
-            # a NUL right after a finished line marks that line as gnubg's
-            if self._last is not None and not self._buf and not self._dropped and data[pos] == 0:
-                self._last.nul = True
-            nl = data.find(b"\n", pos)
-            end = n if nl < 0 else nl
-            chunk = data[pos:end]
-            room = self.limit - len(self._buf)
-            if len(chunk) > room:
-                self._dropped += len(chunk) - max(room, 0)
-                chunk = chunk[:max(room, 0)]
-            self._buf += chunk
-            if nl < 0:
-                break
-            line = bytes(self._buf)
-            raw = RawLine(line, line.startswith(b"\0"), len(line) + self._dropped)
-            out.append(raw)
-            self._last = raw
-            self._buf.clear()
-            self._dropped = 0
-            pos = nl + 1
-        return out
-
-    def take_partial(self) -> bytes:
-        """Remove and return an unfinished line (for timeouts and disconnects)."""
-        data = bytes(self._buf)
-        self._buf.clear()
-        self._dropped = 0
-        return data
-
-
-# ====================================================================== protocol
-
-@dataclass
-class Reply:
-    """The answer to one line: ``text`` (lines joined, no final newline;
-    ``None`` = send nothing), ``close`` to end the connection."""
-    text: str | None
-    close: bool = False
-    role: str = "server"
-    kind: str = "command"
-    error: str | None = None
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def wire(self) -> bytes:
-        return b"" if self.text is None else (self.text + "\n").encode("utf-8", "replace")
-
-
-_SESSION_OPTS = {"jacobyrule", "crawfordrule", "resignation", "beavers"}
-_EVAL_OPTS = {"plies", "cubeful", "cubeless", "cube", "noise", "prune", "deterministic"}
-_HELP = ("\tCommands: version | help | set debug on|off | set interface new|old | "
-         "board:NAME:OPP:<50 ints> [jacobyrule on|off] [crawfordrule on|off] [resignation N] "
-         "[beavers on|off] | evaluation fibsboard board:... [plies N] [cubeful|cubeless] "
-         "[noise F] [prune] [deterministic] | exit | quit")
-_COMMANDS_HINT = "commands: version, help, set, board:..., evaluation fibsboard board:..., exit"
-
-
-def _show(text: str, limit: int = 40) -> str:
-    """A short, printable rendering of client text for error messages."""
-    shown = "".join(ch if ch.isprintable() and ord(ch) < 127 else "?" for ch in text[:limit])
-    return shown + ("..." if len(text) > limit else "")
-
-
-class _Syntax(Exception):
-    pass
-
-
-class Session:
-    """The protocol state of one connection; usable without sockets.
-
-    ``feed(bytes) -> bytes`` runs a scripted stream through the same code as
-    the socket server; ``handle(RawLine) -> Reply`` answers one line.
-    """
-
-    def __init__(self, engine: Engine, *, log: ExchangeLog | None = None, peer: str = "",
-                 conn_id: int = 0, time_source: Callable[[], float] = time.monotonic) -> None:
-        self.engine = engine
-        self.log = log or ExchangeLog()
-        self.peer = peer
-        self.conn_id = conn_id
-        self.debug = False
-        self.gnubg = False          # NUL framing seen: gnubg is our client
-        self.closed = False
-        self.splitter = LineSplitter()
-        self.lines = 0              # complete lines received
-        self._clock = time_source
-
-    # ------------------------------------------------------------ stream
-    def feed(self, data: bytes) -> bytes:
-        """Answer every complete line in ``data``; returns the bytes to send."""
-        out = bytearray()
-        for raw in self.splitter.feed(data):
-            if self.closed:
-                break
-            self.lines += 1
-            reply = self.handle(raw)
-            out += reply.wire
-            if reply.close:
-                self.closed = True
-        return bytes(out)
-
-    # ------------------------------------------------------------ one line
-    def handle(self, raw: RawLine) -> Reply:
-        """The reply to one line.  Never raises."""
-        start = self._clock()
-        text = raw.data.replace(b"\0", b"").decode("utf-8", "replace")
-        stripped = text.strip(_WS)
-        if raw.nul and stripped[:6].lower() == "board:":
-            self.gnubg = True       # gnubg's framing: board line + NUL
-        try:
-            reply = self._dispatch(stripped, raw)
-        except Exception as exc:  # last resort: never let a line kill the connection
-            log.exception("internal error answering %r", stripped[:80])
-            if self._player_role(stripped):
-                reply = Reply("", role="player", kind="error", error=f"internal error: {exc}")
-            else:
-                reply = Reply(f"Error: internal error ({type(exc).__name__}: {exc})",
-                              kind="error", error=str(exc))
-        ms = round(1000 * (self._clock() - start), 3)
-        budget = self.engine.time_budget
-        if budget is not None and ms > 1000 * budget and reply.kind in ("move", "cube", "take"):
-            reply.extra["over_budget"] = True
-            log.warning("decision took %.1f ms, over the %.3f s budget", ms, budget)
-        if reply.kind != "ignored":
-            self.log.write(event="line", conn=self.conn_id, peer=self.peer, role=reply.role,
-                           kind=reply.kind, **{"in": text[:400], "out": reply.text}, ms=ms,
-                           **({"error": reply.error} if reply.error else {}), **reply.extra)
-        return reply
-
-    def _player_role(self, stripped: str) -> bool:
-        return self.gnubg and stripped[:6].lower() == "board:"
-
-    def _dispatch(self, line: str, raw: RawLine) -> Reply:
-        if not line:
-            if raw.nul or self.gnubg:
-                # gnubg's framing (spec 3: ignore empty lines); a reply would desynchronise it
-                return Reply(None, role="player", kind="ignored")
-            return Reply("Error: no command given", kind="error", error="empty line")
-        if self._player_role(line):
-            return self._board(line, player=True)
-        if raw.length > MAX_LINE:
-            return Reply(f"Error: line too long ({raw.length} bytes; at most {MAX_LINE} are read)",
-                         kind="error", error="line too long")
-        parts = _words(line, 1)
-        word, rest = parts[0], (parts[1] if len(parts) > 1 else "")
-        word_l = word.lower()
-        try:
-            if word_l.startswith("board:"):
-                return self._board(line, player=False)
-            if word_l in ("exit", "quit"):
-                if _words(rest):
-                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
-                return Reply(None, close=True, kind="command")
-            if word_l == "version":
-                if _words(rest):
-                    raise _Syntax(f"unexpected {_show(_words(rest)[0]).upper()}, expecting EOL")
-                return Reply(f"Interface: 2\nRFBF: 0\nEngine: {self.engine.name}\n"
-                             f"Software: bgengine {bgengine.__version__}")
-            if word_l == "help":
-                return Reply(_HELP)
-            if word_l == "set":
-                return self._set(_words(rest))
-            if word_l == "evaluation":
-                return self._evaluation(rest)
-            raise _Syntax(f"unexpected E_CHARACTER (unknown command {_show(word)!r}; "
-                          f"{_COMMANDS_HINT})")
-        except _Syntax as exc:
-            return Reply(f"Error: syntax error, {exc}", kind="error", error=str(exc))
-
-    # ------------------------------------------------------------ commands
-    def _set(self, args: list[str]) -> Reply:
-        if not args:
-            raise _Syntax("unexpected EOL, expecting an option (debug, interface)")
-        name = args[0].lower()
-        if name == "debug":
-            if len(args) != 2 or args[1].lower() not in _ON:
-                raise _Syntax("expecting 'set debug on' or 'set debug off'")
-            self.debug = _ON[args[1].lower()]
-            return Reply(f"Debug output {'ON' if self.debug else 'OFF'}")
-        if name == "interface":
-            if len(args) != 2 or args[1].lower() not in ("new", "old"):
-                raise _Syntax("expecting 'set interface new' or 'set interface old'")
-            return Reply(f"New interface {'ON' if args[1].lower() == 'new' else 'OFF'}")
-        return Reply(f"Error: set option '{_show(args[0])}' not supported", kind="error",
-                     error="unsupported set option")
-
-    @staticmethod
-    def _split_board(text: str) -> tuple[str, list[str]]:
-        parts = _words(text, 1)
-        return parts[0], (_words(parts[1]) if len(parts) > 1 else [])
-
-    def _parse_board(self, token: str) -> FibsBoard:
-        body = "board:" + token[6:]
-        n = len(body[6:].split(":"))
-        if n > N_FIELDS:
-            raise EngineError(f"Invalid board. Maximum number of elements is {N_FIELDS}")
-        try:
-            fb = parse_fibs_board(body)
-        except ValueError as exc:
-            raise EngineError(f"badly formed board: {exc}") from None
-        board = fb.mover_board()
-        if board[0].sum() == 0 or board[1].sum() == 0:
-            raise EngineError("badly formed board: a side has borne off all its checkers "
-                              "(the game is over)")
-        return fb
-
-    @staticmethod
-    def _options(words: list[str], allowed: set[str], after: str) -> dict:
-        opts: dict = {}
-        i = 0
-        while i < len(words):
-            w = words[i].lower()
-            nxt = words[i + 1].lower() if i + 1 < len(words) else None
-            if w not in allowed:
-                if w in _SESSION_OPTS or w in _EVAL_OPTS:
-                    raise _Syntax(f"unexpected {w.upper()}, expecting EOL "
-                                  f"('{w}' is not an option {after})")
-                raise _Syntax(f"unexpected E_CHARACTER ({_show(words[i])!r} is not an option "
-                              f"{after})")
-            if w in ("jacobyrule", "crawfordrule", "beavers"):
-                if nxt not in _ON:
-                    raise _Syntax(f"expecting on or off after {w}")
-                opts[w] = _ON[nxt]
-                i += 2
-            elif w in ("resignation", "plies"):
-                if nxt is None or not nxt.isdigit() or not nxt.isascii():
-                    raise _Syntax(f"expecting a whole number after {w}")
-                v = int(nxt)
-                if w == "resignation" and v > 3:
-                    raise _Syntax("resignation must be 0 (none), 1 (single), 2 (gammon) or 3 (backgammon)")
-                if w == "plies" and v > 7:
-                    raise _Syntax("plies must be 0..7")
-                opts[w] = v
-                i += 2
-            elif w in ("cubeful", "cubeless"):
-                opts["cubeful"] = w == "cubeful"
-                i += 1
-            elif w == "cube":
-                if nxt not in _ON:
-                    raise _Syntax("expecting on or off after cube")
-                opts["cubeful"] = _ON[nxt]
-                i += 2
-            elif w == "noise":
-                try:
-                    v = float(nxt) if nxt is not None else math.nan
-                except ValueError:
-                    v = math.nan
-                if not math.isfinite(v) or v < 0:
-                    raise _Syntax("expecting a number >= 0 after noise")
-                opts["noise"] = v / 10000.0 if nxt.isdigit() else v
-                i += 2
-            elif w in ("prune", "deterministic"):
-                if nxt in _ON:
-                    opts[w] = _ON[nxt]
-                    i += 2
-                else:
-                    opts[w] = True
-                    i += 1
-            else:  # pragma: no cover - all allowed words handled above
-                raise _Syntax(f"unexpected {w.upper()}")
-        return opts
-
-    def _state(self, fb: FibsBoard, opts: dict) -> MatchState:
-        try:
-            st = fb.match_state()
-        except ValueError as exc:
-            raise EngineError(f"badly formed board: {exc}") from None
-        if st.crawford and opts.get("crawfordrule") is False:
-            st = dataclasses.replace(st, crawford=False)
-        return st
-
-    def _debug_lines(self, fb: FibsBoard, opts: dict, st: MatchState, board: np.ndarray) -> list[str]:
-        from bgengine.position import Position
-
-        shown = {"beavers": int(opts.get("beavers", True)),
-                 "resignation": opts.get("resignation", 0),
-                 "crawfordrule": int(opts.get("crawfordrule", True)),
-                 "jacobyrule": int(opts.get("jacobyrule", self.engine.jacoby))}
-        lines = ["DBG: [" + ", ".join(f'"{k}" : {v}' for k, v in shown.items()) + "]"]
-        fields = fb.to_line()[6:].split(":")
-        lines.append("DBG: (" + ", ".join(f'"{f}"' if i < 2 else f for i, f in enumerate(fields)) + ")")
-        try:
-            mid = match_id(dataclasses.replace(st, game_state=GAME_PLAYING))
-        except ValueError:
-            mid = "?"
-        lines.append(f"DBG:  Position ID: {position_id(board)}")
-        lines.append(f"DBG:  Match ID   : {mid}")
-        lines += ["DBG: " + s for s in Position(board).to_text().splitlines()]
-        lines.append(f"DBG: X is {_show(fb.player, 32)}, O is {_show(fb.opponent, 32)}")
-        kind = "Money session" if st.match_length == 0 else f"{st.match_length}-point match"
-        lines.append(f"DBG: {kind}, Score: {st.score[0]}-{st.score[1]}, "
-                     f"Roll: {st.dice[0]}{st.dice[1]}")
-        lines.append(f"DBG: CubeOwner: {st.cube_owner}, Cube: {st.cube}, "
-                     f"OnRoll: {st.player_on_roll}, Doubled: {int(st.double_offered)}, "
-                     f"Resignation: {opts.get('resignation', 0)}")
-        return lines
-
-    # ------------------------------------------------------------ board: requests
-    def _board(self, line: str, *, player: bool) -> Reply:
-        role = "player" if player else "server"
-        token, words = self._split_board(line)
-        try:
-            try:
-                fb = self._parse_board(line if player else token)
-                words = [] if player else words
-            except EngineError:
-                if not player:
-                    raise
-                fb = self._parse_board(token)   # gnubg never adds options, but be lenient
-            opts = {} if player else self._options(words, _SESSION_OPTS, "of a board: request")
-            st = self._state(fb, opts)
-        except _Syntax as exc:
-            return Reply(f"Error: syntax error, {exc}", kind="error", error=str(exc))
-        except EngineError as exc:
-            if player:   # never an Error line to gnubg: an empty reply, and a loud log entry
-                log.error("unreadable board line from gnubg: %s", exc)
-                return Reply("", role=role, kind="error", error=str(exc))
-            return Reply(f"Error: {exc}", kind="error", error=str(exc))
-
-        board = fb.mover_board()
-        extra = {"position_id": position_id(board), "dice": list(fb.roll),
-                 "match_id": _safe_match_id(st)}
-        dbg = self._debug_lines(fb, opts, st, board) if (self.debug and not player) else []
-        resign = opts.get("resignation", 0)
-        jacoby = opts.get("jacobyrule")
-        try:
-            if resign and not fb.doubled:
-                kind = "resign"
-                ok = self.engine.resign_decision(board, st, resign, jacoby)
-                answer = "accept" if ok else "reject"
-            elif fb.decision == "take":
-                kind = "take"
-                answer = "take" if self.engine.take_decision(board, st) else "drop"
-            elif fb.decision == "cube":
-                kind = "cube"
-                answer = "double" if self.engine.cube_decision(board, st, jacoby) else "roll"
-            else:
-                kind = "move"
-                d1, d2 = fb.roll
-                steps = self.engine.choose_move(board, d1, d2)
-                extra["steps"] = [list(s) for s in steps]
-                if player:
-                    answer = move_reply(steps, board)
-                else:
-                    answer = format_steps_plain(steps, board) + (" " if steps else "")
-        except Exception as exc:
-            if not player:
-                if isinstance(exc, EngineError):
-                    return Reply("\n".join(dbg + [f"Error: {exc}"]), kind="error", error=str(exc))
-                raise
-            answer, kind = self._fallback(fb, board)
-            log.exception("engine failed on a gnubg question; answered %r", answer)
-            return Reply(answer, role=role, kind=kind, error=f"engine failed: {exc}", extra=extra)
-        return Reply("\n".join(dbg + [answer]), role=role, kind=kind, extra=extra)
-
-    @staticmethod
-    def _fallback(fb: FibsBoard, board: np.ndarray) -> tuple[str, str]:
-        """A valid answer for gnubg when the engine fails."""
-        if fb.decision == "take":
-            return "take", "take"
-        if fb.decision == "cube":
-            return "roll", "cube"
-        try:
-            _, steps = legal_afterstates(board, *fb.roll)
-            return move_reply([s for s in steps[0] if s[0] >= 0], board), "move"
-        except Exception:  # pragma: no cover
-            return "", "move"
-
-    # ------------------------------------------------------------ evaluation
-    def _evaluation(self, rest: str) -> Reply:
-        words = _words(rest)
-        if not words:
-            raise _Syntax("unexpected EOL, expecting FIBSBOARD")
-        if words[0].lower() != "fibsboard":
-            tok = "E_STRING" if words[0].lower().startswith("board:") else "E_CHARACTER"
-            raise _Syntax(f"unexpected {tok}, expecting FIBSBOARD "
-                          "(write: evaluation fibsboard board:...)")
-        if len(words) < 2 or not words[1].lower().startswith("board:"):
-            raise _Syntax("unexpected EOL, expecting a board:... string after fibsboard")
-        try:
-            fb = self._parse_board(words[1])
-        except EngineError as exc:
-            return Reply(f"Error: {exc}", kind="error", error=str(exc))
-        opts = self._options(words[2:], _SESSION_OPTS | _EVAL_OPTS, "of an evaluation")
-        try:
-            st = self._state(fb, opts)
-        except EngineError as exc:
-            return Reply(f"Error: {exc}", kind="error", error=str(exc))
-        board = fb.mover_board()
-        dbg = self._debug_lines(fb, opts, st, board) if self.debug else []
-        extra = {"position_id": position_id(board), "match_id": _safe_match_id(st)}
-        try:
-            if not self.engine.has_probabilities():
-                raise NotSupported(f"no network is loaded (player {self.engine.player.name} gives "
-                                   "no probabilities); start the server with --player net:FILE")
-            plies = opts.get("plies", 0)
-            probs = self.engine.evaluate(board, plies=plies)
-            if opts.get("cubeful"):
-                eq = self.engine.evaluate_cubeful(board, st, plies=plies)
-            else:
-                eq = self.engine.equity(board, st, probs)
-            noise = opts.get("noise", 0.0)
-            if noise > 0:
-                seed = None
-                if opts.get("deterministic", True):
-                    seed = int.from_bytes(position_id(board).encode()[:8], "little")
-                eq += float(np.random.default_rng(seed).normal(0.0, noise))
-        except EngineError as exc:
-            return Reply("\n".join(dbg + [f"Error: {exc}"]), kind="error", error=str(exc))
-        nums = " ".join(f"{x:f}" for x in [*probs, eq])
-        return Reply("\n".join(dbg + [nums]), kind="eval", extra=extra)
-
-
-def _safe_match_id(st: MatchState) -> str | None:
-    try:
-        return match_id(st)
-    except ValueError:
-        return None
 
 
 # ====================================================================== socket server
@@ -1014,7 +158,8 @@ class BgServer(socketserver.TCPServer):
     @property
     def waiting_clients(self) -> int:
         """Accepted connections waiting for a slot."""
-        return len(self._waiting)
+        with self._lock:
+            return len(self._waiting)
 
     @property
     def handler_threads(self) -> int:
@@ -1030,9 +175,7 @@ class BgServer(socketserver.TCPServer):
         peer = ("%s:%s" % client_address[:2] if isinstance(client_address, tuple)
                 else str(client_address))
         self._tune(request)
-        with self._lock:
-            self._waiting.append(_Waiting(conn_id, request, peer, time.monotonic()))
-        self._admit_waiting()
+        self._admit_waiting(_Waiting(conn_id, request, peer, time.monotonic()))
 
     def service_actions(self) -> None:
         """Called by ``serve_forever`` every poll interval: waiting clients may get a slot."""
@@ -1062,14 +205,17 @@ class BgServer(socketserver.TCPServer):
                 best = c
         return best
 
-    def _admit_waiting(self) -> None:
-        """Give free slots, or slots of idle connections, to waiting connections
-        (first come, first served); refuse those that waited ``admit_wait`` or
-        overflow ``max_waiting``."""
+    def _admit_waiting(self, arrived: _Waiting | None = None) -> None:
+        """Queue ``arrived`` (a new connection), give free slots, or slots of idle
+        connections, to waiting connections (first come, first served); refuse
+        those that waited ``admit_wait`` or overflow ``max_waiting``.  One lock
+        for all of it: the queue is never seen longer than ``max_waiting``."""
         now = time.monotonic()
         started: list[_Conn] = []
         refused: list[tuple[_Waiting, str]] = []
         with self._lock:
+            if arrived is not None:
+                self._waiting.append(arrived)
             if self._stopping.is_set():
                 return
             while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
@@ -1263,12 +409,16 @@ class BgServer(socketserver.TCPServer):
     def handle_error(self, request, client_address) -> None:  # pragma: no cover
         log.exception("error serving %s", client_address)
 
+    def release(self) -> None:
+        """Once ``serve_forever`` has returned: end every connection and release the port."""
+        self._drop_all()
+        self.server_close()
+
     def close(self) -> None:
         """Stop serving (from another thread) and release the port."""
         self._stopping.set()
         self.shutdown()
-        self._drop_all()
-        self.server_close()
+        self.release()
 
 
 def start_server(engine: Engine | None = None, host: str = DEFAULT_HOST, port: int = 0, *,
@@ -1277,7 +427,7 @@ def start_server(engine: Engine | None = None, host: str = DEFAULT_HOST, port: i
 
     ``server.address`` is ``"HOST:PORT"``; ``server.close()`` stops it.
     """
-    _check_host(host, allow_remote)
+    check_host(host, allow_remote)
     srv = BgServer((host, port), engine or Engine(), **kwargs)
     t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2},
                          name=f"bgengine-serve-{srv.address}", daemon=True)
@@ -1286,7 +436,9 @@ def start_server(engine: Engine | None = None, host: str = DEFAULT_HOST, port: i
     return srv
 
 
-def _check_host(host: str, allow_remote: bool) -> None:
+def check_host(host: str, allow_remote: bool) -> None:
+    """Refuse (``ValueError``) to listen on an address other machines can reach, unless
+    ``allow_remote``: the protocol has no authentication."""
     if allow_remote:
         return
     if not host:
@@ -1302,117 +454,3 @@ def _check_host(host: str, allow_remote: bool) -> None:
         raise ValueError(f"refusing to listen on {host or 'all interfaces'!r}: that is reachable "
                          "from other machines and the protocol has no authentication; "
                          "add --allow-remote if you mean it")
-
-
-# ====================================================================== command line
-
-def add_serve_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``bgengine serve`` on an argparse sub-parsers object."""
-    from bgengine.players import SPEC_HELP
-
-    p = subparsers.add_parser(
-        "serve", help="play for GNU Backgammon over its external-player socket",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Listen on a TCP port and answer GNU Backgammon's external-player protocol.\n\n"
-            "Let gnubg play against bgengine (start the server first: gnubg connects\n"
-            "once, when the 'set player' command runs, and keeps that connection):\n"
-            "  bgengine serve                      # listens on 127.0.0.1:31000\n"
-            "  gnubg -t, then:   set player 1 external 127.0.0.1:31000\n"
-            "                    set beavers 0       (a beaver would stall the game)\n"
-            "                    set jacoby off\n"
-            "                    new game\n\n"
-            "gnubg sends a FIBS 'board:' line for each of that player's decisions and bgengine\n"
-            "answers with its play, roll/double or take/drop.  The same port also answers\n"
-            "clients written for gnubg's own 'external' server: version, help,\n"
-            "set debug on|off, board:... requests and\n"
-            "'evaluation fibsboard board:... [plies 0] [cubeless]' (six numbers: win, win\n"
-            "gammon, win backgammon, lose gammon, lose backgammon, equity).\n\n"
-            f"Players (--player): {SPEC_HELP}.\n\n"
-            "Stop the server with Ctrl-C."),
-    )
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays (default: net, the shipped network, if installed; else pubeval)")
-    p.add_argument("--host", default=DEFAULT_HOST,
-                   help=f"address to listen on (default {DEFAULT_HOST}, this machine only)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"TCP port (default {DEFAULT_PORT}; 0 = any free port)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow listening on an address other machines can reach "
-                        "(the protocol has no authentication)")
-    p.add_argument("--plies", type=int, default=0,
-                   help="lookahead of the plays, 0-3 (default 0 = the network alone; "
-                        "2-ply takes about 50 ms a move with the shipped network)")
-    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
-                   help="seconds per play: with --plies, deepen one ply at a time while the next "
-                        "depth is predicted to fit; overruns are logged")
-    p.add_argument("--jacoby", action="store_true",
-                   help="assume gnubg plays money games with the Jacoby rule (its default; the "
-                        "recommended 'set jacoby off' matches the default here)")
-    p.add_argument("--log", default=None, metavar="FILE",
-                   help="append every exchange to FILE, one JSON object per line")
-    p.add_argument("--max-clients", type=int, default=64, metavar="N",
-                   help="clients served at once (default 64); when all are taken a new client "
-                        "takes the slot of one idle for --evict-idle seconds, or waits up to "
-                        f"{ADMIT_WAIT:g} s and is then told to try later")
-    p.add_argument("--evict-idle", type=float, default=EVICT_IDLE, metavar="SECONDS",
-                   help="when the server is full, a client that has sent no line for this long "
-                        "may lose its slot to a new one; gnubg's connection goes last "
-                        f"(default {EVICT_IDLE:g})")
-    p.add_argument("--line-timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="close a client that takes longer than this to send one line, from its "
-                        f"first byte to its newline (default 30); lines longer than "
-                        f"{MAX_LINE_BYTES} bytes are refused the same way")
-    p.add_argument("--idle-timeout", type=float, default=0.0, metavar="SECONDS",
-                   help="close clients silent this long (default 0 = never; gnubg keeps one "
-                        "connection for its whole session)")
-    p.add_argument("--keepalive", type=float, default=KEEPALIVE_IDLE, metavar="SECONDS",
-                   help="TCP keepalive: probe a silent client after this long, so that one gone "
-                        f"without closing frees its slot (default {KEEPALIVE_IDLE:g}; 0 = off)")
-    p.set_defaults(func=serve_main)
-    return p
-
-
-def serve_main(args: argparse.Namespace) -> int:
-    """Run ``bgengine serve`` until interrupted; returns the exit status."""
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be 0..65535, got {args.port}")
-    if args.max_clients < 1:
-        raise ValueError("--max-clients must be at least 1")
-    for name in ("line_timeout", "idle_timeout", "evict_idle", "keepalive"):
-        v = getattr(args, name)
-        if not (v >= 0 and math.isfinite(v)):
-            raise ValueError(f"--{name.replace('_', '-')} must be a number of seconds >= 0")
-    try:
-        engine = Engine(args.player, plies=args.plies, time_budget=args.time_budget,
-                        jacoby=args.jacoby)
-    except NotSupported as exc:
-        raise ValueError(str(exc)) from None
-    _check_host(args.host, args.allow_remote)
-    xlog = ExchangeLog(args.log) if args.log else ExchangeLog()
-    try:
-        srv = BgServer((args.host, args.port), engine, exchange_log=xlog,
-                       max_clients=args.max_clients, line_timeout=args.line_timeout,
-                       idle_timeout=args.idle_timeout, evict_idle=args.evict_idle,
-                       keepalive=args.keepalive)
-    except OSError as exc:
-        xlog.close()
-        raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    print(f"bgengine serve: listening on {srv.address} ({engine.describe()})", file=sys.stderr)
-    print(f"  in gnubg: set player 1 external {srv.address}", file=sys.stderr, flush=True)
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        def _terminate(signum, frame):
-            raise KeyboardInterrupt
-        old_term = signal.signal(signal.SIGTERM, _terminate)   # stop cleanly on SIGTERM too
-    try:
-        srv.serve_forever(poll_interval=0.5)
-    except KeyboardInterrupt:
-        print("bgengine serve: stopped", file=sys.stderr)
-    finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
-        srv._drop_all()
-        srv.server_close()
-        xlog.close()
-    return 0

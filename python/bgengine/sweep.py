@@ -37,7 +37,6 @@ import dataclasses
 import itertools
 import json
 import logging
-import math
 import sys
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ import numpy as np
 
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
+from bgengine.results import ci95
 from bgengine.runs import RunDir
 from bgengine.training import TrainConfig
 
@@ -194,10 +194,9 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1)
         if not rows:
             continue
         ppgs = np.array([r["ppg"] for r in rows])
-        sd = float(ppgs.std(ddof=1)) if len(ppgs) > 1 else math.nan
         table.append({"point": name, **{k: point[k] for k in point}, "seeds": len(rows),
                       "ppg_mean": float(ppgs.mean()),
-                      "ppg_ci95": 1.96 * sd / math.sqrt(len(ppgs)) if len(ppgs) > 1 else None,
+                      "ppg_ci95": ci95(ppgs) if len(ppgs) > 1 else None,
                       "ppg_runs": [float(p) for p in ppgs]})
     complete = all(r["complete"] for r in results)
     doc = {"complete": complete, "eval_games": spec.eval_games, "eval_seed": EVAL_SEED,

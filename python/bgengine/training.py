@@ -37,7 +37,8 @@ from bgengine.evaluator import Evaluator
 from bgengine._checks import is_int, is_number
 from bgengine.fileio import atomic_write
 from bgengine.interrupts import stop_on_interrupt
-from bgengine.match import default_threads, summarize
+from bgengine.match import default_threads
+from bgengine.results import summarize
 from bgengine.network import Network
 from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
 from bgengine.td import train_games

@@ -3,12 +3,78 @@
 from __future__ import annotations
 
 import argparse
+import io
+import sys
+from typing import TextIO
 
-__all__ = ["register"]
+from bgengine.ids import MAX_MATCH_LENGTH
+from bgengine.players import SPEC_HELP
+from bgengine.terminal import HELP, LEVELS, PlaySession
+
+__all__ = ["register", "play_main"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``play`` to the ``bgengine`` sub-commands."""
-    from bgengine.play import add_play_parser
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``play`` to the ``bgengine`` sub-commands; returns its parser."""
+    p = subparsers.add_parser(
+        "play", help="play against the engine in the terminal",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Play backgammon against the engine in the terminal.  You are X; moves are typed\n"
+            "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off).\n\n" + HELP + "\n\n"
+            "Levels: easy (the network at 0-ply with 20% random plays), medium (0-ply),\n"
+            "hard (2-ply lookahead).  --player SPEC plays any player instead: " + SPEC_HELP + "."),
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--match", type=int, default=None, metavar="N",
+                      help=f"play a match to N points (1..{MAX_MATCH_LENGTH}), Crawford rule")
+    mode.add_argument("--money", action="store_true", help="money play (the default)")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="money play: stop after N games (default: until you quit)")
+    p.add_argument("--jacoby", action="store_true",
+                   help="money play with the Jacoby rule (gammons count only after a double)")
+    p.add_argument("--level", choices=sorted(LEVELS), default="medium",
+                   help="engine strength (default medium)")
+    p.add_argument("--player", default=None, metavar="SPEC",
+                   help="who plays for the engine (overrides --level's play)")
+    p.add_argument("--net", default=None, metavar="FILE",
+                   help="network for the engine's play, hints and cube (default: the shipped one)")
+    p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
+                   help="lookahead of 'hint' for its best candidates (0..3, default 2)")
+    p.add_argument("--position", default=None, metavar="ID",
+                   help="start the first game from this Position ID, you on roll")
+    p.add_argument("--seed", type=int, default=None,
+                   help="dice seed (default: random, printed); same seed and input, same game")
+    p.set_defaults(func=play_main)
+    return p
 
-    add_play_parser(sub)
+
+def play_main(args: argparse.Namespace, input: TextIO | None = None,
+              output: TextIO | None = None) -> int:
+    """Run ``bgengine play`` with parsed ``args``; returns the exit status."""
+    match_length = args.match if getattr(args, "match", None) is not None else 0
+    if getattr(args, "match", None) is not None and not 1 <= args.match <= MAX_MATCH_LENGTH:
+        raise ValueError(f"--match must be 1..{MAX_MATCH_LENGTH} points, got {args.match}")
+    if args.games is not None and args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    if args.seed is not None and not 0 <= args.seed < 1 << 64:
+        raise ValueError("--seed must be in 0..2**64-1")
+    inp = input if input is not None else sys.stdin
+    out = output if output is not None else sys.stdout
+    for stream in (inp, out):
+        if isinstance(stream, io.TextIOWrapper):
+            try:   # garbage bytes on stdin become U+FFFD, never a decoding error
+                stream.reconfigure(errors="replace" if stream is inp else "backslashreplace")
+            except (AttributeError, ValueError, io.UnsupportedOperation):  # pragma: no cover
+                pass
+    echo = False
+    try:
+        echo = not inp.isatty()
+    except (AttributeError, ValueError, OSError):
+        pass
+    session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
+                          level=args.level, player=args.player, network=args.net,
+                          games=args.games, jacoby=args.jacoby and not match_length,
+                          hint_plies=args.hint_plies, echo=echo,
+                          position=getattr(args, "position", None))
+    return session.run()

@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from bgengine.distributed import Backend
+from bgengine.results import ci95
 from bgengine.tournament.entrants import Entrant
 from bgengine.tournament.pairings import (closes_gnubg, derive_seed, pairs_of_games, play_pairs,
                                          resolve_backend)
@@ -194,8 +195,7 @@ def _knockout_match(m: KnockoutMatch, a: Entrant, b: Entrant, cap_pairs: int, ma
         m.wins_a += int((pts > 0).sum())
         m.trajectory.append(m.points)
         pairs = np.concatenate(all_points).astype(np.float64).mean(axis=1)
-        m.ci95 = (1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs)) if len(pairs) > 1
-                  else math.inf)
+        m.ci95 = ci95(pairs)
         if abs(m.points) >= margin:
             m.winner = a.name if m.points > 0 else b.name
             m.reason = "margin"

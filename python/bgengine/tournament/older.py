@@ -18,7 +18,7 @@ import numpy as np
 from bgengine.agents import Player
 from bgengine.distributed import Backend
 from bgengine.fileio import atomic_write
-from bgengine.match import MatchResult, summarize
+from bgengine.results import MatchResult, summarize
 from bgengine.network import Network
 from bgengine.runs import RunDir, read_checkpoint
 from bgengine.tournament.entrants import (Entrant, Warn, load_net_entrant, load_network_folder,

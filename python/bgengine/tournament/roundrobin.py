@@ -15,7 +15,7 @@ import numpy as np
 
 from bgengine.distributed import Backend
 from bgengine.fileio import atomic_write
-from bgengine.match import summarize
+from bgengine.results import summarize
 from bgengine.tournament.entrants import Entrant, Warn, to_stderr
 from bgengine.tournament.pairings import (ROUND_ROBIN_BATCH, closes_gnubg, concat_results,
                                          derive_seed, pairs_of_games, play_pairing,

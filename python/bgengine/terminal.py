@@ -1,4 +1,4 @@
-"""``bgengine play``: a person plays the engine in the terminal.
+"""A person plays the engine in the terminal (``bgengine play``).
 
 The board is drawn in text from the human's side (you are ``X``, moving from
 your 24-point at the top right round to your 1-point at the bottom right),
@@ -31,7 +31,7 @@ shipped yet and no ``--net FILE``) the engine plays pubeval and hints are
 unavailable.
 
 Cube decisions (the engine's doubles, takes and its answer to a
-resignation) come from :class:`bgengine.serve.Engine`; see its
+resignation) come from :class:`bgengine.engine.Engine`; see its
 ``cube_decision`` for the rule used and its match equity table.
 
 Everything runs through an ``input`` / ``output`` stream pair
@@ -43,9 +43,7 @@ lines a session is replayed exactly.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import io
 import os
 import secrets
 import sys
@@ -54,13 +52,19 @@ from typing import Callable, TextIO
 
 import numpy as np
 
+from bgengine._checks import is_int
+from bgengine.agents import Player
 from bgengine.dice import Dice
+from bgengine.engine import Engine, RankedPlay, rank_plays
+from bgengine.game import MatchScore, game_seed, points_scored
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.network import equity_of, flip_outputs
-from bgengine.players import load_network
+from bgengine.players import default_network_path, load_default_network, load_network, make_player
 from bgengine.position import Move, Position
+from bgengine.search import Searcher
+from bgengine.types import five_outputs
 
-__all__ = ["PlaySession", "LEVELS", "add_play_parser", "play_main"]
+__all__ = ["PlaySession", "LEVELS", "HELP", "ENGINE", "HUMAN"]
 
 #: gnubg's player numbers: the engine is player 0 (O, drawn at the top),
 #: the human player 1 (X, at the bottom), as in gnubg's own board window.
@@ -137,16 +141,14 @@ def _quote(text: str, limit: int = 60) -> str:
 
 def _probs_text(out: np.ndarray) -> str:
     """``win 52.1% (g 14.0% bg 0.6%)  lose ... `` for 5 outputs; win only otherwise."""
-    t = np.asarray(out, dtype=np.float64)
-    if t.shape[-1] == 5:
-        w, wg, wbg, lg, lbg = t
+    k = np.shape(out)[-1]
+    w, wg, wbg, lg, lbg = five_outputs(out)
+    if k == 5:
         return (f"win {100 * w:5.1f}% (g {100 * wg:4.1f}% bg {100 * wbg:4.1f}%)  "
                 f"lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}% bg {100 * lbg:4.1f}%)")
-    if t.shape[-1] == 4:
-        s = t[0] + t[1]
-        w = t[0] / s if s > 0 else 0.5
-        return f"win {100 * w:5.1f}% (g {100 * t[2]:4.1f}%)  lose {100 * (1 - w):5.1f}% (g {100 * t[3]:4.1f}%)"
-    return f"win {100 * t[0]:5.1f}%"
+    if k == 4:
+        return f"win {100 * w:5.1f}% (g {100 * wg:4.1f}%)  lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}%)"
+    return f"win {100 * w:5.1f}%"
 
 
 class PlaySession:
@@ -180,7 +182,7 @@ class PlaySession:
         Lookahead of ``hint`` for its best candidates (default 2).
     echo : bool
         Write every input line back (useful when the input is a file).
-    engine : bgengine.serve.Engine, optional
+    engine : bgengine.engine.Engine, optional
         The cube brain (default: ``Engine(network=...)``).
     position : Position or str, optional
         Start the first game from this position (a Position or a Position
@@ -198,20 +200,16 @@ class PlaySession:
                  player=None, network=None, games: int | None = None, jacoby: bool = False,
                  hint_plies: int = 2, echo: bool = False, engine=None, position=None,
                  dice=None) -> None:
-        from bgengine.agents import Player
-        from bgengine.serve import Engine
-
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
-        if isinstance(match_length, bool) or not isinstance(match_length, int) \
-                or not 0 <= match_length <= MAX_MATCH_LENGTH:
+        if not is_int(match_length) or not 0 <= match_length <= MAX_MATCH_LENGTH:
             raise ValueError(f"match length must be 0 (money play) or 1..{MAX_MATCH_LENGTH}, "
                              f"got {match_length!r}")
         if level not in LEVELS:
             raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
-        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        if games is not None and not (is_int(games) and games >= 1):
             raise ValueError(f"games must be a whole number >= 1, got {games!r}")
-        if isinstance(hint_plies, bool) or not isinstance(hint_plies, int) or not 0 <= hint_plies <= 3:
+        if not is_int(hint_plies) or not 0 <= hint_plies <= 3:
             raise ValueError(f"hint plies must be 0..3, got {hint_plies!r}")
         if seed is None:
             seed = secrets.randbelow(1 << 31)
@@ -243,15 +241,11 @@ class PlaySession:
             except OSError as exc:
                 raise ValueError(f"cannot read the network file {os.fspath(path)}: {exc}") from None
         if network is None:
-            from bgengine.players import default_network_path, load_default_network
-
             if default_network_path().exists():
                 network = load_default_network()
         self.network = network
         self.searcher = None
         if network is not None:
-            from bgengine.search import Searcher
-
             self.searcher = Searcher(network)
 
         # ---- who plays for the engine
@@ -260,8 +254,6 @@ class PlaySession:
         self._player = None
         if player is not None:
             if isinstance(player, str):
-                from bgengine.players import make_player
-
                 player = make_player(player)
             if not callable(getattr(player, "choose", None)):
                 raise ValueError(f"player must be a spec string or have choose(), got {player!r}")
@@ -281,10 +273,7 @@ class PlaySession:
         self.engine = engine if engine is not None else Engine(player="pubeval", network=network)
 
         # ---- match state
-        self.score = [0, 0]             # [engine, human]
-        self.games_played = 0
-        self.crawford_done = False
-        self.next_crawford = False
+        self.match = MatchScore(match_length)       # seats: ENGINE, HUMAN
         self.g: _Game | None = None
         self._snapshots: list[tuple[_Game, dict]] = []
         # what is being asked (for scripts and tests): None, "preroll", "move", "take"
@@ -407,9 +396,18 @@ class PlaySession:
             self.prompt_kind = None
         return 0
 
+    @property
+    def score(self) -> list[int]:
+        """Points so far: ``[engine, you]``."""
+        return self.match.score
+
+    @property
+    def games_played(self) -> int:
+        return self.match.games
+
     def _session_over(self) -> bool:
         if self.match_length:
-            return max(self.score) >= self.match_length
+            return self.match.over
         return self.games_limit is not None and self.games_played >= self.games_limit
 
     def _banner(self) -> None:
@@ -581,30 +579,13 @@ class PlaySession:
         else:
             self.say("No hint now.")
 
-    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5, plies: int | None = None):
-        """The engine's best ``n`` plays: ``[(index, outputs, equity, plies)]``, best first.
-
-        All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
-        searched at ``plies`` (default: ``hint_plies``) and re-sorted.
-        """
+    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5,
+                   plies: int | None = None) -> list[RankedPlay]:
+        """The engine's best ``n`` plays, best first (:func:`bgengine.engine.rank_plays`
+        at ``plies``, default ``hint_plies``); ``[]`` without a network."""
         if self.searcher is None:
             return []
-        plies = self.hint_plies if plies is None else plies
-        rows = self.searcher.rank_moves(board, d1, d2, 0)
-        top = [(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
-        if plies > 0:
-            legal = Position(board).legal_moves(d1, d2)
-            deeper = []
-            for i, o, e, _ in top[:max(n, 5)]:
-                after = legal[i].position
-                if after.is_game_over():
-                    deeper.append((i, o, e, plies))
-                    continue
-                out = flip_outputs(self.searcher.evaluate(after.board, plies))
-                deeper.append((i, out, equity_of(out), plies))
-            deeper.sort(key=lambda r: -r[2])
-            top = deeper + top[max(n, 5):]
-        return top[:n]
+        return rank_plays(self.searcher, board, d1, d2, n, self.hint_plies if plies is None else plies)
 
     def _hint_moves(self, n: int) -> None:
         d1, d2 = self.g.dice
@@ -664,11 +645,9 @@ class PlaySession:
         raise _Undo()
 
     # ------------------------------------------------------------------ resign
-    def _resign_points(self, level: int) -> int:
-        g = self.g
-        if self.jacoby and g.cube_owner == -1:
-            level = 1       # Jacoby rule: gammons do not count before the cube is turned
-        return level * g.cube
+    def _points(self, level: int) -> int:
+        """Points of the game in progress won (or resigned) at ``level``."""
+        return points_scored(level, self.g.cube, jacoby=self.jacoby, cube_turned=self.g.cube_owner != -1)
 
     def _resign(self, level: int) -> None:
         g = self.g
@@ -682,7 +661,7 @@ class PlaySession:
         except Exception as exc:   # pragma: no cover - a cube engine bug
             self.say(f"The engine cannot judge the resignation ({exc}); it declines.")
             accept = False
-        pts = self._resign_points(level)
+        pts = self._points(level)
         if accept:
             self.say(f"You resign {RESIGN_NAMES[level]}; the engine accepts.")
             raise _GameEnd(ENGINE, pts, f"you resigned {RESIGN_NAMES[level]}")
@@ -772,9 +751,7 @@ class PlaySession:
     # ================================================================== the game
     def _new_game(self) -> _Game:
         number = self.games_played + 1
-        crawford = False
-        if self.match_length and self.next_crawford:
-            crawford, self.next_crawford, self.crawford_done = True, False, True
+        crawford = self.match.start_game()
         self.say("")
         self.say(f"=== Game {number}" + (" (Crawford game: no doubling)" if crawford else "") + " ===")
         if self._start_position is not None:
@@ -813,27 +790,23 @@ class PlaySession:
         if r:
             winner = HUMAN if r > 0 else ENGINE
             how = _WIN_NAMES[abs(r)]
-            v = abs(r)
-            if self.jacoby and self.g.cube_owner == -1 and v > 1:
-                v = 1
+            pts = self._points(abs(r))
+            if pts < abs(r) * self.g.cube:
                 how += " (counted single: Jacoby rule, the cube was never turned)"
-            raise _GameEnd(winner, v * self.g.cube, how)
+            raise _GameEnd(winner, pts, how)
 
     def _finish_game(self, end: _GameEnd) -> None:
         g = self.g
         self.prompt_kind = None
         self.legal = []
-        self.score[end.winner] += end.points
-        self.games_played += 1
+        self.match.record(end.winner, end.points)
         who = "You win" if end.winner == HUMAN else "The engine wins"
         pts = f"{end.points} point{'s' * (end.points != 1)}"
         self.say(f"{who} game {g.number}: {end.how}, {pts}.")
         if self.match_length:
             L = self.match_length
             self.say(f"Score (match to {L}): you {self.score[HUMAN]}, engine {self.score[ENGINE]}.")
-            if (not self.crawford_done and max(self.score) < L
-                    and self.score[end.winner] == L - 1):
-                self.next_crawford = True
+            if self.match.crawford_next():
                 self.say("The next game is the Crawford game: no doubling.")
         else:
             self.say(f"Money play: you {self.score[HUMAN]}, engine {self.score[ENGINE]}.")
@@ -936,8 +909,7 @@ class PlaySession:
         """Index, in the legal plays, of the engine's play (``board``: mover in row 1)."""
         g = self.g
         if self._player is not None:
-            seed = (self.seed * 1_000_003 + g.number * 1009 + g.plays) & ((1 << 63) - 1)
-            return int(self._player.choose(board, d1, d2, seed))
+            return int(self._player.choose(board, d1, d2, game_seed(self.seed, 0, g.number, g.plays)))
         return int(self.searcher.best_move(board, d1, d2, self.plies)[0])
 
     def _engine_turn(self) -> None:
@@ -965,90 +937,3 @@ class PlaySession:
         self.say(f"The engine rolls {d1}-{d2} and plays {legal[k].notation}"
                  + (" (its only legal play)." if len(legal) == 1 else "."))
         self._apply(ENGINE, legal[k])
-
-
-# ====================================================================== command line
-
-def add_play_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``bgengine play`` on an argparse sub-parsers object."""
-    from bgengine.players import SPEC_HELP
-
-    p = subparsers.add_parser(
-        "play", help="play against the engine in the terminal",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            "Play backgammon against the engine in the terminal.  You are X; moves are typed\n"
-            "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off).\n\n" + HELP + "\n\n"
-            "Levels: easy (the network at 0-ply with 20% random plays), medium (0-ply),\n"
-            "hard (2-ply lookahead).  --player SPEC plays any player instead: " + SPEC_HELP + "."),
-    )
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--match", type=int, default=None, metavar="N",
-                      help=f"play a match to N points (1..{MAX_MATCH_LENGTH}), Crawford rule")
-    mode.add_argument("--money", action="store_true", help="money play (the default)")
-    p.add_argument("--games", type=int, default=None, metavar="N",
-                   help="money play: stop after N games (default: until you quit)")
-    p.add_argument("--jacoby", action="store_true",
-                   help="money play with the Jacoby rule (gammons count only after a double)")
-    p.add_argument("--level", choices=sorted(LEVELS), default="medium",
-                   help="engine strength (default medium)")
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays for the engine (overrides --level's play)")
-    p.add_argument("--net", default=None, metavar="FILE",
-                   help="network for the engine's play, hints and cube (default: the shipped one)")
-    p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
-                   help="lookahead of 'hint' for its best candidates (0..3, default 2)")
-    p.add_argument("--position", default=None, metavar="ID",
-                   help="start the first game from this Position ID, you on roll")
-    p.add_argument("--seed", type=int, default=None,
-                   help="dice seed (default: random, printed); same seed and input, same game")
-    p.set_defaults(func=play_main)
-    return p
-
-
-def play_main(args: argparse.Namespace, input: TextIO | None = None,
-              output: TextIO | None = None) -> int:
-    """Run ``bgengine play`` with parsed ``args``; returns the exit status."""
-    match_length = args.match if getattr(args, "match", None) is not None else 0
-    if getattr(args, "match", None) is not None and not 1 <= args.match <= MAX_MATCH_LENGTH:
-        raise ValueError(f"--match must be 1..{MAX_MATCH_LENGTH} points, got {args.match}")
-    if args.games is not None and args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
-    if args.seed is not None and not 0 <= args.seed < 1 << 64:
-        raise ValueError("--seed must be in 0..2**64-1")
-    inp = input if input is not None else sys.stdin
-    out = output if output is not None else sys.stdout
-    for stream in (inp, out):
-        if isinstance(stream, io.TextIOWrapper):
-            try:   # garbage bytes on stdin become U+FFFD, never a decoding error
-                stream.reconfigure(errors="replace" if stream is inp else "backslashreplace")
-            except (AttributeError, ValueError, io.UnsupportedOperation):  # pragma: no cover
-                pass
-    echo = False
-    try:
-        echo = not inp.isatty()
-    except (AttributeError, ValueError, OSError):
-        pass
-    session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
-                          level=args.level, player=args.player, network=args.net,
-                          games=args.games, jacoby=args.jacoby and not match_length,
-                          hint_plies=args.hint_plies, echo=echo,
-                          position=getattr(args, "position", None))
-    return session.run()
-
-
-def main(argv=None) -> int:
-    """``python -m bgengine.play``: the same as ``bgengine play``."""
-    parser = argparse.ArgumentParser(prog="bgengine")
-    sub = parser.add_subparsers(dest="command")
-    add_play_parser(sub)
-    args = parser.parse_args(["play", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return play_main(args)
-    except ValueError as exc:
-        print(f"bgengine: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,10 +1,11 @@
-"""The external-player protocol of ``bgengine serve``, on scripted byte streams (no sockets).
+"""The external-player protocol session (:mod:`bgengine.protocol`), on scripted byte
+streams (no sockets).
 
-Covers both roles of ``shared/specs/gnubg-external.md``: the captured
-exchanges of its section 4, every kind of reply, exactly one line per
+Covers both roles of the protocol (``docs/gnubg-external.md``): exchanges
+captured from gnubg 1.07, every kind of reply, exactly one line per
 gnubg board line and never an ``Error`` line in the player role, ``Error:``
-lines for bad input in the server role, the default cube logic, and a fuzz
-test throwing random lines at the handler.
+lines for bad input in the server role, and a fuzz test throwing random lines
+at the handler (the engine's own decisions are tested in test_engine.py).
 """
 
 from __future__ import annotations
@@ -17,43 +18,41 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player
-from bgengine.external import STARTING_BOARD
 from bgengine.fibs import format_fibs_board, parse_fibs_board
 from bgengine.ids import MatchState
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
 from bgengine.notation import match_move
-from bgengine.serve import (MAX_LINE, Engine, EngineError, ExchangeLog, LineSplitter,
-                            NotSupported, Session)
+from bgengine.engine import Engine
+from bgengine.protocol import MAX_LINE, ExchangeLog, LineSplitter, Session
+from engine_doubles import FixedEngine, small_net_engine
 
-# ---------------------------------------------------------------- captured lines (spec section 4)
+# ---------------------------------------------------------------- lines captured from gnubg 1.07
 
-# 4.1 cubeless money game, external = player 0
+# cubeless money game, external = player 0
 B41_1 = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:1:0:0:-5:4:0:0:0:-3:0:-5:0:0:0:1:1:0:-1:5:4:5:4:"
          "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B41_2 = ("board:ext:gnubg:0:0:0:-1:-2:0:0:0:0:5:0:3:2:0:0:-4:3:0:0:0:-3:0:-5:0:1:0:1:0:0:-1:1:4:1:4:"
          "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.2 no legal play
+# no legal play
 B42 = ("board:ext:gnubg:0:0:0:-1:-4:1:2:2:2:3:3:2:0:0:0:0:0:0:0:0:0:0:0:0:-1:0:-5:-4:0:-1:6:5:6:5:"
        "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.3 external as player 1
+# external as player 1
 B43_1 = ("board:gnubg:external:0:0:0:0:-1:-1:0:0:0:5:0:3:0:0:0:-4:5:-1:0:0:-3:0:-5:0:0:0:0:2:0:1:6:5:"
          "6:5:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B43_2 = ("board:gnubg:external:0:0:0:0:0:0:0:-2:0:5:3:3:0:0:0:-3:3:-1:-1:0:-2:-1:-5:0:0:0:0:0:1:1:4:"
          "3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.4 cube in use: a move, gnubg doubles, ext's next cube question (cube 2 owned by ext)
+# cube in use: a move, gnubg doubles, ext's next cube question (cube 2 owned by ext)
 B44_MOVE = ("board:ext:gnubg:0:0:0:-1:-1:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-2:0:-5:0:1:0:0:0:0:-1:1:4:"
             "1:4:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_TAKE = ("board:gnubg:ext:0:0:0:0:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:-1:0:-5:0:-1:0:0:0:1:1:0:0:"
             "0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
 B44_CUBE = ("board:ext:gnubg:0:0:0:-1:-2:-1:0:2:0:4:0:3:-1:0:0:-4:4:0:0:1:1:0:-5:0:-1:0:0:0:0:-1:0:0:"
             "0:0:2:0:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.5 ext doubles; then gnubg's beaver comes back as a take question
+# ext doubles; then gnubg's beaver comes back as a take question
 B45_CUBE = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:1:-4:4:0:0:0:-4:0:-4:-1:0:0:1:1:0:-1:0:0:0:0:"
             "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 B45_BEAVER = ("board:ext:gnubg:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:1:-4:4:0:0:0:-4:0:-4:-1:0:0:1:1:0:-1:0:0:0:"
               "0:2:1:0:1:1:-1:0:25:0:0:0:0:0:0:0:1")
-# 4.8 server side
+# server side
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
 OPENING_00 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:0:0:0:0:1:1:1:")
@@ -62,27 +61,9 @@ OPENING_66 = OPENING_31.replace(":1:3:1:0:0:1:1:1:", ":1:6:6:0:0:1:1:1:")
 GNUBG_LINES = [B41_1, B41_2, B42, B43_1, B43_2, B44_MOVE, B44_TAKE, B44_CUBE, B45_CUBE, B45_BEAVER]
 
 
-class FixedEngine(Engine):
-    """Plays like pubeval; every position has the same cubeless probabilities."""
-
-    def __init__(self, probs=(0.5, 0.1, 0.0, 0.1, 0.0), **kw):
-        super().__init__(Player("pubeval"), **kw)
-        self.probs = np.array(probs, dtype=np.float64)
-
-    def evaluate(self, board, plies=0):
-        if plies > self.max_plies:
-            raise NotSupported(f"{plies}-ply evaluation is not available yet")
-        return self.probs.copy()
-
-    def has_probabilities(self):
-        return True
-
-
 @pytest.fixture(scope="module")
 def net_engine():
-    """A small fixed (untrained) network: deterministic, fast, no files."""
-    net = Network(hidden=(12,), n_outputs=5, seed=3)
-    return Engine(Player("net", net, name="net-test"))
+    return small_net_engine()
 
 
 def gnubg_stream(*lines: str) -> bytes:
@@ -128,7 +109,7 @@ def test_captured_move_questions_get_legal_single_die_replies(net_engine):
 
 
 def test_captured_bar_entry_uses_the_movers_numbering(net_engine):
-    # 4.1 second question: ext (player 0, turn -1) has a checker on the bar, dice 41
+    # the second question of the first game: ext (player 0, turn -1) has a checker on the bar, dice 41
     out = replies(Session(net_engine).feed(gnubg_stream(B41_2)))
     assert out[0].startswith("bar/")
     assert out[0].split()[0] in ("bar/24", "bar/21")
@@ -225,7 +206,7 @@ def test_player_role_reply_format():
 
 
 def test_identity_from_fields_not_names():
-    """Renaming the players changes nothing (spec 1.4: names are cosmetic)."""
+    """Renaming the players changes nothing (docs/gnubg-external.md §1.4: names are cosmetic)."""
     for line in GNUBG_LINES:
         renamed = line.replace("board:ext:gnubg:", "board:zz:yy:").replace(
             "board:gnubg:ext:", "board:yy:zz:").replace("board:gnubg:external:", "board:yy:zz:")
@@ -282,7 +263,7 @@ def test_debug_output_precedes_the_reply():
     out = ask(s, OPENING_31)
     assert out[-1] == "8/5 6/5 "
     assert all(line.startswith("DBG:") for line in out[:-1]) and len(out) > 5
-    assert any("4HPwATDgc/ABMA" in line for line in out)       # the spec's Position ID
+    assert any("4HPwATDgc/ABMA" in line for line in out)       # gnubg's own Position ID of the position
     assert any("cIkFAAAAAAAA" in line for line in out)         # and Match ID
 
 
@@ -442,95 +423,6 @@ def test_huge_line_gets_one_error():
     assert lines[1] == "Interface: 2"
 
 
-# ---------------------------------------------------------------- the engine's cube decisions
-
-def money(**kw):
-    return MatchState(**{"player_on_roll": 1, **kw})
-
-
-@pytest.mark.parametrize("probs, double", [
-    ((0.50, 0.10, 0.0, 0.10, 0.0), False),     # E = 0
-    ((0.65, 0.05, 0.0, 0.02, 0.0), False),     # below the window (contact: cube efficiency 0.68)
-    ((0.75, 0.05, 0.0, 0.02, 0.0), True),      # double, take
-    ((0.90, 0.02, 0.0, 0.0, 0.0), True),       # double, pass
-    ((0.95, 0.30, 0.0, 0.0, 0.0), False),      # too good, play for the gammon
-])
-def test_money_doubling_window(probs, double):
-    e = FixedEngine(probs=probs)
-    assert e.cube_decision(STARTING_BOARD, money()) is double
-
-
-def test_jacoby_makes_gammons_irrelevant_with_a_centred_cube():
-    probs = (0.95, 0.30, 0.0, 0.0, 0.0)
-    assert FixedEngine(probs=probs, jacoby=True).cube_decision(STARTING_BOARD, money()) is True
-    assert FixedEngine(probs=probs).cube_decision(STARTING_BOARD, money(), jacoby=True) is True
-    assert FixedEngine(probs=probs).cube_decision(STARTING_BOARD, money()) is False
-
-
-@pytest.mark.parametrize("doubler_win, take", [(0.70, True), (0.78, True), (0.79, False), (0.9, False)])
-def test_money_take_point(doubler_win, take):
-    # Janowski, no gammons, cube efficiency 0.68: the taker needs 0.5 / 2.34 = 21.4%
-    e = FixedEngine(probs=(doubler_win, 0.0, 0.0, 0.0, 0.0))
-    assert e.take_decision(STARTING_BOARD, money(double_offered=True)) is take
-
-
-def test_no_cube_access_means_roll():
-    e = FixedEngine(probs=(0.8, 0.0, 0.0, 0.0, 0.0))
-    assert e.cube_decision(STARTING_BOARD, money()) is True
-    assert e.cube_decision(STARTING_BOARD, money(cube=2, cube_owner=0)) is False   # opponent owns it
-    assert e.cube_decision(STARTING_BOARD, money(cube=2, cube_owner=1)) is True    # we own it
-    crawford = MatchState(match_length=5, score=(4, 2), player_on_roll=1, crawford=True)
-    assert e.cube_decision(STARTING_BOARD, crawford) is False
-    dead = MatchState(match_length=5, score=(2, 3), player_on_roll=1, cube=2, cube_owner=1)
-    assert e.cube_decision(STARTING_BOARD, dead) is False                        # 2-away, cube 2
-
-
-def test_match_cube_logic():
-    weak = FixedEngine(probs=(0.5, 0.1, 0.0, 0.1, 0.0))
-    # post-Crawford: the trailer doubles at once, whatever the position
-    post = MatchState(match_length=5, score=(4, 1), player_on_roll=1)
-    assert weak.cube_decision(STARTING_BOARD, post) is True
-    # and the leader (1-away) never has a live cube
-    assert weak.cube_decision(STARTING_BOARD, MatchState(match_length=5, score=(1, 4),
-                                                        player_on_roll=1)) is False
-    strong = FixedEngine(probs=(0.85, 0.1, 0.0, 0.0, 0.0))
-    assert strong.cube_decision(STARTING_BOARD, MatchState(match_length=7, player_on_roll=1)) is True
-    assert weak.cube_decision(STARTING_BOARD, MatchState(match_length=7, player_on_roll=1)) is False
-    # taking at 0-0 in a 7-point match with 30% winning chances, dropping with 10%
-    assert FixedEngine(probs=(0.7, 0, 0, 0, 0)).take_decision(
-        STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
-    assert not FixedEngine(probs=(0.9, 0, 0, 0, 0)).take_decision(
-        STARTING_BOARD, MatchState(match_length=7, player_on_roll=1, double_offered=True))
-
-
-def test_engine_options():
-    with pytest.raises(NotSupported, match="not available"):
-        Engine("pubeval", plies=4)
-    with pytest.raises(ValueError, match="needs a network player"):
-        Engine("pubeval", plies=2)
-    with pytest.raises(ValueError):
-        Engine("pubeval", plies=-1)
-    with pytest.raises(ValueError):
-        Engine("pubeval", time_budget=0)
-    with pytest.raises(ValueError, match="unknown player"):
-        Engine("nonsense")
-    assert isinstance(NotSupported("x"), EngineError)
-
-
-def test_engine_choose_move_matches_the_player(net_engine):
-    rng = np.random.default_rng(4)
-    board = STARTING_BOARD
-    for _ in range(30):
-        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        steps = net_engine.choose_move(board, d1, d2)
-        after, all_steps = legal_afterstates(board, d1, d2)
-        k = net_engine.player.choose(board, d1, d2)
-        assert steps == tuple((int(a), int(b)) for a, b in all_steps[k] if a >= 0)
-        board = np.ascontiguousarray(after[k][::-1])
-        if board[0].sum() == 0 or board[1].sum() == 0:
-            break
-
-
 # ---------------------------------------------------------------- fuzz
 
 def _random_line(rng: random.Random) -> bytes:
@@ -630,24 +522,3 @@ def test_time_budget_overruns_are_logged(tmp_path):
     assert len(out) == 1 and not out[0].startswith("Error")
     entry = json.loads(path.read_text().splitlines()[0])
     assert entry["over_budget"] is True and entry["ms"] >= 20
-
-
-def test_time_budget_deepens_while_it_fits(net_engine):
-    from bgengine.movegen import legal_afterstates
-    from bgengine.search import Searcher
-
-    board = STARTING_BOARD
-    net = net_engine.network
-    plies2 = Engine(Player("net", net, name="n"), plies=2)
-    searcher = Searcher(net)
-    # a generous budget reaches the full depth: the same play as plain 2-ply
-    roomy = Engine(Player("net", net, name="n"), plies=2, time_budget=60.0)
-    for d1, d2 in [(3, 1), (6, 5), (4, 4), (2, 1)]:
-        k, depth = roomy._deepen(board, d1, d2)
-        assert depth == 2 and k == plies2.choose_index(board, d1, d2)
-    # a budget too small for more than 0-ply answers at once with the 0-ply play
-    tight = Engine(Player("net", net, name="n"), plies=2, time_budget=1e-9)
-    for d1, d2 in [(3, 1), (6, 5)]:
-        k, depth = tight._deepen(board, d1, d2)
-        assert depth == 0 and k == searcher.best_move(board, d1, d2, plies=0)[0]
-        assert 0 <= tight.choose_index(board, d1, d2) < len(legal_afterstates(board, d1, d2)[0])

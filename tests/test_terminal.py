@@ -9,11 +9,8 @@ notation parser).  Dice are seeded or fixed, so every run is the same.
 from __future__ import annotations
 
 import io
-import os
 import random
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,9 +18,9 @@ import pytest
 from bgengine.dice import Dice
 from bgengine.ids import match_state_from_id
 from bgengine.network import Network
-from bgengine.play import ENGINE, HUMAN, PlaySession, add_play_parser, play_main
+from bgengine.terminal import ENGINE, HUMAN, PlaySession
 from bgengine.position import Position
-from bgengine.serve import Engine
+from bgengine.engine import Engine
 
 # A small random network: fast, deterministic, 5 outputs like the shipped one.
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)
@@ -405,7 +402,7 @@ def test_post_crawford_trailer_engine_doubles_at_once():
     bot = Bot(script={"take": ["take"]}, limit=3)
     s = session(bot, match_length=3, dice=FixedDice([(1, 2)]),
                 engine=Ordinary(player="pubeval", network=NET))
-    s.score, s.crawford_done = [0, 2], True
+    s.match.score[:], s.match.crawford_done = [0, 2], True
     s.run()
     out = text(s)
     assert "The engine doubles to 2." in out and "You take." in out
@@ -416,7 +413,7 @@ def test_post_crawford_trailer_engine_doubles_at_once():
 def test_post_crawford_you_may_double():
     bot = Bot(script={"preroll": ["double"]}, limit=3)
     s = session(bot, match_length=3, position=Position.initial())
-    s.score, s.crawford_done = [2, 0], True
+    s.match.score[:], s.match.crawford_done = [2, 0], True
     s.run()
     out = text(s)
     assert "You double to 2." in out
@@ -536,42 +533,3 @@ def test_output_that_cannot_encode_and_closed_output():
             raise BrokenPipeError
     s = PlaySession(script("quit"), Closed(), seed=1, network=NET)
     assert s.run() == 0
-
-
-# ---------------------------------------------------------------- command line
-
-def test_play_main_and_parser():
-    import argparse
-
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    add_play_parser(sub)
-    args = parser.parse_args(["play", "--match", "3", "--seed", "4", "--player", "pubeval"])
-    out = io.StringIO()
-    assert play_main(args, input=script("score", "quit"), output=out) == 0
-    assert "a match to 3 points" in out.getvalue() and "Match to 3: you 0, engine 0." in out.getvalue()
-    with pytest.raises(ValueError):
-        play_main(parser.parse_args(["play", "--match", "0"]), input=script(), output=io.StringIO())
-    with pytest.raises(SystemExit):
-        parser.parse_args(["play", "--match", "3", "--money"])
-
-
-def test_subprocess_stdin(tmp_path):
-    net = tmp_path / "net.npz"
-    NET.save(net)
-    code = ("import sys; from bgengine.play import main; "
-            f"sys.exit(main(['--seed', '3', '--net', {str(net)!r}, '--hint-plies', '1']))")
-    data = (b"roll\nhint\n\xff\xfe\x00garbage \xc3\x28\n13/5\n" + "☃\n".encode()
-            + b"help\nquit\n")
-    proc = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
-                          timeout=60, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
-    out = proc.stdout.decode("utf-8", "replace")
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert "Traceback" not in proc.stderr.decode()
-    assert "Dice seed 3" in out and "Leaving the game." in out and "Commands:" in out
-    assert "could not be handled" not in out
-
-    proc = subprocess.run([sys.executable, "-c", code], input=random.Random(3).randbytes(3000),
-                          capture_output=True, timeout=60)
-    assert proc.returncode == 0 and b"Traceback" not in proc.stderr
-    assert b"End of input" in proc.stdout or b"Leaving" in proc.stdout

@@ -1,0 +1,341 @@
+"""The decision maker: plays, evaluations, cube decisions and hint ranking.
+
+:class:`Engine` is the brain behind ``bgengine serve`` (both roles of the gnubg
+external protocol), the cube of :func:`bgengine.match.run_cube_match` and the
+engine of ``bgengine play``.  Its plays come from a player (a network at 0-3
+plies, optionally deepening within a time budget, or any compiled player); its
+probabilities from a network (or, without one, a pip-count race estimate); its
+cube decisions from those probabilities through a Janowski cube-life model and
+the Kazaross-XG2 match equity table (:mod:`bgengine.cube`).  Subclasses can
+override any method to plug in another brain.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import replace
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from bgengine._checks import is_int
+from bgengine.agents import Player
+from bgengine.board import pip_counts, validate_board
+from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
+                           cube_efficiency, cubeful_value, gnubg_met)
+from bgengine.ids import MatchState
+from bgengine.movegen import legal_afterstates
+from bgengine.network import equity_of, flip_outputs
+from bgengine.players import default_network_path, load_default_network, make_player
+from bgengine.position import Position
+from bgengine.search import Searcher
+from bgengine.types import Board, Step, five_outputs
+
+__all__ = ["Engine", "EngineError", "NotSupported", "RankedPlay", "rank_plays", "DEEPEN_GROWTH"]
+
+log = logging.getLogger(__name__)
+
+
+#: Predicted cost of one more ply of lookahead, relative to the last (measured: a 1-ply
+#: decision takes 20-90 times a 0-ply one, a 2-ply one 15-30 times a 1-ply one).
+DEEPEN_GROWTH = 40.0
+
+
+class EngineError(Exception):
+    """A request the engine cannot answer (server role: an ``Error:`` line)."""
+
+
+class NotSupported(EngineError):
+    """A request for something this engine does not do (yet), e.g. 2-ply."""
+
+
+# ====================================================================== engine
+
+def _clean_probs(p: Sequence[float]) -> np.ndarray:
+    """Clip a network's 5 outputs into a consistent set: 0 <= bg <= gammon <= win/lose."""
+    win, wg, wbg, lg, lbg = (min(max(float(x), 0.0), 1.0) for x in p)
+    lose = 1.0 - win
+    wg = min(wg, win)
+    wbg = min(wbg, wg)
+    lg = min(lg, lose)
+    lbg = min(lbg, lg)
+    return np.array([win, wg, wbg, lg, lbg], dtype=np.float64)
+
+
+class Engine:
+    """The brain behind ``bgengine serve``: plays, evaluates and handles the cube.
+
+    Parameters
+    ----------
+    player : str or bgengine.agents.Player, optional
+        Who chooses the plays: a :func:`bgengine.players.make_player` spec
+        (``"net"``, ``"net:runs/r1/best.npz"``, ``"pubeval"``, ...) or a Player.
+        Default: the shipped network if installed, else pubeval.
+    network : Network, optional
+        The network for probabilities and cube decisions.  Default: the
+        player's own network, else the shipped one if installed, else none
+        (then evaluation requests are refused and the cube logic falls back to
+        a pip-count race estimate).
+    plies : int
+        Lookahead depth of the plays (0-3; more than 0 needs a network player):
+        n-ply expectimax with gnubg-style move filtering, in compiled code.
+    time_budget : float, optional
+        Seconds per play.  With ``plies`` > 0 the engine deepens one ply at a
+        time (0-ply, 1-ply, ...) and starts the next depth only when the time
+        spent so far plus a prediction of that depth (the last depth's time
+        times ``DEEPEN_GROWTH``) fits; the deepest finished depth's play is
+        answered.  Overruns of any decision are logged.
+    jacoby : bool
+        Assume the Jacoby rule in money games when gnubg does not say (it
+        never does in the player role; ``docs/gnubg-external.md`` §1.1
+        recommends ``set jacoby off``).
+    met : MatchEquityTable, optional
+        For match cube decisions and match-winning chances (default:
+        Kazaross-XG2 extended to 64 points as gnubg does,
+        :func:`bgengine.cube.gnubg_met`).  A shorter table is extended the
+        same way, so that every match gnubg can play (up to 64 points) is
+        covered.
+
+    Boards are ``(2, 25)`` arrays, row 1 = the side on roll (:data:`bgengine.types.Board`).
+    Override any method to plug in another brain.
+    """
+
+    max_plies = 3
+
+    def __init__(self, player=None, network=None, *, plies: int = 0,
+                 time_budget: float | None = None, jacoby: bool = False,
+                 met: MatchEquityTable | None = None) -> None:
+        if not is_int(plies) or plies < 0:
+            raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
+        if plies > self.max_plies:
+            raise NotSupported(f"{plies}-ply lookahead is not available (0..{self.max_plies})")
+        if time_budget is not None and not (time_budget > 0 and math.isfinite(time_budget)):
+            raise ValueError(f"time budget must be a positive number of seconds, got {time_budget!r}")
+        if player is None:
+            player = "net" if default_network_path().exists() else "pubeval"
+        if isinstance(player, str):
+            player = make_player(player)
+        if not isinstance(player, Player):
+            raise ValueError(f"player must be a spec string or a bgengine Player, got {type(player).__name__}")
+        if plies > 0:
+            if player.kind != "net":
+                raise ValueError(f"--plies {plies} needs a network player, not {player.name!r}")
+            player = Player("net", player.network, name=player.name, plies=plies)
+        self.player = player
+        if network is None:
+            network = getattr(player, "network", None)
+        if network is None and default_network_path().exists():
+            try:
+                network = load_default_network()
+            except ValueError as exc:  # pragma: no cover - corrupt install
+                log.warning("cannot load the shipped network for evaluations: %s", exc)
+        self.network = network
+        self.plies = plies
+        self.time_budget = time_budget
+        self.jacoby = bool(jacoby)
+        # every match length a board line can carry (1..64) must be covered: a
+        # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
+        self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
+        self._counter = 0
+        self._lock = threading.Lock()
+        self._local = threading.local()     # a Searcher per client thread (each has a cache)
+
+    def _searcher(self) -> Searcher:
+        s = getattr(self._local, "searcher", None)
+        if s is None:
+            s = self._local.searcher = Searcher(self.network, cache_bits=16)
+        return s
+
+    @property
+    def name(self) -> str:
+        return f"{self.player.name} ({self.plies}-ply)"
+
+    def describe(self) -> str:
+        net = repr(self.network) if self.network is not None else "none (pip-count estimate)"
+        return f"player {self.player.name}, {self.plies}-ply; evaluations and cube: {net}"
+
+    # ------------------------------------------------------------ plays
+    def _seed(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def choose_index(self, board, d1: int, d2: int) -> int:
+        """Index of the chosen play in ``legal_afterstates(board, d1, d2)``."""
+        if self.plies == 0 or self.time_budget is None:
+            return int(self.player.choose(board, d1, d2, self._seed()))
+        return self._deepen(board, d1, d2)[0]
+
+    def _deepen(self, board, d1: int, d2: int) -> tuple[int, int]:
+        """Iterative deepening within the time budget: ``(index, depth reached)``."""
+        searcher = self._searcher()
+        start = time.perf_counter()
+        best, depth, last = 0, -1, 0.0
+        for plies in range(self.plies + 1):
+            spent = time.perf_counter() - start
+            if plies and spent + last * DEEPEN_GROWTH > self.time_budget:
+                break
+            t = time.perf_counter()
+            best = int(searcher.best_move(board, d1, d2, plies=plies)[0])
+            last = max(time.perf_counter() - t, 1e-5)
+            depth = plies
+        return best, depth
+
+    def choose_move(self, board, d1: int, d2: int) -> tuple[Step, ...]:
+        """The chosen play as single-die steps ``(from, to)`` in the mover's
+        numbering (25 = bar, 0 = off); ``()`` when there is no legal play."""
+        _, steps = legal_afterstates(board, d1, d2)
+        k = self.choose_index(board, d1, d2)
+        return tuple((int(a), int(b)) for a, b in steps[k] if a >= 0)
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate(self, board, plies: int = 0) -> np.ndarray:
+        """Cubeless probabilities for the side on roll (before it rolls):
+        win, win gammon, win backgammon, lose gammon, lose backgammon.
+        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
+        if plies > self.plies:
+            raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
+                               f"0..{self.plies} plies (start the server with --plies {plies})"
+                               if plies <= self.max_plies else
+                               f"{plies}-ply evaluation is not available (0..{self.plies})")
+        arr = validate_board(board)
+        if self.network is None:
+            if plies:
+                raise NotSupported("lookahead evaluation needs a network")
+            return self._race_estimate(arr)
+        if plies:
+            out = np.asarray(self._searcher().evaluate(arr, plies), dtype=np.float64)
+        else:
+            out = np.asarray(self.network.evaluate(arr), dtype=np.float64)
+        try:
+            return _clean_probs(five_outputs(out))
+        except ValueError:
+            raise EngineError(f"cannot read a network with {out.shape[-1]} outputs") from None
+
+    def has_probabilities(self) -> bool:
+        return self.network is not None
+
+    @staticmethod
+    def _race_estimate(board: np.ndarray) -> np.ndarray:
+        """Win chance from the pip counts alone (no network): a normal
+        approximation, the side on roll worth 4 pips, no gammons."""
+        me, opp = pip_counts(board)
+        sd = max(1.0, 0.98 * math.sqrt(me + opp))
+        win = 0.5 * (1.0 + math.erf((opp - me + 4.0) / (sd * math.sqrt(2.0))))
+        return _clean_probs([win, 0, 0, 0, 0])
+
+    def evaluate_cubeful(self, board, state: MatchState, plies: int = 0,
+                         jacoby: bool | None = None) -> float:
+        """Cubeful value of the side on roll (``board`` row 1), before it
+        rolls: money equity per cube, or in a match its match-winning chance
+        (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
+        probs = self.evaluate(board, plies)
+        info = self.cube_info(state, jacoby=jacoby)
+        return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
+
+    # ------------------------------------------------------------ cube
+    def cube_info(self, state: MatchState, side: int | None = None,
+                  jacoby: bool | None = None) -> CubeInfo:
+        """The cube seen from ``side`` (default: on roll); money games use
+        ``jacoby`` if given, else the engine's setting."""
+        info = CubeInfo.from_match_state(state, side)
+        if info.is_money:
+            info = replace(info, jacoby=self.jacoby if jacoby is None else bool(jacoby))
+        return info
+
+    def can_double(self, state: MatchState, side: int) -> bool:
+        """``side`` has access to the cube and doubling could matter."""
+        return self.cube_info(state, side).can_double()
+
+    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
+        """No double / double-take / double-pass values and the decision for
+        the side on roll (row 1 of ``board``), before it rolls: Janowski
+        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
+        probs = self.evaluate(board)
+        return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
+                             x=cube_efficiency(board), met=self.met)
+
+    def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
+        """True to double, False to roll.  ``board``: the position before rolling,
+        row 1 = the side deciding (``state.player_on_roll``).  Doubles when
+        ``min(double/take, double/pass) > no double`` in cubeful values; never
+        without access to the cube (opponent owns it, Crawford game, dead cube)."""
+        if not self.can_double(state, state.player_on_roll):
+            return False
+        return self.cube_analysis(board, state, jacoby).double
+
+    def take_decision(self, board, state: MatchState) -> bool:
+        """True to take, False to drop.  ``board``: the position with the
+        *doubler* on roll (row 1 = ``state.player_on_roll``, who doubled);
+        the taker is the other side.  ``state.cube`` is the cube before the
+        double.  Takes when the cubeful value of owning the doubled cube is at
+        least what passing gives."""
+        return self.cube_analysis(board, state, jacoby=False).take
+
+    def resign_decision(self, board, state: MatchState, level: int,
+                        jacoby: bool | None = None) -> bool:
+        """True to accept the opponent's offer to resign ``level`` (1 single,
+        2 gammon, 3 backgammon) times the cube.  ``board``: row 1 = the side
+        offered the resignation (on roll).  Accept when that is worth at least
+        playing on (cubeful)."""
+        info = self.cube_info(state, jacoby=jacoby)
+        probs = self.evaluate(board)
+        if info.is_money:
+            if info.jacoby and info.owner == "centre":
+                level = 1
+            offered = float(level)
+        else:
+            offered = self.met(info.away - level * info.cube, info.opp_away,
+                               info.post_crawford or info.crawford)
+        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
+        return bool(offered >= play - 1e-12)
+
+    def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
+        """Cubeless equity of the side on roll: points per cube in money play,
+        match-winning chance in a match (cube never turned again)."""
+        p = self.evaluate(board) if probs is None else probs
+        if state.match_length == 0:
+            return float(equity_of(p))
+        return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
+
+
+
+
+# ====================================================================== hint ranking
+
+class RankedPlay(NamedTuple):
+    """One play of a hint: its ``index`` in the legal plays, the mover's
+    ``outputs`` after it (the network's form, float64), their cubeless
+    ``equity`` and the ``plies`` of lookahead behind them."""
+
+    index: int
+    outputs: np.ndarray
+    equity: float
+    plies: int
+
+
+def rank_plays(searcher: Searcher, board: Board, d1: int, d2: int, n: int = 5,
+               plies: int = 0) -> list[RankedPlay]:
+    """The best ``n`` plays of ``d1``-``d2`` for the side on roll (row 1 of ``board``), best first.
+
+    All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
+    searched at ``plies`` and re-sorted.
+    """
+    rows = searcher.rank_moves(board, d1, d2, 0)
+    top = [RankedPlay(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
+    if plies > 0:
+        legal = Position(board).legal_moves(d1, d2)
+        deeper = []
+        for row in top[:max(n, 5)]:
+            after = legal[row.index].position
+            if after.is_game_over():
+                deeper.append(row._replace(plies=plies))
+                continue
+            out = flip_outputs(searcher.evaluate(after.board, plies))
+            deeper.append(RankedPlay(row.index, out, equity_of(out), plies))
+        deeper.sort(key=lambda r: -r.equity)
+        top = deeper + top[max(n, 5):]
+    return top[:n]

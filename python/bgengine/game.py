@@ -1,0 +1,254 @@
+"""The one Python game loop: cubeless and cube games, the match rules and the seed mixer.
+
+Compiled players play whole matches in the compiled core
+(:func:`bgengine.agents.play_match`).  Everything else that plays a game move
+by move from Python — a match against an external-player server or gnubg,
+games with the cube, the demonstration game, rollout-target training, the
+terminal player's rules — plays by this module:
+
+* :func:`game_decisions`: a game as a generator of :class:`Decision` (and,
+  with the cube, of :class:`CubeTurn` before each roll); whoever drives it
+  decides who answers.
+* :func:`play_game`: a cubeless game between two players.
+* :class:`CubeGame`: a game with the doubling cube between two players and
+  their cube engines (:class:`bgengine.engine.Engine`).
+* :class:`MatchScore`, :func:`match_opening`, :func:`is_crawford_game`,
+  :func:`points_scored`: a match's score, who moves first in a match game,
+  the Crawford rule, the Jacoby rule.
+* :func:`game_seed`: the seed of one play, for players with randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from bgengine.board import game_result
+from bgengine.ids import MatchState
+from bgengine.movegen import legal_afterstates
+from bgengine.position import STARTING_BOARD
+from bgengine.types import Board, PlayerLike
+
+__all__ = ["MAX_PLAYS", "Decision", "CubeTurn", "game_decisions", "game_seed", "play_game",
+           "CubeGame", "MatchScore", "match_opening", "is_crawford_game", "points_scored"]
+
+#: A game that has run this long without ending has a bug in it.
+MAX_PLAYS = 10000
+
+_MASK63 = (1 << 63) - 1
+
+
+def game_seed(seed: int, pair: int, game: int, move: int) -> int:
+    """The seed of one play (for players with randomness, e.g. ``@EPS``): 63 bits
+    mixed from the run's ``seed``, the game ``pair`` (or generation, or any
+    outer counter), the ``game`` within it and the ``move`` (any inner counter)."""
+    return (seed * 0x9E3779B1 + pair * 0x85EBCA77 + game * 0xC2B2AE3D + move) & _MASK63
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One play to choose in a game driven by :func:`game_decisions`.
+
+    ``turn``: the seat on roll (0 or 1; seat ``first`` moves first);
+    ``board``: the position, the mover in row 1; ``afterstates``:
+    ``legal_afterstates(board, d1, d2)``'s positions (the answer is an index
+    into them); ``number``: plays made so far in the game.
+    """
+
+    turn: int
+    board: Board
+    d1: int
+    d2: int
+    afterstates: np.ndarray
+    number: int
+
+
+class CubeTurn(NamedTuple):
+    """The moment before seat ``turn`` rolls (every turn but the opening one),
+    when it may double; ``board``: the position, ``turn`` in row 1; ``number``:
+    plays made so far.  (A tuple: one is made every turn, and tuples are made fast.)"""
+
+    turn: int
+    board: Board
+    number: int
+
+
+def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = None,
+                   cube_turns: bool = False) -> Generator[Decision | CubeTurn, int | None, tuple[int, int]]:
+    """A game from the starting position as a generator.
+
+    Seat ``first`` moves first with ``opening`` (default
+    ``dice.opening_roll()``), then every turn rolls ``dice.roll()`` (a
+    :class:`bgengine.dice.Dice`).  Each ``yield`` hands out a
+    :class:`Decision` and takes back the index of the chosen play; with
+    ``cube_turns`` a :class:`CubeTurn` is handed out before every roll but the
+    opening one (send ``None`` to roll on; a game ended there by a dropped
+    double is simply not driven further: the dice are not rolled).  The
+    generator returns ``(points for seat 0, plays made)`` when the game is
+    over (1, 2 or 3 points, signed).  Raises ``ValueError`` for an index out
+    of range.
+    """
+    board = STARTING_BOARD.copy()
+    turn = first
+    d1, d2 = dice.opening_roll() if opening is None else opening
+    n_moves = 0
+    while n_moves < MAX_PLAYS:
+        after, _ = legal_afterstates(board, d1, d2)
+        k = yield Decision(turn, board, int(d1), int(d2), after, n_moves)
+        if not 0 <= k < len(after):
+            raise ValueError(f"chose play {k} of {len(after)}")
+        n_moves += 1
+        a = after[k]
+        v = game_result(a)              # > 0 once the mover has borne off all its checkers
+        if v:
+            return (v if turn == 0 else -v), n_moves
+        board = np.ascontiguousarray(a[::-1])
+        turn ^= 1
+        if cube_turns:
+            yield CubeTurn(turn, board, n_moves)
+        d1, d2 = dice.roll()
+    raise RuntimeError(f"game did not end after {MAX_PLAYS} plays")  # pragma: no cover
+
+
+def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int,
+              game: int) -> tuple[int, int]:
+    """One cubeless game, ``players[0]`` moving first with ``dice.opening_roll()``;
+    returns ``(points for players[0], plays)``.  Play ``n`` is chosen with
+    ``game_seed(seed, pair, game, n)``.  A play index out of range raises
+    ``ValueError`` naming the player."""
+    loop = game_decisions(dice)
+    k = None
+    while True:
+        try:
+            d = loop.send(k)
+        except StopIteration as done:
+            return done.value
+        except ValueError as exc:
+            raise ValueError(f"{players[d.turn]!r} {exc}") from None
+        k = int(players[d.turn].choose(d.board, d.d1, d.d2, game_seed(seed, pair, game, d.number)))
+
+
+# ====================================================================== match rules
+
+def match_opening(dice) -> tuple[int, tuple[int, int]]:
+    """A match game's opening roll: seat 0's die against seat 1's, ties rolled
+    again; ``(first seat, (its die, the other's))``."""
+    while True:
+        d1, d2 = dice.roll()
+        if d1 != d2:
+            return (0 if d1 > d2 else 1), (d1, d2)
+
+
+def is_crawford_game(match_length: int, score, crawford_done: bool) -> bool:
+    """The next game of a match at ``score`` (points of the two sides) is the
+    Crawford game: the first game after one side has come within one point of
+    winning (not when both have).  Never in money play (``match_length`` 0)."""
+    return (match_length > 0 and not crawford_done and match_length - 1 in score
+            and score[0] != score[1])
+
+
+@dataclass
+class MatchScore:
+    """The running score of a match to ``length`` points (0: money play) between seats
+    0 and 1, and the Crawford bookkeeping: call :meth:`start_game` as each game begins
+    and :meth:`record` when it ends."""
+
+    length: int = 0
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    games: int = 0
+    crawford_done: bool = False
+
+    @property
+    def over(self) -> bool:
+        """A side has reached the match length (never in money play)."""
+        return self.length > 0 and max(self.score) >= self.length
+
+    def crawford_next(self) -> bool:
+        """The next game will be the Crawford game."""
+        return not self.over and is_crawford_game(self.length, self.score, self.crawford_done)
+
+    def start_game(self) -> bool:
+        """A game begins; True when it is the Crawford game (no later game will be)."""
+        crawford = self.crawford_next()
+        self.crawford_done = self.crawford_done or crawford
+        return crawford
+
+    def record(self, winner: int, points: int) -> None:
+        """Seat ``winner`` won the game in progress, worth ``points``."""
+        self.score[winner] += points
+        self.games += 1
+
+
+def points_scored(level: int, cube: int, *, jacoby: bool, cube_turned: bool) -> int:
+    """Points of a game won (or resigned) at ``level`` (1 single, 2 gammon,
+    3 backgammon) with the cube at ``cube``; under the Jacoby rule (money play
+    only) gammons count single until the cube has been turned."""
+    if jacoby and not cube_turned:
+        level = 1
+    return level * cube
+
+
+# ====================================================================== games with the cube
+
+class CubeGame:
+    """One game with the cube between ``players[0]`` and ``players[1]`` (seats), whose
+    cube decisions come from ``engines`` (:class:`bgengine.engine.Engine`, one a seat).
+
+    ``score``: the match score before the game, seat order; ``crawford``: this is
+    the Crawford game; ``jacoby``: money play under the Jacoby rule; play ``n`` is
+    chosen with seed ``seed + n`` (63 bits).  After :meth:`play`: ``cube``, ``owner``
+    (-1 centred, else the seat), ``doubles``, ``drops``.
+    """
+
+    def __init__(self, players, engines, *, match_length: int, score: list[int], crawford: bool,
+                 jacoby: bool, seed: int) -> None:
+        self.players, self.engines = players, engines
+        self.match_length, self.score, self.crawford = match_length, score, crawford
+        self.jacoby, self.seed = jacoby, seed
+        self.cube, self.owner = 1, -1
+        self.doubles = self.drops = 0
+
+    def state(self, on_roll: int, **kw) -> MatchState:
+        return MatchState(match_length=self.match_length, score=tuple(self.score), cube=self.cube,
+                          cube_owner=self.owner, player_on_roll=on_roll, crawford=self.crawford,
+                          jacoby=self.jacoby, **kw)
+
+    def _doubled_out(self, turn: CubeTurn) -> bool:
+        """Seat ``turn.turn``'s cube action before its roll; True when it doubled and was dropped."""
+        t = turn.turn
+        st = self.state(t)
+        if not (self.engines[t].can_double(st, t) and self.engines[t].cube_decision(turn.board, st)):
+            return False
+        self.doubles += 1
+        if not self.engines[1 - t].take_decision(turn.board, self.state(t, double_offered=True)):
+            self.drops += 1
+            return True
+        self.cube, self.owner = 2 * self.cube, 1 - t
+        return False
+
+    def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
+        """Play to the end; ``(winner seat, points won)``.  Cube decisions come
+        before every roll except the opening one."""
+        loop = game_decisions(dice, first=first, opening=opening, cube_turns=True)
+        answer = None
+        while True:
+            try:
+                event = loop.send(answer)
+            except StopIteration as done:
+                v = done.value[0]
+                winner = 0 if v > 0 else 1
+                return winner, points_scored(abs(v), self.cube, cube_turned=self.owner != -1,
+                                             jacoby=self.match_length == 0 and self.jacoby)
+            except ValueError as exc:
+                raise RuntimeError(f"{self.players[event.turn]!r} {exc}") from None
+            if isinstance(event, CubeTurn):
+                answer = None
+                if self._doubled_out(event):
+                    loop.close()
+                    return event.turn, self.cube
+            else:
+                answer = int(self.players[event.turn].choose(event.board, event.d1, event.d2,
+                                                             (self.seed + event.number) & _MASK63))

@@ -1,4 +1,5 @@
-"""Scaling of matches over threads: games/s on 2 threads over games/s on 1 (issue 5: >= 1.8x).
+"""Scaling over threads: matches (issue 5) and self-play training (issue 12), 2 threads over 1
+(targets >= 1.8x).
 
 Matches spread game pairs over threads inside the compiled core (the GIL is
 released); results do not depend on the thread count (checked here too).
@@ -16,6 +17,7 @@ shared machine), only where 2 cores are available.
 from __future__ import annotations
 
 import os
+import statistics
 import time
 
 import pytest
@@ -50,33 +52,107 @@ def test_match_scaling_on_two_threads(benchmark):
     assert med >= 1.5
 
 
-@pytest.mark.skipif(CORES < 2, reason="needs 2 cores")
-@pytest.mark.parametrize("sync_games", [16])
-def test_training_scaling_on_two_threads(benchmark, tmp_path, sync_games):
-    """TD(0) self-play games/s of a run on two threads (train_threads=2: each thread plays
-    ``sync_games`` games on its own copy, then the updates are summed) over one thread,
-    same config otherwise (222-128-5 expert network, from the same random weights, the
-    same games).  Gate >= 1.5x (the issue's target is 1.8x on an idle machine).
-    Session 6, AMD EPYC 2-core guest, idle: 1.65x (rounds 1.65, 1.65, 1.77): short of
-    1.8x; the merges every 16 games and the Python between them are the suspects."""
+#: CPU cores other processes may use during a measurement that still counts.
+OTHERS_BUSY = 0.05
+
+
+def _others_busy() -> float:
+    """CPU seconds every process has used so far (Linux; 0 elsewhere): minus ours over a
+    measurement, it tells whether something else ran meanwhile."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return 0.0
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")     # minus idle
+
+
+def _training_model(kind: str):
+    """The benchmark's model, past random weights' long games, and its config."""
     from bgengine.td import train_games
-    from bgengine.training import TrainConfig, _train_chunk
+    from bgengine.training import TrainConfig, _new_network
 
-    def rate(threads: int) -> float:
-        cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4,
-                          train_threads=threads, sync_games=sync_games)
-        net = Network((128,), 5, "expert", seed=4)
-        train_games(net, 300, 0.1, 0.0, seed=99)       # past random weights' long games
-        t = time.perf_counter()
-        stats = _train_chunk(cfg, net, 1600, 0.1, 0, 1)
-        return stats["moves"].sum() / (time.perf_counter() - t)    # moves/s: fair to both
+    if kind == "expert":
+        cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4)
+    else:       # the shipped class evaluator's shapes, as the real runs train it
+        cfg = TrainConfig(encoder="contact", hidden=[128], race_encoder="race", race_hidden=[64],
+                          bearoff=True, lam=0.0, games=100_000, seed=4)
+    model = _new_network(cfg, {})
+    train_games(model, 300, 0.1, 0.0, seed=99)
+    return cfg, model
 
-    def ratio() -> float:
-        return rate(2) / rate(1)
 
-    r = benchmark.pedantic(ratio, rounds=1, iterations=1)
-    ratios = sorted([r] + [ratio() for _ in range(2)])
-    med = ratios[1]
-    benchmark.extra_info["training_scaling"] = med
-    print(f"\n2-thread training scaling (moves/s): {med:.2f}x  {ratios}")
-    assert med >= 1.5
+@pytest.mark.skipif(CORES < 2, reason="needs 2 cores")
+@pytest.mark.parametrize("kind", ["expert", "classes"])
+def test_training_scaling_on_two_threads(benchmark, kind):
+    """TD(0) self-play moves/s of a run on two threads (``train_threads = 2``, ``sync_games =
+    16``: each thread plays 16 games on its own copy, then the changes are merged, see
+    ``bgengine.threaded_td``) over one thread, from the same weights, the same games; both
+    sync modes.  Models: ``expert`` 222-128-5; ``classes`` contact 250-128-5 + race 235-64-5
+    + bear-off database (the shipped evaluator's shapes).  A round is 1 thread, "round",
+    "rolling" back to back; medians of the rounds during which other processes used at most
+    ``OTHERS_BUSY`` cores (3 wanted, at most 8 tries; skipped if none).  Gates: "round" >= 1.5x, "rolling" >= 1.7x (issue target
+    1.8x; noise on a shared machine).
+
+    Session 6 (thread pool, new threads and copies every round, merge by the main thread):
+    1.65x (rounds 1.65, 1.65, 1.77), expert.  Where it went (2400 games, instrumented):
+    2-3% of the wall time outside the games (merges, thread start), 6-11% of each thread's
+    time idle at the end of a round (games differ in length; 15% with 1-ply targets at
+    ``sync_games = 8``), and each thread about 4% slower than one alone (shared caches).
+    Session 7 (threads live for the whole batch, each merges its own change in turn; AMD
+    EPYC 2-core KVM guest, training paused, rounds with other processes busy discarded; the
+    machine's speed for two threads drifted between runs): this test once, medians of 3
+    clean rounds: expert "round" 1.65x, "rolling" 1.77x; classes 1.73x and **1.81x**; a
+    later run, with another process busy in most rounds: classes "round" 1.79x and 1.81x,
+    "rolling" 1.86x and 1.89x in its two clean rounds (expert: none clean, skipped).  The
+    same measurement by a script, 3 clean rounds, two runs: expert "round" 1.77x (1.74-1.83)
+    and "rolling" **1.97x** (1.93-1.98); "rolling" 1.87x (one clean round) later; class
+    evaluator with 1-ply targets at ``sync_games = 8`` (192 games, 2 clean rounds): "round"
+    1.77x and 1.67x, "rolling" 1.89x and 1.77x.  "rolling" keeps each thread in its games
+    93-97% of the time ("round": 82-91%); one thread's games run at the speed of one alone."""
+    from bgengine.td import train_games
+    from bgengine.threaded_td import train_games_threaded
+
+    cfg, start = _training_model(kind)
+    n = 2400 if kind == "expert" else 1600
+
+    def rate(mode: str) -> tuple[float, float]:
+        """(moves/s, CPU cores other processes used meanwhile)"""
+        model = start.copy()
+        busy, cpu, t = _others_busy(), time.process_time(), time.perf_counter()
+        if mode == "one":
+            stats = train_games(model, n, 0.01, 0.0, seed=cfg.seed)
+        else:
+            stats = train_games_threaded(model, n, 0.01, 0.0, threads=2, sync_games=16,
+                                         mode=mode, seed=cfg.seed)
+        dt = time.perf_counter() - t
+        others = (_others_busy() - busy - (time.process_time() - cpu)) / dt
+        return stats["moves"].sum() / dt, others
+
+    def ratios() -> dict[str, float]:
+        one, busy = rate("one")
+        out = {"others_busy": busy}
+        for mode in ("round", "rolling"):
+            r, busy = rate(mode)
+            out[mode] = r / one
+            out["others_busy"] = max(out["others_busy"], busy)
+        return out
+
+    # a round during which other processes took CPU compares two threads against one with
+    # less than two cores: it is shown, not counted (up to 8 tries for 3 clean rounds)
+    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
+    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
+        runs.append(ratios())
+    print(f"\n2-thread training scaling ({kind}, moves/s), round/rolling: " + "; ".join(
+        f"{r['round']:.2f}/{r['rolling']:.2f} (others {r['others_busy']:.2f} cores)"
+        for r in runs))
+    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
+    benchmark.extra_info["rounds"] = runs
+    if not clean:
+        pytest.skip("other processes kept the CPU busy in every round")
+    med = {mode: statistics.median(r[mode] for r in clean) for mode in ("round", "rolling")}
+    benchmark.extra_info.update({f"training_scaling_{m}": v for m, v in med.items()})
+    print(f"medians of {len(clean)} clean rounds: round {med['round']:.2f}x, rolling "
+          f"{med['rolling']:.2f}x")
+    assert med["round"] >= 1.5
+    assert med["rolling"] >= 1.7

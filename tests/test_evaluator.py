@@ -212,12 +212,13 @@ def small_config(**kw) -> TrainConfig:
     return TrainConfig(**base)
 
 
-def test_class_run_resumes_exactly_and_threads_are_reproducible(tmp_path):
-    whole = train(small_config(train_threads=2, sync_games=8), tmp_path / "a", progress=False)
-    again = train(small_config(train_threads=2, sync_games=8), tmp_path / "b", progress=False)
-    train(small_config(train_threads=2, sync_games=8), tmp_path / "c", progress=False,
-          stop_after=400)
-    resumed = train(small_config(train_threads=2, sync_games=8), tmp_path / "c", progress=False)
+@pytest.mark.parametrize("mode", ["round", "rolling"])
+def test_class_run_resumes_exactly_and_threads_are_reproducible(tmp_path, mode):
+    threaded = small_config(train_threads=2, sync_games=8, sync_mode=mode)
+    whole = train(threaded, tmp_path / "a", progress=False)
+    again = train(threaded, tmp_path / "b", progress=False)
+    train(threaded, tmp_path / "c", progress=False, stop_after=400)
+    resumed = train(threaded, tmp_path / "c", progress=False)
     one = train(small_config(), tmp_path / "d", progress=False)
     for other in (again, resumed):
         np.testing.assert_array_equal(whole.contact.params, other.contact.params)
@@ -251,6 +252,8 @@ def test_config_checks():
         small_config(race_encoder="", target_plies=1, lam=0.5)
     with pytest.raises(ValueError, match="train_threads"):
         small_config(train_threads=0)
+    with pytest.raises(ValueError, match="sync_mode"):
+        small_config(sync_mode="async")
     with pytest.raises(ValueError, match="steps"):
         small_config(schedule="steps")
 

@@ -54,6 +54,7 @@ LOOPS = """
     from bgengine.position import Position
     from bgengine.search import rollout
     from bgengine.td import train_games
+    from bgengine.threaded_td import train_games_threaded
 
     net = Network((20,), 5, "expert", seed=1)
     board = Position.initial().board
@@ -64,6 +65,8 @@ LOOPS = """
                                       variance_reduction=True, plies=1),
         "play_match": lambda: play_match(Player("net", net), Player("pubeval"), 10**6, n_threads=2),
         "train_games": lambda: train_games(net, 10**6, 0.01, 0.7),
+        "train_games_threaded": lambda: train_games_threaded(net, 10**6, 0.01, 0.0, threads=2,
+                                                             sync_games=16, mode="rolling"),
     }
     for name, loop in loops.items():
         print("ready", name, flush=True)
@@ -80,7 +83,7 @@ LOOPS = """
 def test_ctrl_c_stops_compiled_loops():
     proc = _child(LOOPS)
     try:
-        for name in ("rollout", "rollout-vr", "play_match", "train_games"):
+        for name in ("rollout", "rollout-vr", "play_match", "train_games", "train_games_threaded"):
             assert _readline(proc, 60) == f"ready {name}"
             time.sleep(0.5)                 # well inside the loop
             sent = time.perf_counter()

@@ -66,6 +66,8 @@ class TrainConfig:
                                         # state's own n-ply value (no roll noise; ~21x the cost)
     train_threads: int = 1              # self-play threads (method "td"); 1 = one core
     sync_games: int = 16                # games each thread plays between merges of updates
+    sync_mode: str = "round"            # after a merge: "round" = wait for every thread's;
+                                        # "rolling" = go on at once (no idling; threaded_td)
     snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
                                         # fall on a multiple (0 = none); for tournaments
     mutation_sigma: float = 0.05        # method "mutation": Gaussian noise of the mutant
@@ -93,6 +95,7 @@ class TrainConfig:
     def validate(self) -> None:
         """``ValueError`` listing every setting that is wrong (types first, then values)."""
         from bgengine.encoders import ENCODERS
+        from bgengine.threaded_td import SYNC_MODES
 
         problems = []
         # wrong types (a TOML file can hold any) are reported before any comparison
@@ -140,6 +143,9 @@ class TrainConfig:
         if self.train_threads < 1 or self.sync_games < 1:
             problems.append(f"train_threads and sync_games must be >= 1, got "
                             f"{self.train_threads} and {self.sync_games}")
+        if self.sync_mode not in SYNC_MODES:
+            problems.append(f"sync_mode must be one of {', '.join(SYNC_MODES)}, got "
+                            f"{self.sync_mode!r}")
         if self.train_threads > 1 and self.method != "td":
             problems.append(f"train_threads > 1 needs method td, got {self.method!r}")
         if (self.train_threads > 1 or self.classes) and self.schedule == "steps":

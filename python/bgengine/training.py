@@ -13,8 +13,9 @@ Class networks (``race_encoder`` set): a contact network and a race network,
 each trained by TD(0) on the positions of its class, saved together as one
 evaluator file; with ``bearoff``, positions the exact bear-off database covers
 give exact targets and train nothing.  With ``train_threads`` > 1, the threads
-each play ``sync_games`` games from the same weights, then their updates are
-summed in thread order: the run is reproducible from its seed and thread count.
+each play ``sync_games`` games on their own copy of the weights, then their updates
+are summed in thread order (``sync_mode``: see :mod:`bgengine.threaded_td`): the run
+is reproducible from its seed and thread count.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from bgengine.results import summarize
 from bgengine.network import Network
 from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
 from bgengine.td import train_games
+from bgengine.threaded_td import train_games_threaded
 from bgengine.train_config import METHODS, STEP_LIST, TrainConfig, alpha_at
 
 __all__ = ["TrainConfig", "train", "alpha_at", "read_log", "METHODS", "STEP_LIST"]
@@ -213,47 +215,6 @@ def _copy_weights(source: Network, target: Network, where: str) -> None:
     np.copyto(target.params, source.params)
 
 
-def _train_parallel(config: TrainConfig, model, n: int, alpha: float, first_game: int) -> dict:
-    """``n`` TD games on ``train_threads`` threads.  Rounds: each thread plays
-    ``sync_games`` consecutive games (thread ``t`` of round ``r`` the games from
-    ``first_game + (r * T + t) * sync_games``) on its own copy of the weights of the
-    round's start, without the GIL; then the threads' weight changes are added to the
-    model in thread order.  The result depends on the seed and the thread count only."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    T, S = config.train_threads, config.sync_games
-    nets = _weights(model)
-    workers = [model.copy() for _ in range(T)]     # each thread's own weights
-    stats: list[dict] = []
-    done = 0
-    with ThreadPoolExecutor(max_workers=T) as pool:
-        while done < n:
-            start = {key: net.params.copy() for key, net in nets.items()}
-            jobs = []
-            for t, worker in enumerate(workers):
-                first = done + t * S
-                k = min(S, n - first)
-                if k <= 0:
-                    break
-                for key, net in _weights(worker).items():
-                    np.copyto(net.params, start[key])
-                jobs.append((worker, k, pool.submit(
-                    train_games, worker, k, alpha, config.lam, seed=config.seed,
-                    first_game=first_game + first, method=config.method, epsilon=config.epsilon,
-                    target_plies=config.target_plies)))
-            for worker, k, job in jobs:     # thread order: the same sums on every run
-                stats.append(job.result())
-                for key, net in _weights(worker).items():
-                    params = nets[key].params       # updated in place: the network owns it
-                    params += net.params - start[key]
-                done += k
-    for net in nets.values():
-        if not np.all(np.isfinite(net.params)):
-            raise FloatingPointError("training diverged: the network's weights are no longer "
-                                     "finite (try a smaller alpha)")
-    return {key: np.concatenate([st[key] for st in stats]) for key in stats[0]}
-
-
 def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int,
                  threads: int) -> dict:
     """``n`` games of the run's learning method, from game ``first_game``."""
@@ -271,7 +232,11 @@ def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int
                                     truncate=config.rollout_truncate, seed=config.seed,
                                     first_game=first_game, threads=threads)
     if config.train_threads > 1:
-        return _train_parallel(config, net, n, alpha, first_game)
+        return train_games_threaded(net, n, alpha, config.lam, threads=config.train_threads,
+                                    sync_games=config.sync_games, mode=config.sync_mode,
+                                    seed=config.seed, first_game=first_game,
+                                    method=config.method, epsilon=config.epsilon,
+                                    target_plies=config.target_plies)
     return train_games(net, n, alpha, config.lam, seed=config.seed, first_game=first_game,
                        method=config.method, epsilon=config.epsilon,
                        target_plies=config.target_plies)

@@ -1,0 +1,32 @@
+"""Type stub of the compiled module bgengine.agents (src/bgcore/agents.pyx)."""
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bgengine.evaluator import Evaluator
+from bgengine.network import Network
+
+PLAYER_KINDS: dict[str, int]
+
+
+class Player:
+    def __init__(self, kind: str, network: Network | Evaluator | None = ..., epsilon: float = ...,
+                 name: str | None = ..., plies: int = ...) -> None: ...
+    def choose(self, board: ArrayLike, d1: int, d2: int, seed: int = ...) -> int: ...
+    @property
+    def epsilon(self) -> float: ...
+    @property
+    def evaluator(self) -> Evaluator | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def network(self) -> Network | Evaluator | None: ...
+    @property
+    def plies(self) -> int: ...
+
+
+def play_match(a: Player, b: Player, n_pairs: int, seed: int = ..., n_threads: int = ...,
+               first_pair: int = ...) -> tuple[np.ndarray, np.ndarray]: ...   # points, moves
+def pubeval(board: ArrayLike, race: bool | None = ...) -> float: ...

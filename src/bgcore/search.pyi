@@ -1,0 +1,29 @@
+"""Type stub of the compiled module bgengine.search (src/bgcore/search.pyx)."""
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bgengine.evaluator import Evaluator
+from bgengine.network import Network
+
+
+class Searcher:
+    def __init__(self, network: Network | Evaluator, candidates: int = ..., margin: float = ...,
+                 cache_bits: int = ...) -> None: ...
+    def best_move(self, board: ArrayLike, d1: int, d2: int,
+                  plies: int = ...) -> tuple[int, np.ndarray]: ...   # index, outputs
+    @property
+    def cache_stats(self) -> tuple[int, ...]: ...
+    def evaluate(self, board: ArrayLike, plies: int = ...) -> np.ndarray: ...
+    @property
+    def evaluator(self) -> Evaluator: ...
+    @property
+    def network(self) -> Network | Evaluator: ...
+    def rank_moves(self, board: ArrayLike, d1: int, d2: int, plies: int = ...) -> list[Any]: ...
+
+
+def rollout(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *, seed: int = ...,
+            truncate: int = ..., variance_reduction: bool = ..., plies: int = ...,
+            n_threads: int | None = ..., first_trial: int = ...) -> dict[str, Any]: ...

@@ -155,7 +155,7 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
 #define BG_OUT_STEP(r, LOAD) if (i + r < H) { BG_OUT_ROW(r, LOAD) }
 #define BG_LOADU(p) _mm256_loadu_ps(p)
 #define BG_LOADM(p) _mm256_maskload_ps(p, km)
-BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
+BG_AVX2 static inline void bg_output8_rows(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
     __m256i km = bg_mask8(K);
@@ -185,6 +185,67 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
         _mm256_storeu_ps(t, o);
         for (j = 0; j < K; j++) act2[j] = bg_sigmoid(t[j]);
     }
+}
+
+/* BG_OUT_LANE[K - 1][v][l] = (8 v + l) / K: the row (of 8) whose term lane l of vector v
+ * holds, K outputs a row (7 past the 8K terms: lanes never used).  A table: computed per
+ * call, the divisions cost more than the layer. */
+static const int32_t BG_OUT_LANE[8][8][8] __attribute__((aligned(32))) = {
+    {{0,1,2,3,4,5,6,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,1,1,2,2,3,3}, {4,4,5,5,6,6,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,1,1,1,2,2}, {2,3,3,3,4,4,4,5}, {5,5,6,6,6,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,1,1,1,1}, {2,2,2,2,3,3,3,3}, {4,4,4,4,5,5,5,5}, {6,6,6,6,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,1,1,1}, {1,1,2,2,2,2,2,3}, {3,3,3,3,4,4,4,4}, {4,5,5,5,5,5,6,6},
+     {6,6,6,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,1,1}, {1,1,1,1,2,2,2,2}, {2,2,3,3,3,3,3,3}, {4,4,4,4,4,4,5,5},
+     {5,5,5,5,6,6,6,6}, {6,6,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,0,1}, {1,1,1,1,1,1,2,2}, {2,2,2,2,2,3,3,3}, {3,3,3,3,4,4,4,4},
+     {4,4,4,5,5,5,5,5}, {5,5,6,6,6,6,6,6}, {6,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,0,0}, {1,1,1,1,1,1,1,1}, {2,2,2,2,2,2,2,2}, {3,3,3,3,3,3,3,3},
+     {4,4,4,4,4,4,4,4}, {5,5,5,5,5,5,5,5}, {6,6,6,6,6,6,6,6}, {7,7,7,7,7,7,7,7}}
+};
+
+/* bg_output8 for H a multiple of 8: the same sums, 8 rows at a time.  The 8K floats of rows
+ * i..i+7 of W1 are contiguous; lane r * K + j of them is W1[i + r][j], the term of partial
+ * sum s_r of output j, so K vectors of them, each times a[i + r] put in its lanes by one
+ * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8). */
+BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float *W1,
+                                             const float *b1, int K, float *act2)
+{
+    __m256 acc[8];
+    __m256i perm[8];
+    float s[64];
+    int v, i, j;
+    for (v = 0; v < K; v++) {
+        acc[v] = _mm256_setzero_ps();
+        perm[v] = _mm256_load_si256((const __m256i *)BG_OUT_LANE[K - 1][v]);
+    }
+    for (i = 0; i < H; i += 8) {
+        __m256 A = _mm256_loadu_ps(a + i);
+        const float *w = W1 + (size_t)i * K;
+        for (v = 0; v < K; v++)
+            acc[v] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(A, perm[v]),
+                                     _mm256_loadu_ps(w + 8 * v), acc[v]);
+    }
+    for (v = 0; v < K; v++) _mm256_storeu_ps(s + 8 * v, acc[v]);
+    for (j = 0; j < K; j++) {
+        const float *q = s + j;         /* q[r * K]: s_r of output j */
+        act2[j] = bg_sigmoid(b1[j] + (((q[0] + q[4 * K]) + (q[2 * K] + q[6 * K]))
+                                      + ((q[K] + q[5 * K]) + (q[3 * K] + q[7 * K]))));
+    }
+}
+
+BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
+                                      int K, float *act2)
+{
+    if (H % 8 == 0)
+        bg_output8_groups(a, H, W1, b1, K, act2);
+    else
+        bg_output8_rows(a, H, W1, b1, K, act2);
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all

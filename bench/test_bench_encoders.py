@@ -26,16 +26,14 @@ into AVX2).
 
 from __future__ import annotations
 
-import pathlib
 import statistics
 
 import numpy as np
 import pytest
 
-import bgengine
 from bgengine.encoders import _encode_timed
 from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.players import default_network_path, load_network
 
 NAMES = ("expert", "contact", "race", "tesauro198")
 
@@ -49,9 +47,9 @@ def start_board() -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def net_positions() -> np.ndarray:
-    """100,000 positions (side on roll in row 1) of the shipped network's games against
+    """100,000 positions (side on roll in row 1) of the shipped evaluator's games against
     itself, each play the best by cubeless equity at 0-ply."""
-    net = Network.load(str(pathlib.Path(bgengine.__file__).parent / "data" / "default.npz"))
+    net = load_network(default_network_path())
     rng = np.random.default_rng(1)
     pos: list[np.ndarray] = []
     while len(pos) < 100_000:
@@ -69,20 +67,36 @@ def net_positions() -> np.ndarray:
     return np.array(pos[:100_000])
 
 
-def test_encoder_speed(net_positions):
+@pytest.fixture(scope="module")
+def sibling_afterstates(net_positions) -> np.ndarray:
+    """The afterstates of one roll of every 10th position, siblings consecutive (the side
+    that moved in row 1): what a search encodes."""
+    rng = np.random.default_rng(2)
+    out = []
+    for b in net_positions[::10]:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        after, _ = legal_afterstates(b, d1, d2)
+        out.extend(a for a in after if a[1].sum() > 0)   # not the plays that win
+    return np.array(out)
+
+
+def test_encoder_speed(net_positions, sibling_afterstates):
     rates: dict[str, list[float]] = {n: [] for n in NAMES}
     heads: dict[str, list[float]] = {n: [] for n in NAMES}
+    siblings: dict[str, list[float]] = {n: [] for n in NAMES}
     pairs = {}
-    n = len(net_positions)
+    n, m = len(net_positions), len(sibling_afterstates)
     for _ in range(7):
         for name in NAMES:
             total, seconds = _encode_timed(net_positions, name)
             rates[name].append(n / seconds)
             pairs[name] = total / n
             heads[name].append(n / _encode_timed(net_positions, name, True)[1])
+            siblings[name].append(m / _encode_timed(sibling_afterstates, name, siblings=True)[1])
     med = {name: statistics.median(r) for name, r in rates.items()}
     for name in NAMES:
         print(f"{name:12s} {med[name] / 1e6:6.2f} M/s sparse, {statistics.median(heads[name]) / 1e6:6.2f}"
-              f" M/s head only, {pairs[name]:.1f} pairs/position, {med[name] / med['expert']:.2f}x expert")
+              f" M/s head only, {statistics.median(siblings[name]) / 1e6:6.2f} M/s siblings, "
+              f"{pairs[name]:.1f} pairs/position, {med[name] / med['expert']:.2f}x expert")
     assert med["contact"] >= 0.2 * med["expert"]
     assert med["race"] >= 0.8 * med["expert"]

@@ -92,7 +92,7 @@ Three encoders, by name:
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint32_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
@@ -1396,15 +1396,18 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([val[i] for i in range(n)], dtype=np.float32)))
 
 
-def _encode_timed(boards, name: str, bint head_only=False) -> tuple:
+def _encode_timed(boards, name: str, bint head_only=False, bint siblings=False) -> tuple:
     """(pairs written, seconds of this thread's CPU time: a shared machine's other jobs do
-    not count): encode_sparse of every position (with ``head_only``, just encode_head of
-    its side on roll) in one nogil loop, for benchmarks."""
+    not count): encode_sparse of every position in one nogil loop, for benchmarks.  With
+    ``head_only``, just encode_head of its side on roll.  With ``siblings``, the boards are
+    afterstates (the side that moved in row 1, not swapped) encoded in place as a search
+    does it: one encode_head shared by consecutive ones whose side to roll next (row 0) is
+    the same, then encode_tail."""
     import time
     cdef int enc = encoder_id(name)
     cdef cnp.ndarray barr = validate_boards(np.asarray(boards))
     cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef Py_ssize_t n = barr.shape[0], i
+    cdef Py_ssize_t n = barr.shape[0], i, last = -1
     cdef long total = 0
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
@@ -1412,7 +1415,13 @@ def _encode_timed(boards, name: str, bint head_only=False) -> tuple:
     t0 = time.thread_time()
     with nogil:
         for i in range(n):
-            if head_only:
+            if siblings:
+                if last < 0 or memcmp(bp[last].c[0], bp[i].c[0], sizeof(bp[i].c[0])) != 0:
+                    encode_head(enc, bp[i].c[0], &head)
+                    total += head.nnz
+                    last = i
+                total += encode_tail(enc, bp[i].c[1], &head, idx, val)
+            elif head_only:
                 encode_head(enc, bp[i].c[1], &head)
                 total += head.nnz
             else:

@@ -22,6 +22,23 @@ tesauro198     18.1        37.1        27.6              2.30
 On contact positions alone contact runs at 0.39x expert; on 100,000 positions of random
 play (far more blots and checkers on the bar) at 0.26x (0.19x before P1/P2/pip loss went
 into AVX2).
+
+Session 7 (2026-11-24, same machine, training paused; positions now from the shipped class
+evaluator's games; two runs each of this file and of the session's starting commit,
+alternating), M encodings/s, "siblings" the afterstates of one roll of every 10th position
+encoded as a search does (one head per side to roll next, ``_encode_timed(siblings=True)``):
+
+=============  ===================  ===================  ===================
+encoder        sparse (start)       head only (start)    siblings (start)
+=============  ===================  ===================  ===================
+expert         7.9-8.4 (8.3)        22.7 (22.6)          12.0 (11.7)
+contact        2.86-2.91 (2.98)     13.5 (13.5)          3.67 (3.42)
+race           11.3-11.5 (11.7)     23.6 (24.1)          20.2 (19.1)
+=============  ===================  ===================  ===================
+
+Contact on siblings: +7% (the side on roll's break-contact, free-pip and timing terms cached
+in its head per rearmost point of the other side; one blot: P1 from the shots); one position
+at a time about 3% slower (the head's cache set up for a single tail).
 """
 
 from __future__ import annotations

@@ -22,20 +22,35 @@ tesauro198     18.1        37.1        27.6              2.30
 On contact positions alone contact runs at 0.39x expert; on 100,000 positions of random
 play (far more blots and checkers on the bar) at 0.26x (0.19x before P1/P2/pip loss went
 into AVX2).
+
+Session 7 (2026-11-24, same machine, training paused; positions now from the shipped class
+evaluator's games; two runs each of this file and of the session's starting commit,
+alternating), M encodings/s, "siblings" the afterstates of one roll of every 10th position
+encoded as a search does (one head per side to roll next, ``_encode_timed(siblings=True)``):
+
+=============  ===================  ===================  ===================
+encoder        sparse (start)       head only (start)    siblings (start)
+=============  ===================  ===================  ===================
+expert         7.9-8.4 (8.3)        22.7 (22.6)          12.0 (11.7)
+contact        2.86-2.91 (2.98)     13.5 (13.5)          3.67 (3.42)
+race           11.3-11.5 (11.7)     23.6 (24.1)          20.2 (19.1)
+=============  ===================  ===================  ===================
+
+Contact on siblings: +7% (the side on roll's break-contact, free-pip and timing terms cached
+in its head per rearmost point of the other side; one blot: P1 from the shots); one position
+at a time about 3% slower (the head's cache set up for a single tail).
 """
 
 from __future__ import annotations
 
-import pathlib
 import statistics
 
 import numpy as np
 import pytest
 
-import bgengine
 from bgengine.encoders import _encode_timed
 from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.players import default_network_path, load_network
 
 NAMES = ("expert", "contact", "race", "tesauro198")
 
@@ -49,9 +64,9 @@ def start_board() -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def net_positions() -> np.ndarray:
-    """100,000 positions (side on roll in row 1) of the shipped network's games against
+    """100,000 positions (side on roll in row 1) of the shipped evaluator's games against
     itself, each play the best by cubeless equity at 0-ply."""
-    net = Network.load(str(pathlib.Path(bgengine.__file__).parent / "data" / "default.npz"))
+    net = load_network(default_network_path())
     rng = np.random.default_rng(1)
     pos: list[np.ndarray] = []
     while len(pos) < 100_000:
@@ -69,20 +84,36 @@ def net_positions() -> np.ndarray:
     return np.array(pos[:100_000])
 
 
-def test_encoder_speed(net_positions):
+@pytest.fixture(scope="module")
+def sibling_afterstates(net_positions) -> np.ndarray:
+    """The afterstates of one roll of every 10th position, siblings consecutive (the side
+    that moved in row 1): what a search encodes."""
+    rng = np.random.default_rng(2)
+    out = []
+    for b in net_positions[::10]:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        after, _ = legal_afterstates(b, d1, d2)
+        out.extend(a for a in after if a[1].sum() > 0)   # not the plays that win
+    return np.array(out)
+
+
+def test_encoder_speed(net_positions, sibling_afterstates):
     rates: dict[str, list[float]] = {n: [] for n in NAMES}
     heads: dict[str, list[float]] = {n: [] for n in NAMES}
+    siblings: dict[str, list[float]] = {n: [] for n in NAMES}
     pairs = {}
-    n = len(net_positions)
+    n, m = len(net_positions), len(sibling_afterstates)
     for _ in range(7):
         for name in NAMES:
             total, seconds = _encode_timed(net_positions, name)
             rates[name].append(n / seconds)
             pairs[name] = total / n
             heads[name].append(n / _encode_timed(net_positions, name, True)[1])
+            siblings[name].append(m / _encode_timed(sibling_afterstates, name, siblings=True)[1])
     med = {name: statistics.median(r) for name, r in rates.items()}
     for name in NAMES:
         print(f"{name:12s} {med[name] / 1e6:6.2f} M/s sparse, {statistics.median(heads[name]) / 1e6:6.2f}"
-              f" M/s head only, {pairs[name]:.1f} pairs/position, {med[name] / med['expert']:.2f}x expert")
+              f" M/s head only, {statistics.median(siblings[name]) / 1e6:6.2f} M/s siblings, "
+              f"{pairs[name]:.1f} pairs/position, {med[name] / med['expert']:.2f}x expert")
     assert med["contact"] >= 0.2 * med["expert"]
     assert med["race"] >= 0.8 * med["expert"]

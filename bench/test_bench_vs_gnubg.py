@@ -62,6 +62,20 @@ afterstates vs gnubg's 203 k = 4.86x (rounds 4.63-5.00), 655 k/s on calibrate-li
 two.  The strength issue's targets (static >= 4x, rollouts >= 5x) are met on afterstates only;
 the rollout gate is 3x until the contact encoder gets faster.
 
+Session 7 (2026-11-24, same AMD EPYC guest, ``lscpu`` "AMD EPYC" family 25 model 17, training
+paused, other jobs still running), after the speed work of that session, two runs of this
+file, each right after a run of the session's starting commit (installed beside it) for
+the rollouts: rollouts 1953 and 1966 trials/s vs gnubg's 491 and 496 = 3.97x and 3.97x on
+one thread (the starting commit, same runs: 3.73x, 4.02x), 3.90x and 4.00x on two (3.75x,
+4.01x); static 1.04 M/s on afterstates = 5.15x and 5.25x, 653-659 k/s on calibrate-like
+positions = 3.24x and 3.27x.  The gain is below this file's noise: alternating 1296-trial
+rollouts of the two builds, CPU time, best of 3 each, four rounds: 1.023-1.036x.  Where a
+rollout's time goes (perf, one thread): network 39% (first-layer rows about 20%, the hidden
+sigmoid's table gathers about 10%, output layer 7%), contact encoder 30% (P1/P2/pip loss 10%),
+move generation 5%.  The first layer runs at the fused multiply-add throughput of this CPU
+(a C loop over its rows with the weights in L1 is no faster), so 5x needs the contact
+encoder (about 180 ns an afterstate) or the sigmoid to get much cheaper: not met.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
 target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x

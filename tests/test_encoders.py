@@ -558,7 +558,7 @@ def test_contact_hits_match_search():
     single-die moves of the 36 rolls (encoder_refs.hits), with bar checkers too."""
     pos = [b for b in random_boards(300, seed=23) + random_positions(3, seed=24, every=2)
            if (b[:, :24] == 1).any()]
-    seen = {"p2": 0, "p2 bar 1": 0, "p2 bar 2+": 0}
+    seen = {"p2": 0, "p2 bar 1": 0, "p2 bar 2+": 0, "one blot hit": 0, "one blot hit, bar": 0}
     for b in pos:
         f = contact_features(b)
         for side, key in ((1, "on_roll"), (0, "opponent")):
@@ -568,6 +568,9 @@ def test_contact_hits_match_search():
             seen["p2"] += got[1] > 0
             seen["p2 bar 1"] += got[1] > 0 and nb == 1
             seen["p2 bar 2+"] += got[1] > 0 and nb >= 2
+            one_blot = int((b[1 - side, :24] == 1).sum()) == 1      # (its own shortcut)
+            seen["one blot hit"] += one_blot and got[0] > 0
+            seen["one blot hit, bar"] += one_blot and got[0] > 0 and nb > 0
     assert min(seen.values()) >= 15, seen        # every branch met often
 
 

@@ -32,6 +32,10 @@ cdef enum:
     N_CONTACT_SIDE = 22     # ... of the contact encoder
     N_CONTACT_OWN = 10      # of which the first 10 need the side's checkers alone
     N_HEAD_MAX = 128        # pairs an encode_head may write (the largest head + room)
+    Q_BREAK = 0             # contact terms of a side that depend on the other side through
+    Q_FREE = 1              # its rearmost point q (0..25) alone: pips to break contact,
+    Q_TIMING = 2            # free pips, timing
+    N_Q_TERMS = 3
 
 ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     uint32_t occ            # bit t (1..24): point t holds any of its checkers
@@ -59,15 +63,17 @@ ctypedef struct enc_head_t:
     checker_t c[25]                 # contact: its checkers (the tail's features need them)
     unsigned char contain[9]        # contact: min escapes of a checker of the other side on
                                     # the other's points 16..16+j past its points, j = 0..8
+    uint32_t q_known                # contact: bit q set when q_terms[q] is filled (by
+    int q_terms[26][N_Q_TERMS]      # encode_tail, as the other side's rearmost points come)
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil
 # encode_sparse of b in two parts, from b's rows (so an afterstate is encoded in place,
 # without swapping its rows first): the head from the side on roll's checkers (b.c[1]),
 # then the rest of the inputs from the other side's (b.c[0]) and that head.  Concatenated,
-# the same pairs.
+# the same pairs.  encode_tail may fill the head's caches (q_terms).
 cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) noexcept nogil
-cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
+cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil
 # The encoder's summation order: its encoder_size input indices in the order encode_sparse

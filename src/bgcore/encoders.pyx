@@ -92,7 +92,7 @@ Three encoders, by name:
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint32_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
@@ -1046,6 +1046,11 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     p1[0] = p2[0] = loss[0] = 0
     if blot_m == 0:
         return
+    if blot_m & (blot_m - 1) == 0:
+        # one blot: no roll hits two, and every roll that hits costs O its point: the shots
+        p1[0] = _shots(R, O)
+        loss[0] = p1[0] * bg_ctz32(blot_m)
+        return
     if nb == 0:
         if mine == 0 or bg_msb32(mine) <= bg_ctz32(blot_m):
             return                  # every blot is behind every checker of R
@@ -1092,7 +1097,7 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
 
 
 cdef inline int _timing_home(const checker_t* c, int spare, int tot) noexcept nogil:
-    """The end of timing (see _contact_cross): from the 6-point down, a home point gives its
+    """The end of timing (see _q_terms): from the 6-point down, a home point gives its
     checkers beyond two, or takes free checkers to fill it (minus their pips) when enough
     are left."""
     cdef int t, n, need
@@ -1109,22 +1114,14 @@ cdef inline int _timing_home(const checker_t* c, int spare, int tot) noexcept no
     return tot if tot > 0 else 0
 
 
-cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
-                                const unsigned char* contain, const side_summary_t* O,
-                                real_t* f) noexcept nogil:
-    """Contact features 10..21 of side S, which need the other side O too."""
-    cdef int q = _rearmost(O), t, n, bc = 0, fp = 0, p1, p2, loss, mob, closed, m, free
-    cdef int spare = S.bar, tot = 24 * S.bar
+cdef inline void _q_terms(const checker_t* c, const side_summary_t* S, int q,
+                          int* terms) noexcept nogil:
+    """Contact features of side S that depend on the other side through its rearmost point
+    q alone: terms[Q_BREAK] pips to break contact, [Q_FREE] free pips, [Q_TIMING] timing."""
+    cdef int t, n, bc = 0, fp = 0, free, spare = S.bar, tot = 24 * S.bar
     cdef bint behind
     cdef uint32_t x
-    # containment of O's checkers up to its rearmost
-    if q >= 16:
-        m = contain[(q if q < 24 else 24) - 16]
-        f[10] = Q36[36 - m]
-        f[11] = Q36SQ[36 - m]
-    else:
-        f[10] = f[11] = 0.0
-    # pips to break contact (to get every checker behind O's rearmost past it), pips of those
+    # pips to break contact (to get every checker behind the rearmost q past it), pips of those
     # past it (t + q == 25 is one point for both sides: never)
     x = S.occ
     while x:
@@ -1136,9 +1133,7 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
         fp += (not behind) * n * t
     if q:
         bc += S.bar * (q + 1)
-    # timing's free checkers (13..24 behind q keep two on a point), and mobility: checkers
-    # outside home, each (t - 6) x its escapes past O's points
-    mob = 19 * S.bar * _escapes_table(25, O.made_seen) if S.bar else 0
+    # timing's free checkers: outside home, but 13..24 behind q keep two on a point
     x = S.occ & ~(<uint32_t>0x7F)
     while x:
         t = bg_ctz32(x)
@@ -1149,20 +1144,59 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
             free = n - 2 if n > 2 else (1 if n == 1 else 0)
         spare += free
         tot += (t - 1) * free
-        mob += (t - 6) * n * _escapes_table(t, O.made_seen)
-    f[12] = <real_t>(bc * (1.0 / 167.0))     # (a multiply: divisions cost here)
-    f[13] = Q100[fp]
-    f[14] = Q100[_timing_home(c, spare, tot)]
+    terms[Q_BREAK] = bc
+    terms[Q_FREE] = fp
+    terms[Q_TIMING] = _timing_home(c, spare, tot)
+
+
+cdef inline int _mobility(const checker_t* c, const side_summary_t* S,
+                          uint32_t blocked) noexcept nogil:
+    """Checkers of side S outside home (bar: 25), each (t - 6) x its escapes past the points
+    of ``blocked`` (the other side's made points in S's numbering)."""
+    cdef int t, mob = 19 * S.bar * _escapes_table(25, blocked) if S.bar else 0
+    cdef uint32_t x = S.occ & ~(<uint32_t>0x7F)
+    while x:
+        t = bg_ctz32(x)
+        x &= x - 1
+        mob += (t - 6) * c[t - 1] * _escapes_table(t, blocked)
+    return mob
+
+
+cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
+                                const unsigned char* contain, const side_summary_t* O,
+                                const int* terms, real_t* f) noexcept nogil:
+    """Contact features 10..21 of side S, which need the other side O too; ``terms``: its
+    _q_terms for O's rearmost point."""
+    cdef int q = _rearmost(O), p1, p2, loss, closed, m, n
+    # containment of O's checkers up to its rearmost
+    if q >= 16:
+        m = contain[(q if q < 24 else 24) - 16]
+        f[10] = Q36[36 - m]
+        f[11] = Q36SQ[36 - m]
+    else:
+        f[10] = f[11] = 0.0
+    f[12] = <real_t>(terms[Q_BREAK] * (1.0 / 167.0))     # (a multiply: divisions cost here)
+    f[13] = Q100[terms[Q_FREE]]
+    f[14] = Q100[terms[Q_TIMING]]
     _hits(S, O, &p1, &p2, &loss)
     f[15] = Q36[p1]
     f[16] = Q36[p2]
     f[17] = <real_t>(loss * (1.0 / 432.0))
     f[18] = Q36[_escapes(S, O)]
-    f[19] = <real_t>(mob * (1.0 / 3600.0))
+    f[19] = <real_t>(_mobility(c, S, O.made_seen) * (1.0 / 3600.0))
     closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
     f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] * (1.0 / 294.0)) if S.bar else 0.0
     n = POP6[closed]
     f[21] = Q36[n * n]
+
+
+cdef inline void _contact_cross_all(const checker_t* c, const side_summary_t* S,
+                                    const unsigned char* contain, const side_summary_t* O,
+                                    real_t* f) noexcept nogil:
+    """_contact_cross with S's _q_terms computed here."""
+    cdef int terms[N_Q_TERMS]
+    _q_terms(c, S, _rearmost(O), terms)
+    _contact_cross(c, S, contain, O, terms, f)
 
 
 cdef inline int _contact_put(const real_t* f, int lo, int hi, int base, int32_t* idx,
@@ -1230,6 +1264,7 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
     if encoder == ENC_CONTACT:
         head.nnz = _contact_units(on_roll, 0, head.idx, head.val, 0, &head.side)
         memcpy(head.c, on_roll, 25)
+        head.q_known = 0
         _contact_own(on_roll, &head.side, f, head.contain)
         head.nnz = _contact_put(f, 0, N_CONTACT_OWN, 0, head.idx, head.val, head.nnz)
         return
@@ -1243,21 +1278,27 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
                                  head.idx, head.val, head.nnz)
 
 
-cdef int encode_tail(int encoder, const checker_t* other, const enc_head_t* head,
+cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
     cdef real_t f[N_CONTACT_SIDE]
-    cdef int k, i, n, run
+    cdef int k, i, n, run, q
     cdef bint race
     cdef unsigned char contain[9]
     cdef double lead
     if encoder == ENC_CONTACT:
         k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
-        _contact_cross(head.c, S1, head.contain, &S0, f)
+        # the side on roll's terms that depend on the other side through its rearmost
+        # point alone: made once per rearmost point for all the tails of this head
+        q = _rearmost(&S0)
+        if not (head.q_known >> q) & 1:
+            _q_terms(head.c, S1, q, head.q_terms[q])
+            head.q_known |= 1u << q
+        _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], f)
         k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
         _contact_own(other, &S0, f, contain)
-        _contact_cross(other, &S0, contain, S1, f)
+        _contact_cross_all(other, &S0, contain, S1, f)
         return _contact_put(f, 0, N_CONTACT_SIDE, CONTACT_HALF, idx, val, k)
     if encoder == ENC_RACE:
         k = _race_side(other, RACE_HALF, idx, val, 0, &S0)
@@ -1355,15 +1396,18 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([val[i] for i in range(n)], dtype=np.float32)))
 
 
-def _encode_timed(boards, name: str, bint head_only=False) -> tuple:
+def _encode_timed(boards, name: str, bint head_only=False, bint siblings=False) -> tuple:
     """(pairs written, seconds of this thread's CPU time: a shared machine's other jobs do
-    not count): encode_sparse of every position (with ``head_only``, just encode_head of
-    its side on roll) in one nogil loop, for benchmarks."""
+    not count): encode_sparse of every position in one nogil loop, for benchmarks.  With
+    ``head_only``, just encode_head of its side on roll.  With ``siblings``, the boards are
+    afterstates (the side that moved in row 1, not swapped) encoded in place as a search
+    does it: one encode_head shared by consecutive ones whose side to roll next (row 0) is
+    the same, then encode_tail."""
     import time
     cdef int enc = encoder_id(name)
     cdef cnp.ndarray barr = validate_boards(np.asarray(boards))
     cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef Py_ssize_t n = barr.shape[0], i
+    cdef Py_ssize_t n = barr.shape[0], i, last = -1
     cdef long total = 0
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
@@ -1371,7 +1415,13 @@ def _encode_timed(boards, name: str, bint head_only=False) -> tuple:
     t0 = time.thread_time()
     with nogil:
         for i in range(n):
-            if head_only:
+            if siblings:
+                if last < 0 or memcmp(bp[last].c[0], bp[i].c[0], sizeof(bp[i].c[0])) != 0:
+                    encode_head(enc, bp[i].c[0], &head)
+                    total += head.nnz
+                    last = i
+                total += encode_tail(enc, bp[i].c[1], &head, idx, val)
+            elif head_only:
                 encode_head(enc, bp[i].c[1], &head)
                 total += head.nnz
             else:
@@ -1473,7 +1523,7 @@ def contact_features(board) -> dict:
         _summaries(b, S)
         _hits(&S[side], &S[1 - side], &p1, &p2, &loss)
         _contact_own(b.c[side], &S[side], f, contain)
-        _contact_cross(b.c[side], &S[side], contain, &S[1 - side], f)
+        _contact_cross_all(b.c[side], &S[side], contain, &S[1 - side], f)
         out[key] = {"p1": p1, "p2": p2, "pip_loss": loss,
                     "timing": int(round(f[14] * 100)),
                     "escapes": _escapes(&S[side], &S[1 - side]), "rearmost": _rearmost(&S[side]),

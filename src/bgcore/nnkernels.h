@@ -155,7 +155,7 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
 #define BG_OUT_STEP(r, LOAD) if (i + r < H) { BG_OUT_ROW(r, LOAD) }
 #define BG_LOADU(p) _mm256_loadu_ps(p)
 #define BG_LOADM(p) _mm256_maskload_ps(p, km)
-BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
+BG_AVX2 static inline void bg_output8_rows(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
     __m256i km = bg_mask8(K);
@@ -187,52 +187,118 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
     }
 }
 
+/* BG_OUT_LANE[K - 1][v][l] = (8 v + l) / K: the row (of 8) whose term lane l of vector v
+ * holds, K outputs a row (7 past the 8K terms: lanes never used).  A table: computed per
+ * call, the divisions cost more than the layer. */
+static const int32_t BG_OUT_LANE[8][8][8] __attribute__((aligned(32))) = {
+    {{0,1,2,3,4,5,6,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,1,1,2,2,3,3}, {4,4,5,5,6,6,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,1,1,1,2,2}, {2,3,3,3,4,4,4,5}, {5,5,6,6,6,7,7,7}, {7,7,7,7,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,1,1,1,1}, {2,2,2,2,3,3,3,3}, {4,4,4,4,5,5,5,5}, {6,6,6,6,7,7,7,7},
+     {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,1,1,1}, {1,1,2,2,2,2,2,3}, {3,3,3,3,4,4,4,4}, {4,5,5,5,5,5,6,6},
+     {6,6,6,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,1,1}, {1,1,1,1,2,2,2,2}, {2,2,3,3,3,3,3,3}, {4,4,4,4,4,4,5,5},
+     {5,5,5,5,6,6,6,6}, {6,6,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,0,1}, {1,1,1,1,1,1,2,2}, {2,2,2,2,2,3,3,3}, {3,3,3,3,4,4,4,4},
+     {4,4,4,5,5,5,5,5}, {5,5,6,6,6,6,6,6}, {6,7,7,7,7,7,7,7}, {7,7,7,7,7,7,7,7}},
+    {{0,0,0,0,0,0,0,0}, {1,1,1,1,1,1,1,1}, {2,2,2,2,2,2,2,2}, {3,3,3,3,3,3,3,3},
+     {4,4,4,4,4,4,4,4}, {5,5,5,5,5,5,5,5}, {6,6,6,6,6,6,6,6}, {7,7,7,7,7,7,7,7}}
+};
+
+/* bg_output8 for H a multiple of 8: the same sums, 8 rows at a time.  The 8K floats of rows
+ * i..i+7 of W1 are contiguous; lane r * K + j of them is W1[i + r][j], the term of partial
+ * sum s_r of output j, so K vectors of them, each times a[i + r] put in its lanes by one
+ * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8). */
+BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float *W1,
+                                             const float *b1, int K, float *act2)
+{
+    __m256 acc[8];
+    __m256i perm[8];
+    float s[64];
+    int v, i, j;
+    for (v = 0; v < K; v++) {
+        acc[v] = _mm256_setzero_ps();
+        perm[v] = _mm256_load_si256((const __m256i *)BG_OUT_LANE[K - 1][v]);
+    }
+    for (i = 0; i < H; i += 8) {
+        __m256 A = _mm256_loadu_ps(a + i);
+        const float *w = W1 + (size_t)i * K;
+        for (v = 0; v < K; v++)
+            acc[v] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(A, perm[v]),
+                                     _mm256_loadu_ps(w + 8 * v), acc[v]);
+    }
+    for (v = 0; v < K; v++) _mm256_storeu_ps(s + 8 * v, acc[v]);
+    for (j = 0; j < K; j++) {
+        const float *q = s + j;         /* q[r * K]: s_r of output j */
+        act2[j] = bg_sigmoid(b1[j] + (((q[0] + q[4 * K]) + (q[2 * K] + q[6 * K]))
+                                      + ((q[K] + q[5 * K]) + (q[3 * K] + q[7 * K]))));
+    }
+}
+
+BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
+                                      int K, float *act2)
+{
+    if (H % 8 == 0)
+        bg_output8_groups(a, H, W1, b1, K, act2);
+    else
+        bg_output8_rows(a, H, W1, b1, K, act2);
+}
+
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
  * rows (one load and fused multiply-add per vector and row; h is read and written once).
- * Every row is a fused multiply-add by its value (by 1: the plain sum): no branch. */
-#define BG_ROWS_AVX2_BLOCK(NB, FINISH)                                                      \
+ * Every row is a fused multiply-add by its value (by 1: the plain sum): no branch.  FULL
+ * (a constant): the block's last vector has all 8 lanes, so plain loads, not masked ones
+ * (slow on AMD) serve it. */
+#define BG_LAST_LD(FULL, p) ((FULL) ? _mm256_loadu_ps(p) : _mm256_maskload_ps((p), tail))
+#define BG_ROWS_AVX2_BLOCK(NB, FULL, FINISH)                                                \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
         int v, k;                                                                           \
         for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(hin + 8 * v);                 \
-        acc[NB - 1] = _mm256_maskload_ps(hin + 8 * (NB - 1), tail);                         \
+        acc[NB - 1] = BG_LAST_LD(FULL, hin + 8 * (NB - 1));                                 \
         for (k = 0; k < nnz; k++) {                                                         \
             const float *row = W + (size_t)idx[k] * H + j0;                                 \
             __m256 vv = _mm256_set1_ps(val[k]);                                             \
             for (v = 0; v < NB - 1; v++)                                                    \
                 acc[v] = _mm256_fmadd_ps(vv, _mm256_loadu_ps(row + 8 * v), acc[v]);         \
-            acc[NB - 1] = _mm256_fmadd_ps(vv, _mm256_maskload_ps(row + 8 * (NB - 1), tail), \
+            acc[NB - 1] = _mm256_fmadd_ps(vv, BG_LAST_LD(FULL, row + 8 * (NB - 1)),         \
                                           acc[NB - 1]);                                     \
         }                                                                                   \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, FINISH(acc[v]));           \
-        _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));                   \
+        if (FULL) _mm256_storeu_ps(h + 8 * (NB - 1), FINISH(acc[NB - 1]));                  \
+        else _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));              \
     } while (0)
 
 /* h_out = h_in + the rows (FINISH = identity), or sigmoid of that (FINISH = bg_sigmoid8:
- * the first layer's activations straight from the registers) */
+ * the first layer's activations straight from the registers).  The columns go in blocks
+ * of equal width, at most 12 vectors (12 of the 16 registers): a narrow last block would
+ * leave too few independent chains to hide the fused multiply-add's latency (128 columns
+ * go as 64 + 64, not 96 + 32). */
 #define BG_IDENTITY8(x) (x)
+#define BG_BLOCK_CASE(NB, FINISH)                                                           \
+    case 2 * (NB): BG_ROWS_AVX2_BLOCK(NB, 0, FINISH); break;                                \
+    case 2 * (NB) + 1: BG_ROWS_AVX2_BLOCK(NB, 1, FINISH); break;
 #define BG_ROWS_AVX2(FINISH)                                                                \
     do {                                                                                    \
-        int j0;                                                                             \
-        for (j0 = 0; j0 < H; j0 += 96) {          /* 12 vectors: 12 of the 16 registers */  \
-            int n = H - j0 < 96 ? H - j0 : 96;                                              \
+        int n_vec = (H + 7) / 8, n_blocks = (n_vec + 11) / 12;                              \
+        int width = 8 * ((n_vec + n_blocks - 1) / n_blocks), j0;                            \
+        for (j0 = 0; j0 < H; j0 += width) {                                                 \
+            int n = H - j0 < width ? H - j0 : width;                                        \
             int nb = (n + 7) / 8;                                                           \
             __m256i tail = bg_mask8(n - 8 * (nb - 1));                                      \
             const float *hin = h_in + j0;                                                   \
             float *h = h_out + j0;                                                          \
-            switch (nb) {                                                                   \
-            case 1: BG_ROWS_AVX2_BLOCK(1, FINISH); break;                                   \
-            case 2: BG_ROWS_AVX2_BLOCK(2, FINISH); break;                                   \
-            case 3: BG_ROWS_AVX2_BLOCK(3, FINISH); break;                                   \
-            case 4: BG_ROWS_AVX2_BLOCK(4, FINISH); break;                                   \
-            case 5: BG_ROWS_AVX2_BLOCK(5, FINISH); break;                                   \
-            case 6: BG_ROWS_AVX2_BLOCK(6, FINISH); break;                                   \
-            case 7: BG_ROWS_AVX2_BLOCK(7, FINISH); break;                                   \
-            case 8: BG_ROWS_AVX2_BLOCK(8, FINISH); break;                                   \
-            case 9: BG_ROWS_AVX2_BLOCK(9, FINISH); break;                                   \
-            case 10: BG_ROWS_AVX2_BLOCK(10, FINISH); break;                                 \
-            case 11: BG_ROWS_AVX2_BLOCK(11, FINISH); break;                                 \
-            default: BG_ROWS_AVX2_BLOCK(12, FINISH); break;                                 \
+            switch (2 * nb + (n % 8 == 0)) {                                                \
+            BG_BLOCK_CASE(1, FINISH) BG_BLOCK_CASE(2, FINISH) BG_BLOCK_CASE(3, FINISH)      \
+            BG_BLOCK_CASE(4, FINISH) BG_BLOCK_CASE(5, FINISH) BG_BLOCK_CASE(6, FINISH)      \
+            BG_BLOCK_CASE(7, FINISH) BG_BLOCK_CASE(8, FINISH) BG_BLOCK_CASE(9, FINISH)      \
+            BG_BLOCK_CASE(10, FINISH) BG_BLOCK_CASE(11, FINISH)                             \
+            case 24: BG_ROWS_AVX2_BLOCK(12, 0, FINISH); break;                              \
+            default: BG_ROWS_AVX2_BLOCK(12, 1, FINISH); break;                              \
             }                                                                               \
         }                                                                                   \
     } while (0)

@@ -1,8 +1,17 @@
-# Growing C arrays: the one checked realloc of the core.
+# C arrays: the core's checked allocations (zeroed arrays, and the one checked realloc).
 #
 # Header-only (inline): cimporting it adds no module to import.
 
-from libc.stdlib cimport realloc
+from libc.stdlib cimport calloc, realloc
+
+
+cdef inline void* zeroed_or_raise(size_t n, size_t size) except NULL:
+    """``n`` zeroed items of ``size`` bytes side by side (calloc; the caller frees them);
+    MemoryError when refused."""
+    cdef void* p = calloc(n, size)
+    if p == NULL:
+        raise MemoryError()
+    return p
 
 
 cdef inline bint grow_block(void** block, size_t n_bytes) noexcept nogil:

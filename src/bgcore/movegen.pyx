@@ -23,10 +23,10 @@ two keys ever collided.
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport free
 from libc.string cimport memcpy, memcmp, memset
 
-from bgengine.memory cimport grow_or_raise
+from bgengine.memory cimport grow_or_raise, zeroed_or_raise
 from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
 from bgengine.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
 from bgengine.bitops cimport bg_msb32, bg_mirror24, bg_point_masks
@@ -410,9 +410,7 @@ def count_afterstates(boards, dice, n_threads=1) -> np.ndarray:
     cdef int32_t[:, ::1] ov = out
     cdef const int32_t[:, ::1] dv = darr
     cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
-    if lists == NULL:
-        raise MemoryError()
+    cdef movelist_t* lists = <movelist_t*> zeroed_or_raise(nt, sizeof(movelist_t))
     cdef int t, n_ready = 0
     try:
         for t in range(nt):

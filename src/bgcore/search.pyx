@@ -31,6 +31,7 @@ from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
 from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
+from bgengine.memory cimport zeroed_or_raise
 from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
                              MOVER, OPPONENT, MAX_GAME_PLAYS)
 from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
@@ -161,16 +162,8 @@ cdef void workspaces_init(workspaces_t* W, int nt) noexcept nogil:
     W.nt = nt
 
 
-cdef void* _per_thread(int nt, size_t size) except NULL:
-    """``nt`` zeroed items of ``size`` bytes, side by side; MemoryError when refused."""
-    cdef void* p = calloc(nt, size)
-    if p == NULL:
-        raise MemoryError()
-    return p
-
-
 cdef int workspaces_add_lists(workspaces_t* W) except -1:
-    W.lists = <movelist_t*> _per_thread(W.nt, sizeof(movelist_t))
+    W.lists = <movelist_t*> zeroed_or_raise(W.nt, sizeof(movelist_t))
     while W.n_lists < W.nt:
         movelist_init(&W.lists[W.n_lists])
         W.n_lists += 1
@@ -178,14 +171,14 @@ cdef int workspaces_add_lists(workspaces_t* W) except -1:
 
 
 cdef int workspaces_add_bufs(workspaces_t* W) except -1:
-    W.bufs = <netbuf_t*> _per_thread(W.nt, sizeof(netbuf_t))
+    W.bufs = <netbuf_t*> zeroed_or_raise(W.nt, sizeof(netbuf_t))
     return 0
 
 
 cdef int workspaces_add_searchers(workspaces_t* W, int k, const evaluator_t* ev, int cache_bits,
                                   int candidates, double margin) except -1:
     """Searchers ``k`` (0 or 1) of every thread, set up by searcher_init with these values."""
-    W.searchers[k] = <searcher_t*> _per_thread(W.nt, sizeof(searcher_t))
+    W.searchers[k] = <searcher_t*> zeroed_or_raise(W.nt, sizeof(searcher_t))
     while W.n_searchers[k] < W.nt:
         searcher_init(&W.searchers[k][W.n_searchers[k]], ev, cache_bits, candidates, margin)
         W.n_searchers[k] += 1
@@ -585,7 +578,7 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     workspaces_init(&W, nt)
     try:
         if trials > 36:
-            memo = <memo_entry_t*> _per_thread(nt, MEMO_SLOTS * sizeof(memo_entry_t))
+            memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
         workspaces_add_searchers(&W, 0, &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):

@@ -1,4 +1,5 @@
-"""The Python layer's architecture, checked from the source: imports form no circle,
+"""The Python layer's architecture, checked from the source: the compiled core imports
+nothing from the Python layer above it, imports form no circle,
 the library leaves the command line (argparse, exit statuses) to ``bgengine.cli`` and
 signals to ``bgengine.interrupts``, and no file grows past one concept.
 
@@ -11,6 +12,7 @@ fails the test, so it is removed when the work lands).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,7 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+SOURCE_CORE = PACKAGE.parent.parent / "src" / "bgcore"
 #: compiled modules (the core): leaves of the Python layer's graph
 COMPILED = {f"bgengine.{p.name.split('.')[0]}" for p in PACKAGE.iterdir()
             if p.suffix in (".so", ".pyd") or p.name.endswith(".pyi")} | {
@@ -121,6 +124,28 @@ def _find_circle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+#: A compiled module's Python-level imports of bgengine: ``from bgengine[.X] import ...`` or
+#: ``import bgengine.X`` (cimports are C-level and always within the core).
+_CORE_IMPORT = re.compile(r"^\s*(?:from\s+(bgengine(?:\.\w+)*)\s+import\s+([\w, ]+)"
+                          r"|import\s+(bgengine(?:\.\w+)*))", re.MULTILINE)
+#: The package's own version string, which the core writes into the files it saves.
+CORE_ALLOWED_FROM_PACKAGE = {"__version__"}
+
+
+def _core_imports(source: str) -> set[str]:
+    """The bgengine modules (or ``bgengine.NAME`` for a name taken from the package itself)
+    that a compiled module's source imports at the Python level, anywhere in it."""
+    out = set()
+    for m in _CORE_IMPORT.finditer(source):
+        if m.group(3):
+            out.add(m.group(3))
+        elif m.group(1) == "bgengine":
+            out.update(f"bgengine.{n.strip()}" for n in m.group(2).split(",") if n.strip())
+        else:
+            out.add(m.group(1))
+    return out
+
+
 def _uses_signals(tree: ast.Module) -> bool:
     """Imports the ``signal`` module (to install a handler, or anything else)."""
     return any(isinstance(n, ast.Import) and any(a.name == "signal" for a in n.names)
@@ -155,6 +180,21 @@ def test_the_checks_see_what_they_look_for():
     # imports inside functions count, and so do from-imports of a module
     assert "bgengine.training" in GRAPH["bgengine.cli.train"]
     assert "bgengine.tournament.entrants" in GRAPH["bgengine.tournament.roundrobin"]
+    assert _core_imports("import numpy as np\nfrom bgengine.board cimport board_t\n"
+                         "def f():\n    from bgengine.fileio import atomic_write\n"
+                         "    from bgengine import __version__, players\n"
+                         "import bgengine.match\n") == {
+        "bgengine.fileio", "bgengine.__version__", "bgengine.players", "bgengine.match"}
+
+
+# ---------------------------------------------------------------- the compiled core
+
+def test_the_core_imports_nothing_from_the_python_layer():
+    """src/bgcore sits below python/bgengine: its modules import only each other."""
+    core = SOURCE_CORE.glob("*.pyx")
+    allowed = COMPILED | {f"bgengine.{n}" for n in CORE_ALLOWED_FROM_PACKAGE}
+    found = {p.name: sorted(_core_imports(p.read_text()) - allowed) for p in core}
+    assert not {f: m for f, m in found.items() if m}, found
 
 
 # ---------------------------------------------------------------- the architecture

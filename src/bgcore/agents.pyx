@@ -30,7 +30,7 @@ from importlib import resources
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t, uint64_t
@@ -43,7 +43,9 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport netbuf_t, outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport Evaluator
 from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
-                             ev_best_move, MAX_PLIES)
+                             ev_best_move, MAX_PLIES, workspaces_t, workspaces_init,
+                             workspaces_add_lists, workspaces_add_bufs, workspaces_add_searchers,
+                             workspaces_free)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -353,50 +355,32 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     cdef cnp.int8_t[:, ::1] pv = points
     cdef int32_t[:, ::1] mv = moves
-    cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
-    cdef netbuf_t* bufs = <netbuf_t*> malloc(nt * sizeof(netbuf_t))
-    # one searcher per thread for each searching player (each owns a cache)
-    cdef searcher_t* sa = <searcher_t*> calloc(nt, sizeof(searcher_t))
-    cdef searcher_t* sb = <searcher_t*> calloc(nt, sizeof(searcher_t))
+    # a move list and a network buffer per thread, and a searcher per thread for each
+    # searching player (each owns a cache)
+    cdef workspaces_t W
     cdef Py_ssize_t i
-    cdef int t, n_ready = 0, tid, sa_ready = 0, sb_ready = 0
+    cdef int tid
     cdef interrupt_t it
     pending = []
     interrupt_init(&it, pending)
-    if lists == NULL or bufs == NULL or sa == NULL or sb == NULL:
-        free(lists)
-        free(bufs)
-        free(sa)
-        free(sb)
-        raise MemoryError()
+    workspaces_init(&W, nt)
     try:
-        for t in range(nt):
-            movelist_init(&lists[t])
-            n_ready += 1
-            if a.p.plies > 0:
-                searcher_init(&sa[t], a.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
-                sa_ready += 1
-            if b.p.plies > 0:
-                searcher_init(&sb[t], b.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
-                sb_ready += 1
+        workspaces_add_lists(&W)
+        workspaces_add_bufs(&W)
+        if a.p.plies > 0:
+            workspaces_add_searchers(&W, 0, a.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
+        if b.p.plies > 0:
+            workspaces_add_searchers(&W, 1, b.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
         with nogil:
             for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
                 tid = threadid()
                 if not interrupt_poll(&it, tid == 0):
-                    _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &lists[tid], &bufs[tid],
-                               &pv[i, 0], &mv[i, 0], &sa[tid] if a.p.plies > 0 else NULL,
-                               &sb[tid] if b.p.plies > 0 else NULL)
+                    _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &W.lists[tid], &W.bufs[tid],
+                               &pv[i, 0], &mv[i, 0],
+                               &W.searchers[0][tid] if a.p.plies > 0 else NULL,
+                               &W.searchers[1][tid] if b.p.plies > 0 else NULL)
         if pending:
             raise pending[0]
     finally:
-        for t in range(n_ready):
-            movelist_free(&lists[t])
-        for t in range(sa_ready):
-            searcher_free(&sa[t])
-        for t in range(sb_ready):
-            searcher_free(&sb[t])
-        free(lists)
-        free(bufs)
-        free(sa)
-        free(sb)
+        workspaces_free(&W)
     return points, moves

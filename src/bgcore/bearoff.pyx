@@ -26,10 +26,11 @@ import time
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
+from bgengine.memory cimport grow_block
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
 from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, BO_POINTS, BO_ONE_SIDED,
@@ -265,7 +266,6 @@ cdef int _build_two_sided(double* P, int32_t* leaves) noexcept nogil:
     cdef int32_t* off = <int32_t*> malloc((N * 21 + 1) * sizeof(int32_t))
     cdef int32_t* moves = NULL
     cdef int cap = N * 21 * 8, used = 0
-    cdef void* grown
     if off == NULL:
         return -1
     moves = <int32_t*> malloc(cap * sizeof(int32_t))
@@ -284,11 +284,9 @@ cdef int _build_two_sided(double* P, int32_t* leaves) noexcept nogil:
                 return -1
             if used + c > cap:
                 cap = 2 * cap + c
-                grown = realloc(moves, cap * sizeof(int32_t))
-                if grown == NULL:
+                if not grow_block(<void**> &moves, cap * sizeof(int32_t)):
                     free(off); free(moves)
                     return -1
-                moves = <int32_t*> grown
             start = used
             for j in range(c):             # keep the first of each distinct afterstate
                 t = leaves[j]

@@ -23,9 +23,10 @@ two keys ever collided.
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport free
 from libc.string cimport memcpy, memcmp, memset
 
+from bgengine.memory cimport grow_or_raise, zeroed_or_raise
 from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
 from bgengine.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
 from bgengine.bitops cimport bg_msb32, bg_mirror24, bg_point_masks
@@ -44,34 +45,13 @@ cdef enum:
 
 cdef int _grow(movelist_t* ml, int capacity) except -1 nogil:
     """Enlarge the list to ``capacity`` entries and rebuild the table."""
-    cdef void* p
     cdef int i, s, mask
-    p = realloc(ml.boards, capacity * sizeof(board_t))
-    if p == NULL:
-        with gil:
-            raise MemoryError("move list")
-    ml.boards = <board_t*> p
-    p = realloc(ml.moves, capacity * sizeof(move_t))
-    if p == NULL:
-        with gil:
-            raise MemoryError("move list")
-    ml.moves = <move_t*> p
-    p = realloc(ml.keys, capacity * sizeof(key_t))
-    if p == NULL:
-        with gil:
-            raise MemoryError("move list")
-    ml.keys = <key_t*> p
+    grow_or_raise(<void**> &ml.boards, capacity * sizeof(board_t), b"move list")
+    grow_or_raise(<void**> &ml.moves, capacity * sizeof(move_t), b"move list")
+    grow_or_raise(<void**> &ml.keys, capacity * sizeof(key_t), b"move list")
     cdef int n_slots = capacity * SLOTS_PER_ENTRY
-    p = realloc(ml.slots, n_slots * sizeof(int32_t))
-    if p == NULL:
-        with gil:
-            raise MemoryError("move list")
-    ml.slots = <int32_t*> p
-    p = realloc(ml.stamps, n_slots * sizeof(uint32_t))
-    if p == NULL:
-        with gil:
-            raise MemoryError("move list")
-    ml.stamps = <uint32_t*> p
+    grow_or_raise(<void**> &ml.slots, n_slots * sizeof(int32_t), b"move list")
+    grow_or_raise(<void**> &ml.stamps, n_slots * sizeof(uint32_t), b"move list")
     memset(ml.stamps, 0, n_slots * sizeof(uint32_t))
     ml.stamp = 1
     ml.capacity = capacity
@@ -430,9 +410,7 @@ def count_afterstates(boards, dice, n_threads=1) -> np.ndarray:
     cdef int32_t[:, ::1] ov = out
     cdef const int32_t[:, ::1] dv = darr
     cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef movelist_t* lists = <movelist_t*> malloc(nt * sizeof(movelist_t))
-    if lists == NULL:
-        raise MemoryError()
+    cdef movelist_t* lists = <movelist_t*> zeroed_or_raise(nt, sizeof(movelist_t))
     cdef int t, n_ready = 0
     try:
         for t in range(nt):
@@ -475,7 +453,6 @@ def legal_afterstates_batch(boards, dice) -> tuple[np.ndarray, np.ndarray, np.nd
     cdef MoveGenerator gen = MoveGenerator()
     cdef board_t* out_b = NULL
     cdef move_t* out_m = NULL
-    cdef void* q
     cdef int c
     try:
         with nogil:
@@ -483,16 +460,8 @@ def legal_afterstates_batch(boards, dice) -> tuple[np.ndarray, np.ndarray, np.nd
                 c = generate_moves(&gen.ml, &bp[k], dv[k, 0], dv[k, 1])
                 if total + c > cap:
                     cap = 2 * (total + c) + 256
-                    q = realloc(out_b, cap * sizeof(board_t))
-                    if q == NULL:
-                        with gil:
-                            raise MemoryError()
-                    out_b = <board_t*> q
-                    q = realloc(out_m, cap * sizeof(move_t))
-                    if q == NULL:
-                        with gil:
-                            raise MemoryError()
-                    out_m = <move_t*> q
+                    grow_or_raise(<void**> &out_b, cap * sizeof(board_t), NULL)
+                    grow_or_raise(<void**> &out_m, cap * sizeof(move_t), NULL)
                 memcpy(&out_b[total], gen.ml.boards, c * sizeof(board_t))
                 memcpy(&out_m[total], gen.ml.moves, c * sizeof(move_t))
                 total += c

@@ -41,6 +41,25 @@ cdef int searcher_init(searcher_t* S, const evaluator_t* ev, int cache_bits,
                        int candidates, double margin) except -1 nogil
 cdef void searcher_free(searcher_t* S) noexcept nogil
 
+# The per-thread workspaces of a threaded loop (rollouts, matches): for each of nt threads
+# a move list, a network buffer and up to two searchers (one per searching player), each
+# array set up only when asked for.  Use: workspaces_init, then in a try the workspaces_add_*
+# the loop needs, and workspaces_free in its finally (it frees what was set up, and only that).
+ctypedef struct workspaces_t:
+    int nt                          # threads
+    movelist_t* lists               # nt move lists, or NULL
+    netbuf_t* bufs                  # nt network buffers, or NULL
+    searcher_t* searchers[2]        # nt searchers each, or NULL
+    int n_lists                     # how many of each are initialised
+    int n_searchers[2]
+
+cdef void workspaces_init(workspaces_t* W, int nt) noexcept nogil
+cdef int workspaces_add_lists(workspaces_t* W) except -1
+cdef int workspaces_add_bufs(workspaces_t* W) except -1
+cdef int workspaces_add_searchers(workspaces_t* W, int k, const evaluator_t* ev, int cache_bits,
+                                  int candidates, double margin) except -1
+cdef void workspaces_free(workspaces_t* W) noexcept nogil
+
 # Outputs of position ``s`` (side on roll, before its roll) from its side, at ``plies``.
 cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out) noexcept nogil
 # Best play among ml.boards[0..n-1] (afterstates of ``level``'s list) at ``plies``;

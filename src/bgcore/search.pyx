@@ -31,6 +31,7 @@ from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
 from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
+from bgengine.memory cimport zeroed_or_raise
 from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
                              MOVER, OPPONENT, MAX_GAME_PLAYS)
 from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
@@ -152,6 +153,49 @@ cdef void searcher_free(searcher_t* S) noexcept nogil:
     free(S.cache)
     S.buf = NULL
     S.cache = NULL
+
+
+# ---------------------------------------------------------------- per-thread workspaces
+
+cdef void workspaces_init(workspaces_t* W, int nt) noexcept nogil:
+    memset(W, 0, sizeof(workspaces_t))
+    W.nt = nt
+
+
+cdef int workspaces_add_lists(workspaces_t* W) except -1:
+    W.lists = <movelist_t*> zeroed_or_raise(W.nt, sizeof(movelist_t))
+    while W.n_lists < W.nt:
+        movelist_init(&W.lists[W.n_lists])
+        W.n_lists += 1
+    return 0
+
+
+cdef int workspaces_add_bufs(workspaces_t* W) except -1:
+    W.bufs = <netbuf_t*> zeroed_or_raise(W.nt, sizeof(netbuf_t))
+    return 0
+
+
+cdef int workspaces_add_searchers(workspaces_t* W, int k, const evaluator_t* ev, int cache_bits,
+                                  int candidates, double margin) except -1:
+    """Searchers ``k`` (0 or 1) of every thread, set up by searcher_init with these values."""
+    W.searchers[k] = <searcher_t*> zeroed_or_raise(W.nt, sizeof(searcher_t))
+    while W.n_searchers[k] < W.nt:
+        searcher_init(&W.searchers[k][W.n_searchers[k]], ev, cache_bits, candidates, margin)
+        W.n_searchers[k] += 1
+    return 0
+
+
+cdef void workspaces_free(workspaces_t* W) noexcept nogil:
+    cdef int t, k
+    for t in range(W.n_lists):
+        movelist_free(&W.lists[t])
+    for k in range(2):
+        for t in range(W.n_searchers[k]):
+            searcher_free(&W.searchers[k][t])
+        free(W.searchers[k])
+    free(W.lists)
+    free(W.bufs)
+    workspaces_init(W, W.nt)
 
 
 cdef inline void _static(searcher_t* S, const board_t* s, real_t* out) noexcept nogil:
@@ -524,38 +568,29 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     cdef int K = ev.ev.K
     per = np.zeros((trials, K), dtype=np.float32)
     cdef real_t[:, ::1] pv = per
-    cdef searcher_t* S = <searcher_t*> calloc(nt, sizeof(searcher_t))
+    cdef workspaces_t W
     # the first two moves' plays, per thread (worth it once trials repeat the rolls)
     cdef memo_entry_t* memo = NULL
-    if S == NULL:
-        raise MemoryError()
-    if trials > 36:
-        memo = <memo_entry_t*> calloc(<size_t>nt * MEMO_SLOTS, sizeof(memo_entry_t))
-        if memo == NULL:
-            free(S)
-            raise MemoryError()
-    cdef int i, n_ready = 0
     cdef Py_ssize_t t
     cdef interrupt_t it
     pending = []
     interrupt_init(&it, pending)
+    workspaces_init(&W, nt)
     try:
-        for i in range(nt):
-            searcher_init(&S[i], &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
-            n_ready += 1
+        if trials > 36:
+            memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
+        workspaces_add_searchers(&W, 0, &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
                 if not interrupt_poll(&it, threadid() == 0):
-                    _rollout_trial(&S[threadid()],
+                    _rollout_trial(&W.searchers[0][threadid()],
                                    memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
                                    b, <int>(first_trial + t), sd, truncate, variance_reduction,
                                    plies, &pv[t, 0])
         if pending:
             raise pending[0]
     finally:
-        for i in range(n_ready):
-            searcher_free(&S[i])
-        free(S)
+        workspaces_free(&W)
         free(memo)
     per64 = per.astype(np.float64)
     if K == 1:

@@ -30,10 +30,11 @@ game numbers give the same weights, bit for bit.
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
+from bgengine.memory cimport grow_or_raise
 from bgengine._types cimport int32_t, real_t, uint64_t
 from bgengine.board cimport (board_t, board_start, board_swap, board_side_empty, board_win_value,
                              MOVER, MAX_GAME_PLAYS)
@@ -285,7 +286,6 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
     cdef real_t dout[MAX_OUTPUTS]
     cdef int K = L.K, d1, d2, n, c, t, k, v = 0, parity = 0, top
     cdef double err_sum = 0
-    cdef void* p
     cdef net_t* net
     cdef real_t V[MAX_OUTPUTS]
     board_start(&b)
@@ -294,11 +294,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
     while True:
         if n_moves[0] == cap[0]:
             cap[0] = 2 * cap[0] + 64
-            p = realloc(hist[0], cap[0] * sizeof(record_t))
-            if p == NULL:
-                with gil:
-                    raise MemoryError()
-            hist[0] = <record_t*> p
+            grow_or_raise(<void**> hist, cap[0] * sizeof(record_t), NULL)
         hist[0][n_moves[0]].cls = _value(L, &b, hist[0][n_moves[0]].idx, hist[0][n_moves[0]].val,
                                          &hist[0][n_moves[0]].nnz, V)
         hist[0][n_moves[0]].parity = parity

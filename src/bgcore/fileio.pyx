@@ -1,16 +1,17 @@
-"""Crash-safe file writing: a reader never sees a half-written file."""
+"""Crash-safe file writing: a reader never sees a half-written file.
 
-from __future__ import annotations
+Part of the compiled core (the networks save through it) so that the core imports
+nothing from the Python layer above it; the Python layer uses it too.
+"""
 
 import os
 import tempfile
 from pathlib import Path
-from typing import BinaryIO, Callable
 
 __all__ = ["atomic_write"]
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
+def atomic_write(path, write) -> None:
     """Call ``write(f)`` on a temporary file beside ``path``, sync it, then
     rename it over ``path`` (atomic on POSIX and Windows).  On any error the
     temporary file is removed and ``path`` is left as it was."""
@@ -30,7 +31,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         raise
 
 
-def _read_umask() -> int:
+def _read_umask():
     # os.umask can only be read by setting it: do that once, at import, before any threads
     mask = os.umask(0o022)
     os.umask(mask)

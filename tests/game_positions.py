@@ -30,3 +30,14 @@ def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray
                 break
             b = a[::-1].copy()
     return out
+
+
+def board_from_points(me: dict, opp: dict) -> np.ndarray:
+    """A board from {point: checkers} of the mover and of the opponent, both in
+    the mover's numbering (25 = bar)."""
+    b = np.zeros((2, 25), dtype=np.uint8)
+    for p, n in me.items():
+        b[1, p - 1] = n
+    for p, n in opp.items():
+        b[0, 24 if p == 25 else 24 - p] = n
+    return b

@@ -28,19 +28,10 @@ from bgengine.notation import (
     format_move, format_steps_plain, legal_move_notations, legal_moves, match_move, parse_move,
 )
 from bgengine.position import STARTING_BOARD
+from game_positions import board_from_points
 
 START = STARTING_BOARD
 
-
-def _board(me: dict, opp: dict) -> np.ndarray:
-    """A board from {point: checkers} for the mover and for the opponent, both
-    in the mover's numbering (25 = bar)."""
-    b = np.zeros((2, 25), dtype=np.uint8)
-    for p, n in me.items():
-        b[1, p - 1] = n
-    for p, n in opp.items():
-        b[0, 24 if p == 25 else 24 - p] = n
-    return b
 
 
 FORMAT_CASES = [
@@ -442,7 +433,7 @@ def test_legal_moves_helper():
     steps, text, after = moves[[m[1] for m in moves].index("8/5 6/5")]
     assert sorted(steps) == [(6, 5), (8, 5)]
     assert after[1, 4] == 2 and after[1, 7] == 2 and after[1, 5] == 4
-    closed = _board({25: 1, 11: 14}, {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2, 18: 3})
+    closed = board_from_points({25: 1, 11: 14}, {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2, 18: 3})
     (only,) = legal_moves(closed, 6, 6)
     assert only[:2] == ((), "")
     np.testing.assert_array_equal(only[2], closed)
@@ -453,7 +444,7 @@ def test_format_steps_plain():
     steps = [(13, 9), (25, 24)]
     assert format_steps_plain(steps) == "25/24 13/9"
     assert format_steps_plain(steps, words=True) == "bar/24 13/9"
-    b = _board({25: 1, 13: 14}, {9: 1, 24: 1})
+    b = board_from_points({25: 1, 13: 14}, {9: 1, 24: 1})
     assert format_steps_plain(steps, b, words=True) == "bar/24* 13/9*"
     assert format_steps_plain([(6, 0), (6, 0)], words=True) == "6/off 6/off"
 
@@ -549,9 +540,9 @@ def test_match_move_from_the_start(d1, d2, text, expected):
     assert notations[match_move(START, d1, d2, text)] == expected
 
 
-AMBIGUOUS = _board({13: 5, 6: 5, 4: 3, 24: 2}, {8: 1, 10: 1, 12: 4, 17: 3, 19: 5, 1: 1})
-ONE_DIE = _board({20: 1}, {12: 2, 24: 13})            # 6-2: 20/14 or 20/18, never both
-OUTSIDE = _board({8: 2, 5: 13}, {24: 15})
+AMBIGUOUS = board_from_points({13: 5, 6: 5, 4: 3, 24: 2}, {8: 1, 10: 1, 12: 4, 17: 3, 19: 5, 1: 1})
+ONE_DIE = board_from_points({20: 1}, {12: 2, 24: 13})            # 6-2: 20/14 or 20/18, never both
+OUTSIDE = board_from_points({8: 2, 5: 13}, {24: 15})
 ON_BAR = board_from_position_id("4HPDARLgc/AAWA")      # captured from gnubg 1.07: one checker on the bar
 DANCE = board_from_position_id("2nY3AADvEwAAXg")       # captured from gnubg 1.07: 6-5 cannot enter
 

@@ -21,26 +21,17 @@ from bgengine.network import Network
 from bgengine.terminal import ENGINE, HUMAN, PlaySession
 from bgengine.position import Position
 from bgengine.engine import Engine
+from game_positions import board_from_points
 
 # A small random network: fast, deterministic, 5 outputs like the shipped one.
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)
 
 
-def _board(me: dict, opp: dict) -> np.ndarray:
-    """A board from {point: checkers} of the mover and of the opponent, both in
-    the mover's numbering (25 = bar)."""
-    b = np.zeros((2, 25), dtype=np.uint8)
-    for p, n in me.items():
-        b[1, p - 1] = n
-    for p, n in opp.items():
-        b[0, 24 if p == 25 else 24 - p] = n
-    return b
-
 
 # '13/5' with 5-3 could be 13/8*/5 or 13/10*/5 (tests/test_notation.py)
-AMBIGUOUS = Position(_board({13: 5, 6: 5, 4: 3, 24: 2}, {8: 1, 10: 1, 12: 4, 17: 3, 19: 5, 1: 1}))
+AMBIGUOUS = Position(board_from_points({13: 5, 6: 5, 4: 3, 24: 2}, {8: 1, 10: 1, 12: 4, 17: 3, 19: 5, 1: 1}))
 # 6-2: only 20/14 can be played
-ONE_DIE = Position(_board({20: 1}, {12: 2, 24: 13}))
+ONE_DIE = Position(board_from_points({20: 1}, {12: 2, 24: 13}))
 # 6-5 cannot enter from the bar
 DANCE = Position.from_id("2nY3AADvEwAAXg")
 

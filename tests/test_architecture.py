@@ -37,7 +37,6 @@ PENDING_LONG_FILES: dict[str, str] = {
     "terminal.py": "the terminal session: one class of prompts, commands, hints and board "
                    "drawing over game (rules, score) and engine (decisions); its own move loop "
                    "(undo, prompts) is still not game_decisions",
-    "gnubg.py": "finding and configuring gnubg, its player and the process pool: to split",
 }
 
 #: Where the library's own signal handlers and command line live.

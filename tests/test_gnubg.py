@@ -282,7 +282,7 @@ def test_missing_binary_is_a_clear_error(tmp_path, monkeypatch):
         find_gnubg()
     monkeypatch.delenv("BGENGINE_GNUBG")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("bgengine.gnubg.FALLBACK_LOCATIONS", ())
+    monkeypatch.setattr("bgengine.gnubg.binary.FALLBACK_LOCATIONS", ())
     with pytest.raises(GnubgNotFound, match="gnubg not found"):
         make_player("gnubg:1")
 

@@ -1,0 +1,47 @@
+"""Finding the gnubg binary and the errors of running it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+__all__ = ["ENV_BINARY", "FALLBACK_LOCATIONS", "GnubgError", "GnubgNotFound", "find_gnubg"]
+
+#: Environment variable naming the gnubg binary (a path, or a name on PATH).
+ENV_BINARY = "BGENGINE_GNUBG"
+#: Where Debian and source installs put gnubg when it is not on PATH.
+FALLBACK_LOCATIONS = ("/usr/games/gnubg", "/usr/local/games/gnubg")
+
+_NOT_FOUND = ("gnubg not found: install GNU Backgammon (apt-get install gnubg) or put it on "
+              f"PATH (or name the binary with ${ENV_BINARY} or --gnubg)")
+
+
+class GnubgError(RuntimeError):
+    """gnubg could not be started or stopped answering for good."""
+
+
+class GnubgNotFound(GnubgError):
+    """The gnubg binary is not installed or not where it was said to be."""
+
+
+def find_gnubg(binary: str | None = None) -> str:
+    """The path of the gnubg binary.
+
+    ``binary`` (a path, or a name looked up on PATH) if given, else
+    ``$BGENGINE_GNUBG``, else ``gnubg`` on PATH, else ``/usr/games/gnubg``.
+    Raises :class:`GnubgNotFound` with a one-line message saying how to
+    install it.
+    """
+    wanted = binary if binary is not None else os.environ.get(ENV_BINARY) or None
+    if wanted is not None:
+        found = shutil.which(wanted)
+        if found is None:
+            raise GnubgNotFound(f"{_NOT_FOUND}; {wanted!r} is not an executable program")
+        return found
+    found = shutil.which("gnubg")
+    if found is not None:
+        return found
+    for path in FALLBACK_LOCATIONS:
+        if os.access(path, os.X_OK):
+            return path
+    raise GnubgNotFound(_NOT_FOUND)

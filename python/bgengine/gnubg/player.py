@@ -1,0 +1,108 @@
+"""gnubg as a player (:class:`GnubgPlayer`) and cubeless matches against it."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+
+from bgengine._checks import is_int
+from bgengine.board import validate_board
+from bgengine.game import Decision
+from bgengine.gnubg.binary import find_gnubg
+from bgengine.gnubg.driver import GnubgSettings
+from bgengine.gnubg.pool import GnubgPool, PairResults
+from bgengine.gnubg.process import GnubgConfig
+from bgengine.movegen import legal_afterstates
+from bgengine.results import MatchResult, summarize
+
+__all__ = ["GnubgPlayer", "play_gnubg_pairs", "play_gnubg_match"]
+
+log = logging.getLogger(__name__)
+
+class GnubgPlayer:
+    """gnubg as a player: what it plays (``settings``) and how it is run (``config``).
+
+    :func:`bgengine.match.run_match` plays it through a pool of its own,
+    stopped when the match ends.  :meth:`pool` gives the player's own pool,
+    kept between calls (tournaments use it for their many batches), and
+    :meth:`choose` asks that pool for one play; :meth:`close` (or the end of
+    a ``with`` block) stops it.  Raises :class:`GnubgNotFound` at once when
+    gnubg is not installed.
+    """
+
+    def __init__(self, settings: GnubgSettings | None = None, config: GnubgConfig | None = None,
+                 name: str | None = None) -> None:
+        self.settings = settings or GnubgSettings()
+        self.config = config or GnubgConfig()
+        self.binary = find_gnubg(self.config.binary)
+        self.name = name or ("gnubg" if self.settings.plies == 0 else f"gnubg:{self.settings.plies}")
+        self._pool: GnubgPool | None = None
+
+    def __repr__(self) -> str:
+        return f"GnubgPlayer({self.name!r}, plies={self.settings.plies})"
+
+    def pool(self, processes: int | None = None) -> "GnubgPool":
+        """The player's own pool, started on first use with ``processes``
+        processes (default: the config's) and grown when more are asked for."""
+        n = processes or self.config.n_processes()
+        if self._pool is None:
+            self._pool = GnubgPool(dataclasses.replace(self.config, processes=n))
+        else:
+            self._pool.ensure(n)
+        return self._pool
+
+    def choose(self, board, d1: int, d2: int, seed: int = 0) -> int:
+        """Index of gnubg's play in ``legal_afterstates(board, d1, d2)``
+        (``seed`` unused).  Raises :class:`BadReply` (a ``ValueError``) for a
+        reply that is not a legal play, :class:`GnubgError` if gnubg fails."""
+        arr = validate_board(board)
+        after, _ = legal_afterstates(arr, int(d1), int(d2))
+        return self.pool(1).ask(self.settings, Decision(1, arr, int(d1), int(d2), after, 0))
+
+    def close(self) -> None:
+        """Stop the player's own pool, if it has one (safe to call twice)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    def __enter__(self) -> "GnubgPlayer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _gnubg_config(*players) -> GnubgConfig:
+    for p in players:
+        if isinstance(p, GnubgPlayer):
+            return p.config
+    return GnubgConfig()
+
+
+def play_gnubg_pairs(a, b, n_pairs: int, seed: int = 0, first_pair: int = 0,
+                     config: GnubgConfig | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> PairResults:
+    """:meth:`GnubgPool.play_pairs` in a pool of its own, stopped at the end.
+    ``config`` defaults to the first :class:`GnubgPlayer`'s."""
+    with GnubgPool(config or _gnubg_config(a, b)) as pool:
+        return pool.play_pairs(a, b, n_pairs, seed, first_pair, progress)
+
+
+def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> MatchResult:
+    """``games`` cubeless money games (rounded up to whole pairs) between
+    ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
+    :class:`bgengine.results.MatchResult` from ``a``'s side.  Games with a bad
+    reply are counted in ``bad_games`` and their pairs left out."""
+    if not is_int(games) or games < 2:
+        raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
+    res = play_gnubg_pairs(a, b, (games + 1) // 2, seed, config=config, progress=progress)
+    log.info("gnubg match: %d games in %.1f s (%.1f games/s), %d requests, %d replays",
+             res.points.size, res.seconds, res.points.size / max(res.seconds, 1e-9),
+             res.requests, res.replays)
+    return summarize(_name(a), _name(b), res.points, res.moves, res.bad, tuple(res.reasons[:5]))
+
+
+def _name(p) -> str:
+    return getattr(p, "name", repr(p))

@@ -34,9 +34,6 @@ PENDING_SIGNAL_HANDLERS: dict[str, str] = {}
 #: Python files longer than MAX_LINES, with the reason.
 MAX_LINES = 600
 PENDING_LONG_FILES: dict[str, str] = {
-    "terminal.py": "the terminal session: one class of prompts, commands, hints and board "
-                   "drawing over game (rules, score) and engine (decisions); its own move loop "
-                   "(undo, prompts) is still not game_decisions",
 }
 
 #: Where the library's own signal handlers and command line live.

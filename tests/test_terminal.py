@@ -275,6 +275,31 @@ def test_illegal_and_ambiguous_moves():
     assert "You play 13/8*/5." in out
 
 
+def test_a_mistyped_command_gets_the_command_it_meant():
+    # at the move prompt: 'hnit' is no move, and it is nearly 'hint'
+    s = session(script("hnit", "mvoes", "xyzzy", "bar", "8/5 6/5"), dice=FixedDice([(3, 1)]),
+                engine=StubEngine())
+    s.run()
+    out = text(s)
+    assert "Unknown command 'hnit': did you mean 'hint'?" in out
+    assert "Unknown command 'mvoes': did you mean 'moves'?" in out
+    assert "cannot parse move 'hnit'" not in out
+    # nothing close: the parser's own message; 'bar' spells a move, so no 'board' for it
+    assert "Illegal move: cannot parse move 'xyzzy'" in out
+    assert "did you mean 'board'" not in out and "Illegal move: cannot parse move 'bar'" in out
+    assert "You play 8/5 6/5." in out
+    # before rolling, and when doubled
+    s = session(script("dobule", "roll", "quit"), engine=StubEngine(), dice=FixedDice([(3, 1), (4, 2)]),
+                position=Position.initial())
+    s.run()
+    assert "Unknown command 'dobule': did you mean 'double'?" in text(s)
+    bot = Bot(script={"take": ["tkae", "take"]}, limit=12)
+    s = session(bot, dice=FixedDice([(1, 2)]), engine=StubEngine(double=True))  # engine opens
+    s.run()
+    assert "Unknown command 'tkae': did you mean 'take'?" in text(s)
+    assert "You take." in text(s)
+
+
 def test_forced_and_impossible_plays_are_automatic():
     s = session(script("roll", "quit"), position=DANCE, dice=FixedDice([(6, 5), (1, 1)]),
                 engine=StubEngine())

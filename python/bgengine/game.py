@@ -20,7 +20,7 @@ terminal player's rules — plays by this module:
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -133,13 +133,16 @@ def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int
 
 # ====================================================================== match rules
 
-def match_opening(dice) -> tuple[int, tuple[int, int]]:
+def match_opening(dice, on_tie: Callable[[int, int], None] | None = None) -> tuple[int, tuple[int, int]]:
     """A match game's opening roll: seat 0's die against seat 1's, ties rolled
-    again; ``(first seat, (its die, the other's))``."""
+    again (``on_tie(die 0, die 1)`` told of each); ``(first seat, (seat 0's die,
+    seat 1's))``."""
     while True:
         d1, d2 = dice.roll()
         if d1 != d2:
             return (0 if d1 > d2 else 1), (d1, d2)
+        if on_tie is not None:
+            on_tie(d1, d2)
 
 
 def is_crawford_game(match_length: int, score, crawford_done: bool) -> bool:

@@ -1,0 +1,63 @@
+"""The game on the table: who sits where, and the state of the game in progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgengine.game import MatchScore
+from bgengine.ids import GAME_OVER, GAME_PLAYING, MatchState
+from bgengine.position import Position
+
+__all__ = ["ENGINE", "HUMAN", "TableGame", "start_position", "table_match_state"]
+
+#: gnubg's player numbers: the engine is player 0 (O, drawn at the top),
+#: the human player 1 (X, at the bottom), as in gnubg's own board window.
+ENGINE, HUMAN = 0, 1
+
+
+@dataclass
+class TableGame:
+    """Everything about the game in progress (copied whole for ``undo``)."""
+
+    number: int
+    board: Position                  # always from the human's side (row 1 = human)
+    turn: int                        # ENGINE or HUMAN: whose turn it is
+    dice: tuple[int, int] | None     # rolled and not yet played, else None
+    cube: int = 1
+    cube_owner: int = -1             # -1 centred, else ENGINE or HUMAN
+    crawford: bool = False
+    plays: int = 0                   # plays made so far (seeds the engine's noise)
+
+    def board_for(self, side: int) -> np.ndarray:
+        """The board with ``side`` in row 1."""
+        return (self.board if side == HUMAN else self.board.swap()).board
+
+
+def table_match_state(g: TableGame | None, match: MatchScore, jacoby: bool, *,
+                      double_offered: bool = False, turn: int | None = None) -> MatchState:
+    """The gnubg match state of game ``g`` (``None``: between games) in ``match`` (player
+    0 = engine, 1 = the human); ``turn``: who is to act, default the side on roll."""
+    on_roll = g.turn if g is not None else HUMAN
+    dice = g.dice if g is not None and g.dice else (0, 0)
+    return MatchState(
+        match_length=match.length, score=(match.score[ENGINE], match.score[HUMAN]),
+        cube=g.cube if g else 1, cube_owner=g.cube_owner if g else -1,
+        player_on_roll=on_roll, turn=on_roll if turn is None else turn,
+        crawford=bool(g and g.crawford), game_state=GAME_PLAYING if g else GAME_OVER,
+        double_offered=double_offered, dice=dice,
+        jacoby=jacoby if match.length == 0 else False)
+
+
+def start_position(position) -> Position | None:
+    """``position`` (a Position, a Position ID, a board or ``None``) as the Position a
+    first game starts from; ``ValueError`` for a finished one."""
+    if isinstance(position, str):
+        position = Position.from_id(position.strip())
+    if position is not None:
+        if not isinstance(position, Position):
+            position = Position(position)
+        if position.is_game_over():
+            raise ValueError(f"the start position {position.position_id} is already finished")
+    return position

@@ -552,6 +552,10 @@ DANCE = board_from_position_id("2nY3AADvEwAAXg")       # captured from gnubg 1.0
     (START, 6, 5, "13/9 13/8", "13/9: not playable with 6-5"),
     (START, 6, 5, "24/18", "'24/18' uses one die, but both dice of 6-5 can be played"),
     (START, 6, 5, "23/17 13/8", "23/17: no checker on 23"),
+    # the step at fault is named as written (gnubg's order would name 24/21 each time)
+    (START, 3, 1, "24/21 24/23 24/22", "24/22: no checker left on 24"),
+    (START, 3, 1, "24/22 24/21 24/23", "24/23: no checker left on 24"),
+    (START, 3, 1, "24-21 24-23 24-22", "24/22: no checker left on 24"),
     (START, 6, 5, "8/13 6/1", "8/13: checkers move from higher to lower points"),
     (START, 6, 5, "13/13 24/13", "13/13: a checker cannot stay put"),
     (START, 5, 5, "13/8", "'13/8' uses 1 of the four 5s, but 4 can be played"),
@@ -565,7 +569,7 @@ DANCE = board_from_position_id("2nY3AADvEwAAXg")       # captured from gnubg 1.0
     (ONE_DIE, 6, 2, "20/18", "only one die of 6-2 can be played, so it must be the larger (6)"),
     (ONE_DIE, 6, 2, "20/12", "20/12: point 12 is blocked"),
     (OUTSIDE, 6, 5, "8/2 5/off", "5/off: cannot bear off while checkers are outside the home board"),
-    (ON_BAR, 1, 4, "13/9 13/12", "13/12: must enter from the bar first"),
+    (ON_BAR, 1, 4, "13/9 13/12", "13/9: must enter from the bar first"),   # the first step written
     (DANCE, 6, 5, "bar/20", "no legal play with 6-5; the roll is forfeited"),
 ])
 def test_match_move_errors(board, d1, d2, text, message):

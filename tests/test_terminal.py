@@ -277,7 +277,8 @@ def test_illegal_and_ambiguous_moves():
 
 def test_a_mistyped_command_gets_the_command_it_meant():
     # at the move prompt: 'hnit' is no move, and it is nearly 'hint'
-    s = session(script("hnit", "mvoes", "xyzzy", "bar", "8/5 6/5"), dice=FixedDice([(3, 1)]),
+    s = session(script("hnit", "mvoes", "xyzzy", "bar", "24/21 24/23 24/22", "8/5 6/5"),
+                dice=FixedDice([(3, 1)]),
                 engine=StubEngine())
     s.run()
     out = text(s)
@@ -287,6 +288,8 @@ def test_a_mistyped_command_gets_the_command_it_meant():
     # nothing close: the parser's own message; 'bar' spells a move, so no 'board' for it
     assert "Illegal move: cannot parse move 'xyzzy'" in out
     assert "did you mean 'board'" not in out and "Illegal move: cannot parse move 'bar'" in out
+    # three steps from a point with two checkers: the third is the one at fault
+    assert "Illegal move: 24/22: no checker left on 24." in out
     assert "You play 8/5 6/5." in out
     # before rolling, and when doubled
     s = session(script("dobule", "roll", "quit"), engine=StubEngine(), dice=FixedDice([(3, 1), (4, 2)]),

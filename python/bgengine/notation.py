@@ -160,6 +160,13 @@ def format_steps_plain(steps: Iterable[Sequence[int]], board=None, words: bool =
 
 def _parse_gnubg(text: str) -> list[Step]:
     """gnubg's ``ParseMove``: the steps in canonical order, or ValueError."""
+    pairs = _parse_written(text)
+    pairs.sort(key=lambda p: (-p[0], -p[1]))
+    return pairs
+
+
+def _parse_written(text: str) -> list[Step]:
+    """gnubg's ``ParseMove`` before it sorts: the steps in the order written, or ValueError."""
     if not isinstance(text, str):
         raise ValueError(f"a move must be a string, got {type(text).__name__}")
     users: list[int] = []          # point tokens
@@ -271,9 +278,7 @@ def _parse_gnubg(text: str) -> list[Step]:
             an.append(value)
     if len(an) & 1:
         raise fail("the last move has no destination")
-    pairs = [(an[k], an[k + 1]) for k in range(0, len(an), 2)]
-    pairs.sort(key=lambda p: (-p[0], -p[1]))
-    return pairs
+    return [(an[k], an[k + 1]) for k in range(0, len(an), 2)]
 
 
 def _forward(pairs: list[Step]) -> bool:
@@ -380,8 +385,9 @@ def _apply(board: np.ndarray, pairs: list[Step]) -> tuple[np.ndarray, str | None
             return b, (f"{where}: a checker cannot stay put" if t == a
                        else f"{where}: checkers move from higher to lower points")
         if me[a - 1] < 1:
-            return b, (f"{where}: no checker on the bar" if a == 25
-                       else f"{where}: no checker on {a}")
+            left = " left" if board[1, a - 1] else ""      # earlier steps took them away
+            return b, (f"{where}: no checker{left} on the bar" if a == 25
+                       else f"{where}: no checker{left} on {a}")
         if a != 25 and me[24]:
             return b, f"{where}: must enter from the bar first"
         if t and opp[24 - t] > 1:
@@ -448,6 +454,18 @@ def _dice_fit(pairs: list[Step], dice: list[int]) -> tuple[bool, int]:
     return best is not None, (best or 0)
 
 
+def _written_order(text: str, pairs: list[Step]) -> list[Step]:
+    """``pairs`` (a reading of ``text`` in canonical order) in the order ``text`` gives them."""
+    for reading in (text, text.replace("-", "/")):
+        try:
+            written = _parse_written(reading)
+        except ValueError:
+            continue
+        if sorted(written, key=lambda p: (-p[0], -p[1])) == pairs:
+            return written
+    return pairs
+
+
 def _diagnose(board: np.ndarray, d1: int, d2: int, pairs: list[Step], text: str,
               plays: list[tuple[Step, ...]]) -> str:
     """Why ``pairs`` is not a legal play: the first problem found."""
@@ -455,7 +473,8 @@ def _diagnose(board: np.ndarray, d1: int, d2: int, pairs: list[Step], text: str,
     shown = repr(text.strip())
     final, err = _apply(board, pairs)
     if err:
-        return err
+        # name the step at fault as the player wrote the steps, not in gnubg's order
+        return _apply(board, _written_order(text, pairs))[1] or err
     opp = board[0]
     dice = [d1] * 4 if d1 == d2 else [d1, d2]
     for a, b in pairs:

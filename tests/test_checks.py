@@ -1,6 +1,9 @@
-"""bgengine._checks: what counts as a real integer or number for the library's checks."""
+"""bgengine._checks: what counts as a real integer or number for the library's checks; and the
+compiled core's integer arguments, all checked by one helper (src/bgcore/checks.pxd)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -38,3 +41,34 @@ def test_the_library_uses_them():
     with pytest.raises(ValueError, match="integer of at least 2"):
         pairs_of_games(True)
     assert pairs_of_games(np.int64(5)) == 3
+
+
+# ---------------------------------------------------------------- the compiled core's one helper
+
+def _core_checks():
+    """The core's integer arguments, each checked by checks.pxd's checked_int:
+    (call, name in the message, lowest, highest, the range as said)."""
+    from bgengine.dice import Dice
+    from bgengine.movegen import MAX_THREADS, check_seed, check_threads, legal_afterstates
+    from bgengine.position import STARTING_BOARD
+    return [
+        (lambda v: Dice(v), "seed", 0, 2**64 - 1, "0..2**64-1"),
+        (lambda v: Dice(0, stream=v), "stream", 0, 2**64 - 1, "0..2**64-1"),
+        (check_seed, "seed", 0, 2**64 - 1, "0..2**64-1"),
+        (check_threads, "n_threads", 1, MAX_THREADS, f"1..{MAX_THREADS}"),
+        (lambda v: legal_afterstates(STARTING_BOARD, v, 1), "d1", 1, 6, "1..6"),
+        (lambda v: legal_afterstates(STARTING_BOARD, 1, v), "d2", 1, 6, "1..6"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_the_core_checks_its_integer_arguments_alike(case):
+    call, name, lo, hi, span = _core_checks()[case]
+    for ok in (lo, hi, np.int64(lo), np.uint64(hi)):
+        call(ok)
+    for bad in (True, np.bool_(True), 1.0, "1", None):
+        with pytest.raises(ValueError, match=rf"^{name} must be an integer.*, got "):
+            call(bad)
+    for out in (lo - 1, hi + 1):
+        with pytest.raises(ValueError, match=re.escape(f"{name} must be in {span}, got {out}")):
+            call(out)

@@ -15,7 +15,9 @@ terminal player's rules — plays by this module:
 * :class:`MatchScore`, :func:`match_opening`, :func:`is_crawford_game`,
   :func:`points_scored`: a match's score, who moves first in a match game,
   the Crawford rule, the Jacoby rule.
-* :func:`game_seed`: the seed of one play, for players with randomness.
+* :func:`game_seed`: the seed of one play, for players with randomness (a
+  tournament's schedule, keyed by player names, has its own hash:
+  ``bgengine.tournament.derive_seed``).
 """
 
 from __future__ import annotations

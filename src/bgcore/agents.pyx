@@ -40,7 +40,8 @@ from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, b
 from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport netbuf_t, outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
+from bgengine.network cimport netbuf_t
+from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport Evaluator
 from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
                              ev_best_move, MAX_PLIES, workspaces_t, workspaces_init,

@@ -45,7 +45,7 @@ cdef int32_t bo_rank_table[BO_POINTS][16]
 cdef int bo_rank_counts(const int* n) noexcept nogil
 cdef int bo_home_index(const checker_t* row) noexcept nogil
 cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) noexcept nogil
-# The same in a network's output form, n_outputs 1, 4 or 5 (network.pxd).
+# The same in a network's output form, n_outputs 1, 4 or 5 (outputs.pxd).
 cdef int bearoff_outputs_k(const bearoff_t* db, const board_t* b, real_t* out,
                            int n_outputs) noexcept nogil
 # The same with an evaluator's exact-function signature (db = const bearoff_t*), per form.

@@ -31,6 +31,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
 from bgengine.memory cimport grow_block
+from bgengine.outputs cimport outputs_from_five
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
 from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, BO_POINTS, BO_ONE_SIDED,
@@ -419,20 +420,12 @@ cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) no
 
 cdef int bearoff_outputs_k(const bearoff_t* db, const board_t* b, real_t* out,
                            int n_outputs) noexcept nogil:
-    """bearoff_outputs in a network's output form (network.pxd): 1 (win), 4 (win, lose,
+    """bearoff_outputs in a network's output form (outputs.pxd): 1 (win), 4 (win, lose,
     win gammon, lose gammon) or 5 (gnubg's).  Returns 1 when covered, else 0."""
     cdef real_t v[5]
     if not bearoff_outputs(db, b, v):
         return 0
-    if n_outputs == 5:
-        memcpy(out, v, 5 * sizeof(real_t))
-    elif n_outputs == 4:
-        out[0] = v[0]
-        out[1] = 1 - v[0]
-        out[2] = v[1]
-        out[3] = v[3]
-    else:
-        out[0] = v[0]
+    outputs_from_five(n_outputs, v, out)
     return 1
 
 

@@ -8,6 +8,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 
+from bgengine.checks cimport checked_int
+
 from bgengine.dice cimport (rng_t, rng_seed, rng_next32, rng_roll,
                             rng_opening_roll)
 
@@ -17,12 +19,7 @@ _MASK64 = (1 << 64) - 1
 
 
 def _as_u64(value, str name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < 0 or value > _MASK64:
-        raise ValueError(f"{name} must be in 0..2**64-1, got {value}")
-    return value
+    return checked_int(value, name, 0, _MASK64, "0..2**64-1", "an integer")
 
 
 cdef class Dice:

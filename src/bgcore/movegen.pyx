@@ -26,6 +26,7 @@ from cython.parallel cimport prange, threadid
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memcmp, memset
 
+from bgengine.checks cimport checked_int
 from bgengine.memory cimport grow_or_raise, zeroed_or_raise
 from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
 from bgengine.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
@@ -253,11 +254,7 @@ cdef int generate_moves(movelist_t* ml, const board_t* b, int d1, int d2) except
 # ---------------------------------------------------------------- Python API
 
 def _check_die(d, str name):
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer 1..6, got {d!r}")
-    if not 1 <= d <= 6:
-        raise ValueError(f"{name} must be in 1..6, got {d}")
-    return int(d)
+    return checked_int(d, name, 1, 6, "1..6", "an integer 1..6")
 
 
 MAX_THREADS = 256
@@ -265,20 +262,12 @@ MAX_THREADS = 256
 
 def check_threads(n_threads) -> int:
     """``n_threads`` as an int in 1..MAX_THREADS, or ``ValueError``."""
-    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)):
-        raise ValueError(f"n_threads must be an integer, got {n_threads!r}")
-    if not 1 <= n_threads <= MAX_THREADS:
-        raise ValueError(f"n_threads must be in 1..{MAX_THREADS}, got {n_threads}")
-    return int(n_threads)
+    return checked_int(n_threads, "n_threads", 1, MAX_THREADS, f"1..{MAX_THREADS}", "an integer")
 
 
 def check_seed(value, str name="seed") -> int:
     """``value`` as an int in 0..2**64-1 (seeds, stream and game numbers), or ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if not 0 <= value < 2 ** 64:
-        raise ValueError(f"{name} must be in 0..2**64-1, got {value}")
-    return int(value)
+    return checked_int(value, name, 0, 2 ** 64 - 1, "0..2**64-1", "an integer")
 
 
 def _check_dice_array(dice):

@@ -8,19 +8,14 @@
 # W[l] is row-major (inputs x outputs): input unit i owns the contiguous row
 # W[l][i, :], so a sparse first layer adds one row per nonzero input.
 #
-# Outputs are always from the side on roll.  Forms (n_outputs):
-#   1: P(win)
-#   4: the sources' (win, lose, win gammon, lose gammon)
-#   5: gnubg's (win, win gammon, win backgammon, lose gammon, lose backgammon)
-
-from libc.string cimport memcpy
+# Outputs are always from the side on roll, in one of the forms of outputs.pxd (which
+# also holds what is done with them: flip, equity, target, from five).
 
 from bgengine._types cimport int32_t, real_t
 
 cdef enum:
     MAX_LAYERS = 4          # weight layers (hidden layers + 1)
     MAX_WIDTH = 1024        # widest layer, inputs included
-    MAX_OUTPUTS = 5
 
 ctypedef struct net_t:
     int n_layers            # weight layers
@@ -52,35 +47,9 @@ cdef void net_backward_sparse(const net_t* net, const int32_t* idx, const real_t
 cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
                              const real_t* dout, real_t* grad) noexcept nogil
 
-# The training target of a finished game won by the side on roll (value > 0)
-# or lost (value < 0), value = 1, 2 or 3 points.
-cdef void outputs_target(int n_outputs, int value, real_t* out) noexcept nogil
-
-
 cdef class Network:
     cdef net_t net
     cdef readonly object params     # float32 (n_params,), owns the weights
     cdef readonly tuple sizes
     cdef readonly str encoder
     cdef public dict metadata
-
-
-# Outputs of the side on roll -> the same probabilities seen by the other side.
-cdef inline void outputs_flip(int n_outputs, const real_t* v, real_t* out) noexcept nogil:
-    cdef real_t t[MAX_OUTPUTS]
-    memcpy(t, v, n_outputs * sizeof(real_t))
-    if n_outputs == 1:
-        out[0] = 1 - t[0]
-    elif n_outputs == 4:
-        out[0] = t[1]; out[1] = t[0]; out[2] = t[3]; out[3] = t[2]
-    else:
-        out[0] = 1 - t[0]; out[1] = t[3]; out[2] = t[4]; out[3] = t[1]; out[4] = t[2]
-
-
-# Cubeless equity (points per game) of the side on roll.
-cdef inline double outputs_equity(int n_outputs, const real_t* v) noexcept nogil:
-    if n_outputs == 1:
-        return 2.0 * v[0] - 1.0
-    if n_outputs == 4:
-        return <double>v[0] - v[1] + v[2] - v[3]
-    return 2.0 * v[0] - 1.0 + v[1] - v[3] + v[2] - v[4]

@@ -25,7 +25,7 @@ from libc.string cimport memcpy, memset
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t, board_swap
 from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
-from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH, MAX_OUTPUTS
+from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
 
 from bgengine.board import validate_boards
 from bgengine.fileio import atomic_write
@@ -263,23 +263,6 @@ cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
             g = grad + net.offset_W[0] + i * H
             for j in range(H):
                 g[j] += x[i] * buf.delta[1][j]
-
-
-# ---------------------------------------------------------------- outputs
-
-cdef void outputs_target(int n_outputs, int value, real_t* out) noexcept nogil:
-    cdef int a = value if value > 0 else -value
-    cdef bint won = value > 0
-    memset(out, 0, n_outputs * sizeof(real_t))
-    if n_outputs == 1:
-        out[0] = 1 if won else 0
-    elif n_outputs == 4:
-        out[0 if won else 1] = 1
-        out[2 if won else 3] = 1 if a >= 2 else 0
-    else:
-        out[0] = 1 if won else 0
-        out[1 if won else 3] = 1 if a >= 2 else 0
-        out[2 if won else 4] = 1 if a >= 3 else 0
 
 
 # ---------------------------------------------------------------- Python class

@@ -37,9 +37,9 @@ from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, b
 from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, outputs_flip, outputs_equity, outputs_target,
-                               MAX_OUTPUTS, MAX_WIDTH, net_first_layer_partial,
+from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_partial,
                                net_forward_sparse_from)
+from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT)
 from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
@@ -47,6 +47,7 @@ from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed, check_threads
+from bgengine.network import equity_of
 
 cnp.import_array()
 
@@ -593,12 +594,7 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         workspaces_free(&W)
         free(memo)
     per64 = per.astype(np.float64)
-    if K == 1:
-        eq = 2 * per64[:, 0] - 1
-    elif K == 4:
-        eq = per64[:, 0] - per64[:, 1] + per64[:, 2] - per64[:, 3]
-    else:
-        eq = 2 * per64[:, 0] - 1 + per64[:, 1] - per64[:, 3] + per64[:, 2] - per64[:, 4]
+    eq = equity_of(per64)
     n = float(trials)
     return {
         "outputs": per64.mean(axis=0),

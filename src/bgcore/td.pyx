@@ -41,8 +41,8 @@ from bgengine.board cimport (board_t, board_start, board_swap, board_side_empty,
 from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, net_forward_sparse, net_backward_sparse,
-                               outputs_flip, outputs_target, MAX_OUTPUTS)
+from bgengine.network cimport net_t, netbuf_t, net_forward_sparse, net_backward_sparse
+from bgengine.outputs cimport outputs_flip, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS

@@ -30,7 +30,14 @@ ROUND_ROBIN_BATCH = 250
 def derive_seed(master: int, *parts: object) -> int:
     """A 63-bit dice seed from the master seed and any JSON-able parts
     (tournament kind, round, player names...).  Stable across platforms and
-    versions: SHA-256 of the JSON text."""
+    versions: SHA-256 of the JSON text.
+
+    Not :func:`bgengine.game.game_seed`, on purpose: that one mixes integer
+    counters (run seed, pair, game, play) into the seed of one play, while a
+    tournament's schedule is keyed by names, hashed so that adding or removing a
+    player leaves every other pairing's dice as they were.  game_seed cannot take
+    names, and any change here would give every tournament other dice than the
+    ones its published results were played with."""
     text = json.dumps([int(master), *parts], separators=(",", ":"))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
 

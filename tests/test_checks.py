@@ -49,19 +49,20 @@ def _core_checks():
     """The core's integer arguments, each checked by checks.pxd's checked_int:
     (call, name in the message, lowest, highest, the range as said)."""
     from bgengine.dice import Dice
-    from bgengine.movegen import MAX_THREADS, check_seed, check_threads, legal_afterstates
+    from bgengine.movegen import MAX_THREADS, check_die, check_seed, check_threads, legal_afterstates
     from bgengine.position import STARTING_BOARD
     return [
         (lambda v: Dice(v), "seed", 0, 2**64 - 1, "0..2**64-1"),
         (lambda v: Dice(0, stream=v), "stream", 0, 2**64 - 1, "0..2**64-1"),
         (check_seed, "seed", 0, 2**64 - 1, "0..2**64-1"),
         (check_threads, "n_threads", 1, MAX_THREADS, f"1..{MAX_THREADS}"),
+        (check_die, "die", 1, 6, "1..6"),
         (lambda v: legal_afterstates(STARTING_BOARD, v, 1), "d1", 1, 6, "1..6"),
         (lambda v: legal_afterstates(STARTING_BOARD, 1, v), "d2", 1, 6, "1..6"),
     ]
 
 
-@pytest.mark.parametrize("case", range(6))
+@pytest.mark.parametrize("case", range(7))
 def test_the_core_checks_its_integer_arguments_alike(case):
     call, name, lo, hi, span = _core_checks()[case]
     for ok in (lo, hi, np.int64(lo), np.uint64(hi)):

@@ -29,9 +29,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from bgengine._checks import is_int
 from bgengine.board import validate_board
-from bgengine.movegen import legal_afterstates
+from bgengine.movegen import check_die, legal_afterstates
 from bgengine.types import Step
 
 __all__ = [
@@ -332,14 +331,6 @@ def parse_move(text: str) -> list[Step]:
 
 # ---------------------------------------------------------------- matching
 
-def _check_die(d, name: str) -> int:
-    if not is_int(d):
-        raise ValueError(f"{name} must be an integer 1..6, got {d!r}")
-    if not 1 <= d <= 6:
-        raise ValueError(f"{name} must be in 1..6, got {d}")
-    return int(d)
-
-
 def _roll(d1: int, d2: int) -> str:
     return f"{d1}-{d2}"
 
@@ -357,7 +348,7 @@ def legal_moves(board, d1: int, d2: int) -> list[tuple[tuple[Step, ...], str, np
     order of :func:`bgengine.movegen.legal_afterstates` (afterstate with the
     mover still in row 1).  No legal play: one entry ``((), "", board)``."""
     arr = validate_board(board)
-    after, steps = legal_afterstates(arr, _check_die(d1, "d1"), _check_die(d2, "d2"))
+    after, steps = legal_afterstates(arr, check_die(d1, "d1"), check_die(d2, "d2"))
     out = []
     for a, st in zip(after, steps):
         seq = _steps_of(st)
@@ -535,7 +526,7 @@ def match_move(board, d1: int, d2: int, text: str) -> int:
     bar first"``, ...) or that the text is ambiguous (with the candidates).
     """
     arr = validate_board(board)
-    d1, d2 = _check_die(d1, "d1"), _check_die(d2, "d2")
+    d1, d2 = check_die(d1, "d1"), check_die(d2, "d2")
     after, steps = legal_afterstates(arr, d1, d2)
     roll = _roll(d1, d2)
     no_play = len(after) == 1 and not _steps_of(steps[0])

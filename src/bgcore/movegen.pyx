@@ -253,7 +253,8 @@ cdef int generate_moves(movelist_t* ml, const board_t* b, int d1, int d2) except
 
 # ---------------------------------------------------------------- Python API
 
-def _check_die(d, str name):
+def check_die(d, str name="die") -> int:
+    """``d`` as an int in 1..6, or ``ValueError`` naming ``name``."""
     return checked_int(d, name, 1, 6, "1..6", "an integer 1..6")
 
 
@@ -348,7 +349,7 @@ cdef class MoveGenerator:
         With no legal play, ``n == 1``: the unchanged position with no steps.
         """
         cdef cnp.ndarray arr = validate_board(board)
-        cdef int a = _check_die(d1, "d1"), c = _check_die(d2, "d2")
+        cdef int a = check_die(d1, "d1"), c = check_die(d2, "d2")
         cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
         self._claim()
         try:
@@ -361,7 +362,7 @@ cdef class MoveGenerator:
     def count(self, board, d1, d2) -> int:
         """Number of unique afterstates (1 when there is no legal play)."""
         cdef cnp.ndarray arr = validate_board(board)
-        cdef int a = _check_die(d1, "d1"), c = _check_die(d2, "d2")
+        cdef int a = check_die(d1, "d1"), c = check_die(d2, "d2")
         cdef int n
         self._claim()
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import NamedTuple
 
-__all__ = ["HELP", "MAX_INPUT", "RESIGN_NAMES", "Command", "CommandError", "Reply", "read_command",
+__all__ = ["HELP", "MAX_INPUT", "LEVEL_NAMES", "Command", "CommandError", "Reply", "read_command",
            "read_preroll", "read_take", "read_move_word", "suggest_command", "not_understood", "quote"]
 
 #: Longest input line we look at; longer lines are refused.
@@ -27,8 +27,8 @@ Commands:
   show          draw the board again        score   show the score
   help          this text                   quit    leave (end of input also leaves)"""
 
-#: Resignation levels (1 single, 2 gammon, 3 backgammon) as said to the player.
-RESIGN_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+#: The levels of a game won or resigned (1 single, 2 gammon, 3 backgammon) as said to the player.
+LEVEL_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 _RESIGN_WORDS = {"": 1, "1": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "simple": 1,
                  "2": 2, "g": 2, "gammon": 2, "3": 3, "b": 3, "bg": 3, "backgammon": 3}
 

@@ -25,7 +25,7 @@ from bgengine.game import MatchScore, game_seed, match_opening, points_scored
 from bgengine.ids import MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.position import Move, Position
 from bgengine.terminal.advice import cube_hint, play_hint, take_hint
-from bgengine.terminal.commands import (HELP, MAX_INPUT, RESIGN_NAMES, CommandError, Reply,
+from bgengine.terminal.commands import (HELP, MAX_INPUT, LEVEL_NAMES, CommandError, Reply,
                                         not_understood, quote, read_command, read_move_word,
                                         read_preroll, read_take, suggest_command)
 from bgengine.terminal.console import Console, Quit
@@ -35,8 +35,6 @@ from bgengine.terminal.opponent import LEVELS, EngineSide, load_play_network
 from bgengine.terminal.table import ENGINE, HUMAN, TableGame, start_position, table_match_state
 
 __all__ = ["PlaySession", "LEVELS"]
-
-_WIN_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 
 
 class _Undo(Exception):
@@ -380,9 +378,9 @@ class PlaySession:
             accept = False
         pts = self._points(level)
         if accept:
-            self.say(f"You resign {RESIGN_NAMES[level]}; the engine accepts.")
-            raise _GameEnd(ENGINE, pts, f"you resigned {RESIGN_NAMES[level]}")
-        self.say(f"You offer to resign {RESIGN_NAMES[level]} ({pts} point{'s' * (pts != 1)}); "
+            self.say(f"You resign {LEVEL_NAMES[level]}; the engine accepts.")
+            raise _GameEnd(ENGINE, pts, f"you resigned {LEVEL_NAMES[level]}")
+        self.say(f"You offer to resign {LEVEL_NAMES[level]} ({pts} point{'s' * (pts != 1)}); "
                  "the engine declines: play on.")
 
     # ------------------------------------------------------------------ cube
@@ -491,7 +489,7 @@ class PlaySession:
         r = self.g.board.result()
         if r:
             winner = HUMAN if r > 0 else ENGINE
-            how = _WIN_NAMES[abs(r)]
+            how = LEVEL_NAMES[abs(r)]
             pts = self._points(abs(r))
             if pts < abs(r) * self.g.cube:
                 how += " (counted single: Jacoby rule, the cube was never turned)"

@@ -1,0 +1,85 @@
+"""Move choice's first layer by difference from a sibling play (layer_delta.pxd).
+
+Pinned: with ``by_delta=False`` every play's outputs are bit for bit ``evaluate`` of its
+afterstate; with ``by_delta=True`` (what play, lookahead and rollouts use) within
+``TOLERANCE`` of those, the same play chosen on every decision of the sample, and
+reproducible bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgengine.evaluator import Evaluator
+from bgengine.movegen import legal_afterstates
+from bgengine.network import Network
+from bgengine.players import default_network_path, load_network
+from bgengine.search import play_outputs
+
+from game_positions import random_positions
+
+TOLERANCE = 1e-5        # on each output (probabilities); measured: below 1e-6
+ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+
+
+def flip5(v: np.ndarray) -> np.ndarray:
+    """Outputs (n, 5) of the side on roll -> the other side's."""
+    return np.stack([1 - v[:, 0], v[:, 3], v[:, 4], v[:, 1], v[:, 2]], axis=1)
+
+
+def evaluators() -> dict[str, Evaluator | Network]:
+    """The shipped evaluator, and a 256-wide contact network (random weights: the sums'
+    rounding does not depend on training)."""
+    wide = Network((256,), 5, "contact", seed=11)
+    out: dict[str, Evaluator | Network] = {"wide contact 256": wide}
+    if default_network_path().exists():
+        out["shipped"] = load_network(default_network_path())
+    return out
+
+
+@pytest.fixture(scope="module")
+def decisions() -> list[tuple[np.ndarray, int, int]]:
+    """(board, d1, d2) of positions met in random games, three rolls each."""
+    out = []
+    for i, b in enumerate(random_positions(12, seed=21, every=2)):
+        for d1, d2 in (ROLLS[i % 21], ROLLS[(i + 7) % 21], ROLLS[(i + 14) % 21]):
+            out.append((b, d1, d2))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(evaluators()))
+def test_full_sums_are_each_plays_own_evaluation(name, decisions):
+    ev = evaluators()[name]
+    for board, d1, d2 in decisions[::4]:
+        _, out = play_outputs(ev, board, d1, d2, by_delta=False)
+        after, _ = legal_afterstates(board, d1, d2)
+        live = after[:, 1].sum(axis=1) > 0         # game-ending plays score exactly
+        if live.any():
+            own = flip5(ev.evaluate(np.ascontiguousarray(after[live, ::-1])))
+            np.testing.assert_array_equal(out[live], own)
+
+
+@pytest.mark.parametrize("name", sorted(evaluators()))
+def test_differences_stay_within_tolerance_and_choose_the_same_plays(name, decisions):
+    ev = evaluators()[name]
+    worst, bit_equal, plays = 0.0, 0, 0
+    for board, d1, d2 in decisions:
+        c_full, full = play_outputs(ev, board, d1, d2, by_delta=False)
+        c_delta, delta = play_outputs(ev, board, d1, d2, by_delta=True)
+        assert c_delta == c_full, (board, d1, d2)
+        worst = max(worst, float(np.abs(delta - full).max()))
+        bit_equal += int((delta == full).all(axis=1).sum())
+        plays += len(full)
+    assert worst <= TOLERANCE
+    # the difference path runs: some plays' last bits change (the references' never do)
+    assert bit_equal < plays
+
+
+def test_differences_are_reproducible(decisions):
+    ev = Network((256,), 5, "contact", seed=12)
+    for board, d1, d2 in decisions[::5]:
+        a = play_outputs(ev, board, d1, d2, by_delta=True)
+        b = play_outputs(ev, board, d1, d2, by_delta=True)
+        assert a[0] == b[0]
+        np.testing.assert_array_equal(a[1], b[1])

@@ -12,7 +12,8 @@
 # order (and x_k - ref_k rounded to float), so the last bits of h differ from the full sum;
 # a few float ulps of h, below 1e-5 on the outputs (tests pin it).  The reference itself is
 # valued bit for bit as on its own.  Everything is deterministic: a sibling's bits depend
-# only on its list of siblings.  Header-only (inline): cimporting it adds no module.
+# only on its list of siblings.  Used for first layers at least LAYER_DELTA_MIN_WIDTH wide.
+# Header-only (inline): cimporting it adds no module.
 #
 #     cdef layer_ref_t ref                           # per head (a few KB)
 #     layer_ref_init(&ref)
@@ -28,6 +29,10 @@ from bgengine.encoders cimport MAX_INPUTS
 
 cdef enum:
     MAX_DELTA = 2 * MAX_INPUTS      # inputs of a difference: at most both lists (+ slack)
+    # Narrower first layers are summed in full: finding the differing inputs costs about
+    # what their rows save at 128 hidden units (rollouts, shipped 250-128-5: 2-4% slower
+    # by difference), and gains from 256 (rollouts of a 250-256-5: 7% faster).
+    LAYER_DELTA_MIN_WIDTH = 256
 
 ctypedef struct layer_ref_t:
     int nnz                         # the reference tail's nonzero inputs (idx, val)

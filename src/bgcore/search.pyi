@@ -28,4 +28,5 @@ def play_outputs(network: Network | Evaluator, board: ArrayLike, d1: int, d2: in
                  by_delta: bool = ...) -> tuple[int, np.ndarray]: ...   # index, outputs
 def rollout(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *, seed: int = ...,
             truncate: int = ..., variance_reduction: bool = ..., plies: int = ...,
-            n_threads: int | None = ..., first_trial: int = ...) -> dict[str, Any]: ...
+            n_threads: int | None = ..., first_trial: int = ...,
+            by_delta: bool = ...) -> dict[str, Any]: ...

@@ -44,7 +44,7 @@ from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CL
                                  CLASS_RACE, CLASS_EXACT)
 from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
 from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
-                                   MAX_DELTA)
+                                   MAX_DELTA, LAYER_DELTA_MIN_WIDTH)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -64,9 +64,9 @@ cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level pla
 # afterstate evaluated on its own.  Two heads are kept (the plays that hit and those that
 # do not come interleaved), each for the afterstate and class network it was made for.
 # Afterstates are encoded in place, from their rows (the side to roll next: OPPONENT).
-# With by_delta, each head's first afterstate is also the reference of the others' first
-# layer (layer_delta.pxd): those add the rows of the inputs that differ from it, when
-# these are fewer than their tail's.
+# With by_delta, and a network at least LAYER_DELTA_MIN_WIDTH wide, each head's first
+# afterstate is also the reference of the others' first layer (layer_delta.pxd): those add
+# the rows of the inputs that differ from it, when these are fewer than their tail's.
 ctypedef struct siblings_t:
     real_t pre[2][MAX_WIDTH]        # the heads' first-layer sums
     enc_head_t head[2]
@@ -118,13 +118,13 @@ cdef void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t
         h = V.lru
         encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
         net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
-        if V.by_delta and V.head_of[h] < 0:
+        if V.by_delta and V.head_of[h] < 0 and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
             layer_ref_init(&V.ref[h])
         V.head_of[h] = i
         V.head_cls[h] = c
     V.lru = 1 - h
     nnz = encode_tail(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val)
-    if not V.by_delta:
+    if not V.by_delta or net.sizes[1] < LAYER_DELTA_MIN_WIDTH:
         net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
     elif fresh:
         layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
@@ -461,9 +461,9 @@ cdef class Searcher:
     cache_bits : int
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
     by_delta : bool
-        Value sibling plays' first layers by difference from one of them (faster; outputs
-        within 1e-5), as play and rollouts do; False: each summed in full, bit for bit as
-        ``evaluate`` and as training's targets.
+        Value sibling plays' first layers by difference from one of them where the network
+        is at least 256 wide (faster; outputs within 1e-5), as play and rollouts do; False:
+        each summed in full, bit for bit as ``evaluate`` and as training's targets.
 
     A searcher may be shared by threads: its searches take turns (each holds the
     searcher's cache and move lists while it runs).
@@ -552,7 +552,8 @@ def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple
     of every play of ``d1``-``d2`` from ``board``, in ``legal_afterstates`` order, valued as
     move choice values them (one after the other, sharing what siblings share), and the
     index of the play chosen.  ``by_delta=False``: each first layer summed in full, bit for
-    bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)."""
+    bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)
+    where the network is at least 256 wide, else in full too."""
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
     cdef Evaluator ev = as_evaluator(network)
@@ -603,7 +604,8 @@ def _equity(int K, v) -> float:
 
 
 def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
-            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0):
+            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0,
+            bint by_delta=True):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
     Parameters
@@ -618,6 +620,9 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         Plies used to choose the plays (0 = the network alone).
     n_threads : int
         Threads over trials; results do not depend on it.
+    by_delta : bool
+        Value sibling plays' first layers by difference from one of them where the network
+        is wide enough to gain (as ``Searcher``); False: every one summed in full.
 
     Ctrl-C stops the trials (each thread finishes the one it is playing) and raises
     ``KeyboardInterrupt``, as does any signal handler that raises, in the main thread.
@@ -657,6 +662,8 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         if trials > 36:
             memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
         workspaces_add_searchers(&W, 0, &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
+        for t in range(nt):
+            W.searchers[0][t].by_delta = by_delta
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
                 if not interrupt_poll(&it, threadid() == 0):

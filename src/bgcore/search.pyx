@@ -84,17 +84,29 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.by_delta = by_delta
 
 
-cdef void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t* ml, int i,
-                          netbuf_t* buf, real_t* mine) noexcept nogil:
+cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
+                            const int32_t* idx, const real_t* val, int nnz,
+                            netbuf_t* buf) noexcept nogil:
+    """The forward pass of a tail whose head has reference ``ref``, by difference from it
+    when that adds fewer rows.  Apart from the common path, whose frame stays small."""
+    cdef int32_t didx[MAX_DELTA]
+    cdef real_t dval[MAX_DELTA]
+    cdef int nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
+    if nd < nnz:
+        net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+    else:
+        net_forward_sparse_from(net, pre_head, idx, val, nnz, buf)
+
+
+cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t* ml,
+                                 int i, netbuf_t* buf, real_t* mine) noexcept nogil:
     """Outputs (mover's side) of afterstate ``ml.boards[i]``, a sibling of those V has seen."""
-    cdef int h, c, K = ev.K, nnz, nd
+    cdef int h, c, K = ev.K, nnz
     cdef const board_t* after = &ml.boards[i]
     cdef const net_t* net
     cdef board_t s
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
-    cdef int32_t didx[MAX_DELTA]
-    cdef real_t dval[MAX_DELTA]
     cdef real_t t[MAX_OUTPUTS]
     cdef bint fresh
     if board_side_empty(after, MOVER):
@@ -130,11 +142,7 @@ cdef void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t
         layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
         net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
     else:
-        nd = layer_ref_delta(&V.ref[h], idx, val, nnz, didx, dval)
-        if nd < nnz:
-            net_forward_sparse_from(net, V.ref[h].pre, didx, dval, nd, buf)
-        else:
-            net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
+        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
     outputs_flip(K, buf.act[net.n_layers], mine)
 
 

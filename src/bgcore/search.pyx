@@ -74,6 +74,7 @@ ctypedef struct siblings_t:
     int head_cls[2]                 # ... and its class network
     int lru                         # the head to replace next
     bint by_delta
+    bint ref_ready[2]               # ref[h] initialised (layer_ref_init)
     layer_ref_t ref[2]              # by_delta: each head's reference
 
 
@@ -82,6 +83,7 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.head_cls[0] = V.head_cls[1] = -1
     V.lru = 0
     V.by_delta = by_delta
+    V.ref_ready[0] = V.ref_ready[1] = False
 
 
 cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
@@ -130,8 +132,9 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         h = V.lru
         encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
         net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
-        if V.by_delta and V.head_of[h] < 0 and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
-            layer_ref_init(&V.ref[h])
+        if V.by_delta and not V.ref_ready[h] and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
+            layer_ref_init(&V.ref[h])   # (a head slot may serve a narrow class network first)
+            V.ref_ready[h] = True
         V.head_of[h] = i
         V.head_cls[h] = c
     V.lru = 1 - h

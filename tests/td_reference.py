@@ -104,7 +104,8 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
     summed update is returned instead (the first-order TD(0) change / alpha).
     ``model`` is a Network or an Evaluator (each state trains its class network;
     exact values train nothing); ``target_plies`` > 0 takes the state's n-ply value
-    (a cache-less Searcher) as the TD(0) target.
+    (a cache-less Searcher summing first layers in full, as training does) as the TD(0)
+    target.
     """
     from bgengine.search import Searcher
 
@@ -147,7 +148,7 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
                 v = win_value(after[c])
                 M = target(K, v)
             if target_plies and net is not None:
-                M = Searcher(model, cache_bits=0).evaluate(b, target_plies)
+                M = Searcher(model, cache_bits=0, by_delta=False).evaluate(b, target_plies)
             if method == "td":
                 d = (M - V).astype(np.float32)
                 err += abs(float(d[0]))

@@ -163,14 +163,14 @@ cdef int choose_move(const player_t* p, const board_t* before, const movelist_t*
     cdef bint race
     if n == 1:
         if p.kind == P_NET and out != NULL:
-            return ev_best_move(p.ev, ml, n, buf, out)
+            return ev_best_move(p.ev, ml, n, buf, out, True)
         return 0
     if p.kind == P_RANDOM or (p.epsilon > 0 and rng_below(rng, 1000000) < p.epsilon * 1000000):
         return rng_below(rng, n)
     if p.kind == P_NET:
         if p.plies > 0 and S != NULL:
             return search_best_move(S, ml, n, p.plies, out)
-        return ev_best_move(p.ev, ml, n, buf, out)
+        return ev_best_move(p.ev, ml, n, buf, out, True)
     race = board_is_race(before)
     for i in range(n):
         if p.kind == P_PUBEVAL:

@@ -38,6 +38,9 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
 # given, so splitting an encoder's list (encode_head, then encode_tail) gives the same bits.
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
                                   int nnz, real_t* pre) noexcept nogil
+# h = h_in + the rows of the nnz inputs, in the order given (h may be h_in).
+cdef void net_first_layer_add(const net_t* net, const real_t* h_in, const int32_t* idx,
+                              const real_t* val, int nnz, real_t* h) noexcept nogil
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
                                   const real_t* val, int nnz, netbuf_t* buf) noexcept nogil
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil

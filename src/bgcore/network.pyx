@@ -158,8 +158,12 @@ cdef inline void _upper_layers(const net_t* net, netbuf_t* buf) noexcept nogil:
 
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
                                   int nnz, real_t* pre) noexcept nogil:
-    bg_kernels.add_rows(net.params + net.offset_W[0], net.sizes[1], idx, val, nnz,
-                        net.params + net.offset_b[0], pre)
+    net_first_layer_add(net, net.params + net.offset_b[0], idx, val, nnz, pre)
+
+
+cdef void net_first_layer_add(const net_t* net, const real_t* h_in, const int32_t* idx,
+                              const real_t* val, int nnz, real_t* h) noexcept nogil:
+    bg_kernels.add_rows(net.params + net.offset_W[0], net.sizes[1], idx, val, nnz, h_in, h)
 
 
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,

@@ -30,12 +30,16 @@ ctypedef struct searcher_t:
     uint64_t lookups
     int candidates          # move filter: at most this many moves searched deeper
     double margin           # ... and only those within this equity of the 0-ply best
+    bint by_delta           # ev_best_move's by_delta (searcher_init: True)
     char _pad[64]           # threads' searchers side by side share no cache line
 
 # Index of the afterstate of highest 0-ply equity for the mover; its outputs
 # (mover's side) in ``out``.  Game-ending afterstates score their exact value.
+# by_delta: the first layer of sibling afterstates by difference (layer_delta.pxd) where the
+# network is at least LAYER_DELTA_MIN_WIDTH wide: faster, outputs within 1e-5 of each
+# afterstate's own evaluation; False, or narrower networks: bit for bit those.
 cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
-                      real_t* out) noexcept nogil
+                      real_t* out, bint by_delta) noexcept nogil
 
 cdef int searcher_init(searcher_t* S, const evaluator_t* ev, int cache_bits,
                        int candidates, double margin) except -1 nogil

@@ -11,7 +11,7 @@ from bgengine.network import Network
 
 class Searcher:
     def __init__(self, network: Network | Evaluator, candidates: int = ..., margin: float = ...,
-                 cache_bits: int = ...) -> None: ...
+                 cache_bits: int = ..., *, by_delta: bool = ...) -> None: ...
     def best_move(self, board: ArrayLike, d1: int, d2: int,
                   plies: int = ...) -> tuple[int, np.ndarray]: ...   # index, outputs
     @property
@@ -24,6 +24,9 @@ class Searcher:
     def rank_moves(self, board: ArrayLike, d1: int, d2: int, plies: int = ...) -> list[Any]: ...
 
 
+def play_outputs(network: Network | Evaluator, board: ArrayLike, d1: int, d2: int, *,
+                 by_delta: bool = ...) -> tuple[int, np.ndarray]: ...   # index, outputs
 def rollout(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *, seed: int = ...,
             truncate: int = ..., variance_reduction: bool = ..., plies: int = ...,
-            n_threads: int | None = ..., first_trial: int = ...) -> dict[str, Any]: ...
+            n_threads: int | None = ..., first_trial: int = ...,
+            by_delta: bool = ...) -> dict[str, Any]: ...

@@ -43,6 +43,8 @@ from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT)
 from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
+from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
+                                   MAX_DELTA, LAYER_DELTA_MIN_WIDTH)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -56,70 +58,115 @@ PLY_SALT[:] = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E
 cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level plays
 
 
-cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
-                      real_t* out) noexcept nogil:
-    cdef int i, h, c, best = 0, K = ev.K, nnz, v, lru = 0
-    cdef double e, best_e = -1e300
-    cdef const board_t* after
+# The plays of one roll valued one by one, sharing what siblings share.  The side to roll
+# next is the same in every afterstate and, unless a play hits, so are its checkers: their
+# part of the encoding (encode_head: every encoder lists it first) and its first-layer sum
+# are computed once and shared.  Same summation order (the encoder's): same bits as each
+# afterstate evaluated on its own.  Two heads are kept (the plays that hit and those that
+# do not come interleaved), each for the afterstate and class network it was made for.
+# Afterstates are encoded in place, from their rows (the side to roll next: OPPONENT).
+# With by_delta, and a network at least LAYER_DELTA_MIN_WIDTH wide, each head's first
+# afterstate is also the reference of the others' first layer (layer_delta.pxd): those add
+# the rows of the inputs that differ from it, when these are fewer than their tail's.
+ctypedef struct siblings_t:
+    real_t pre[2][MAX_WIDTH]        # the heads' first-layer sums
+    enc_head_t head[2]
+    int head_of[2]                  # the afterstate each head was made for (-1: none yet)
+    int head_cls[2]                 # ... and its class network
+    int lru                         # the head to replace next
+    bint by_delta
+    bint ref_ready[2]               # ref[h] initialised (layer_ref_init)
+    layer_ref_t ref[2]              # by_delta: each head's reference
+
+
+cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
+    V.head_of[0] = V.head_of[1] = -1
+    V.head_cls[0] = V.head_cls[1] = -1
+    V.lru = 0
+    V.by_delta = by_delta
+    V.ref_ready[0] = V.ref_ready[1] = False
+
+
+cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
+                            const int32_t* idx, const real_t* val, int nnz,
+                            netbuf_t* buf) noexcept nogil:
+    """The forward pass of a tail whose head has reference ``ref``, by difference from it
+    when that adds fewer rows.  Apart from the common path, whose frame stays small."""
+    cdef int32_t didx[MAX_DELTA]
+    cdef real_t dval[MAX_DELTA]
+    cdef int nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
+    if nd < nnz:
+        net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+    else:
+        net_forward_sparse_from(net, pre_head, idx, val, nnz, buf)
+
+
+cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t* ml,
+                                 int i, netbuf_t* buf, real_t* mine) noexcept nogil:
+    """Outputs (mover's side) of afterstate ``ml.boards[i]``, a sibling of those V has seen."""
+    cdef int h, c, K = ev.K, nnz
+    cdef const board_t* after = &ml.boards[i]
     cdef const net_t* net
     cdef board_t s
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
-    cdef real_t mine[MAX_OUTPUTS]
     cdef real_t t[MAX_OUTPUTS]
-    cdef bint classes = ev.routed or ev.exact_db != NULL, exact
-    # The side to roll next is the same in every afterstate and, unless a play hits, so
-    # are its checkers: their part of the encoding (encode_head: every encoder lists it
-    # first) and its first-layer sum are computed once and shared.  Same summation order
-    # (the encoder's): same bits as each afterstate evaluated on its own.
-    # Two are kept (the plays that hit and those that do not come interleaved), each for
-    # the afterstate and class network it was made for.  Afterstates are encoded in place,
-    # from their rows (the side to roll next: OPPONENT).
-    cdef real_t pre[2][MAX_WIDTH]
-    cdef enc_head_t head[2]
-    cdef int head_of[2]
-    cdef int head_cls[2]
-    head_of[0] = head_of[1] = -1
-    head_cls[0] = head_cls[1] = -1
+    cdef bint fresh
+    if board_side_empty(after, MOVER):
+        outputs_target(K, board_win_value(after, MOVER), mine)
+        return
+    c = ev_class(ev, after) if ev.routed or ev.exact_db != NULL else CLASS_CONTACT
+    if c == CLASS_EXACT:
+        board_swap(&s, after)
+        if ev.exact(ev.exact_db, &s, t):
+            outputs_flip(K, t, mine)
+            return
+        c = CLASS_RACE
+    net = ev.net[c]
+    h = 0
+    while h < 2 and (V.head_of[h] < 0 or V.head_cls[h] != c
+                     or memcmp(ml.boards[V.head_of[h]].c[OPPONENT], after.c[OPPONENT],
+                               sizeof(after.c[OPPONENT])) != 0):
+        h += 1
+    fresh = h == 2
+    if fresh:                           # neither: replace the one used longer ago
+        h = V.lru
+        encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
+        net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
+        if V.by_delta and not V.ref_ready[h] and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
+            layer_ref_init(&V.ref[h])   # (a head slot may serve a narrow class network first)
+            V.ref_ready[h] = True
+        V.head_of[h] = i
+        V.head_cls[h] = c
+    V.lru = 1 - h
+    nnz = encode_tail(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val)
+    if not V.by_delta or net.sizes[1] < LAYER_DELTA_MIN_WIDTH:
+        net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
+    elif fresh:
+        layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
+        net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
+    else:
+        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
+    outputs_flip(K, buf.act[net.n_layers], mine)
+
+
+cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
+                      real_t* out, bint by_delta) noexcept nogil:
+    cdef int i, best = 0
+    cdef double e, best_e = -1e300
+    cdef real_t mine[MAX_OUTPUTS]
+    cdef siblings_t V
     if n == 1 and out == NULL:
         return 0                    # no choice to make, no value asked for
+    siblings_init(&V, by_delta)
     for i in range(n):
-        after = &ml.boards[i]
-        if board_side_empty(after, MOVER):
-            v = board_win_value(after, MOVER)
-            outputs_target(K, v, mine)
-        else:
-            c = ev_class(ev, after) if classes else CLASS_CONTACT
-            exact = False
-            if c == CLASS_EXACT:
-                board_swap(&s, after)
-                exact = ev.exact(ev.exact_db, &s, t)
-                if exact:
-                    outputs_flip(K, t, mine)
-                c = CLASS_RACE
-            if not exact:
-                net = ev.net[c]
-                h = 0
-                while h < 2 and (head_of[h] < 0 or head_cls[h] != c
-                                 or memcmp(ml.boards[head_of[h]].c[OPPONENT], after.c[OPPONENT],
-                                           sizeof(after.c[OPPONENT])) != 0):
-                    h += 1
-                if h == 2:                          # neither: replace the one used longer ago
-                    h = lru
-                    encode_head(ev.encoder[c], after.c[OPPONENT], &head[h])
-                    net_first_layer_partial(net, head[h].idx, head[h].val, head[h].nnz, pre[h])
-                    head_of[h] = i
-                    head_cls[h] = c
-                lru = 1 - h
-                nnz = encode_tail(ev.encoder[c], after.c[MOVER], &head[h], idx, val)
-                net_forward_sparse_from(net, pre[h], idx, val, nnz, buf)
-                outputs_flip(K, buf.act[net.n_layers], mine)
-        e = outputs_equity(K, mine)
+        sibling_outputs(&V, ev, ml, i, buf, mine)
+        e = outputs_equity(ev.K, mine)
         if e > best_e:
             best_e = e
             best = i
             if out != NULL:
-                memcpy(out, mine, K * sizeof(real_t))
+                memcpy(out, mine, ev.K * sizeof(real_t))
     return best
 
 
@@ -131,6 +178,7 @@ cdef int searcher_init(searcher_t* S, const evaluator_t* ev, int cache_bits,
     S.K = ev.K
     S.candidates = candidates if candidates < MAX_CANDIDATES else MAX_CANDIDATES
     S.margin = margin
+    S.by_delta = True
     S.buf = <netbuf_t*> malloc(sizeof(netbuf_t))
     if S.buf == NULL:
         with gil:
@@ -230,7 +278,7 @@ cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out)
             for d2 in range(d1, 7):
                 w = 1 if d1 == d2 else 2
                 n = generate_moves(&S.ml[plies], s, d1, d2)
-                c = ev_best_move(S.ev, &S.ml[plies], n, S.buf, m)
+                c = ev_best_move(S.ev, &S.ml[plies], n, S.buf, m, S.by_delta)
                 if plies > 1 and not board_side_empty(&S.ml[plies].boards[c], MOVER):
                     board_swap(&s2, &S.ml[plies].boards[c])
                     eval_position(S, &s2, plies - 1, t)
@@ -254,7 +302,7 @@ cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,
     cdef int i, j, nc = 0, best = 0, K = S.K
     cdef double e, best_e = -1e300
     if plies <= 0 or n == 1:
-        return ev_best_move(S.ev, ml, n, S.buf, out)
+        return ev_best_move(S.ev, ml, n, S.buf, out, S.by_delta)
     # 0-ply screen: keep the best few, sorted by equity (insertion)
     for i in range(n):
         _mover_static(S, &ml.boards[i], m)
@@ -424,6 +472,10 @@ cdef class Searcher:
         ... and only those within ``margin`` equity of the 0-ply best.
     cache_bits : int
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
+    by_delta : bool
+        Value sibling plays' first layers by difference from one of them where the network
+        is at least 256 wide (faster; outputs within 1e-5), as play and rollouts do; False:
+        each summed in full, bit for bit as ``evaluate`` and as training's targets.
 
     A searcher may be shared by threads: its searches take turns (each holds the
     searcher's cache and move lists while it runs).
@@ -434,7 +486,8 @@ cdef class Searcher:
     cdef bint ready
     cdef object lock        # one search at a time: the cache and move lists are shared
 
-    def __init__(self, network, int candidates=8, double margin=0.16, int cache_bits=18):
+    def __init__(self, network, int candidates=8, double margin=0.16, int cache_bits=18, *,
+                 bint by_delta=True):
         if not 1 <= candidates <= MAX_CANDIDATES:
             raise ValueError(f"candidates must be in 1..{MAX_CANDIDATES}, got {candidates}")
         if not 0 <= cache_bits <= 26:
@@ -449,6 +502,7 @@ cdef class Searcher:
         self.evaluator = ev
         self.lock = threading.Lock()
         searcher_init(&self.S, &ev.ev, cache_bits, candidates, margin)
+        self.S.by_delta = by_delta
         self.ready = True
 
     def __dealloc__(self):
@@ -505,6 +559,41 @@ cdef class Searcher:
         return rows
 
 
+def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple:
+    """``(index, outputs)``: the 0-ply outputs (float32, (n_plays, n_outputs), mover's side)
+    of every play of ``d1``-``d2`` from ``board``, in ``legal_afterstates`` order, valued as
+    move choice values them (one after the other, sharing what siblings share), and the
+    index of the play chosen.  ``by_delta=False``: each first layer summed in full, bit for
+    bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)
+    where the network is at least 256 wide, else in full too."""
+    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+        raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+    cdef Evaluator ev = as_evaluator(network)
+    cdef cnp.ndarray arr = validate_board(board)
+    cdef movelist_t ml
+    cdef siblings_t* V = <siblings_t*> malloc(sizeof(siblings_t))
+    cdef netbuf_t* buf = <netbuf_t*> malloc(sizeof(netbuf_t))
+    cdef int n, i, c
+    cdef real_t[:, ::1] ov
+    movelist_init(&ml)
+    try:
+        if V == NULL or buf == NULL:
+            raise MemoryError()
+        n = generate_moves(&ml, <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
+        out = np.zeros((n, ev.ev.K), dtype=np.float32)
+        ov = out
+        with nogil:
+            siblings_init(V, by_delta)
+            for i in range(n):
+                sibling_outputs(V, &ev.ev, &ml, i, buf, &ov[i, 0])
+            c = ev_best_move(&ev.ev, &ml, n, buf, NULL, by_delta) if n > 1 else 0
+    finally:
+        movelist_free(&ml)
+        free(V)
+        free(buf)
+    return c, out
+
+
 def _target(int K, int v) -> np.ndarray:
     out = np.zeros(K, dtype=np.float32)
     cdef real_t[::1] ov = out
@@ -527,7 +616,8 @@ def _equity(int K, v) -> float:
 
 
 def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
-            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0):
+            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0,
+            bint by_delta=True):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
     Parameters
@@ -542,6 +632,9 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         Plies used to choose the plays (0 = the network alone).
     n_threads : int
         Threads over trials; results do not depend on it.
+    by_delta : bool
+        Value sibling plays' first layers by difference from one of them where the network
+        is wide enough to gain (as ``Searcher``); False: every one summed in full.
 
     Ctrl-C stops the trials (each thread finishes the one it is playing) and raises
     ``KeyboardInterrupt``, as does any signal handler that raises, in the main thread.
@@ -581,6 +674,8 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         if trials > 36:
             memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
         workspaces_add_searchers(&W, 0, &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
+        for t in range(nt):
+            W.searchers[0][t].by_delta = by_delta
         with nogil:
             for t in prange(trials, schedule="dynamic", num_threads=nt):
                 if not interrupt_poll(&it, threadid() == 0):

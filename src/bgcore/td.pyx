@@ -51,6 +51,11 @@ from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_f
 from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed
 
+# Self-play and its targets choose plays with the first layer summed in full, not by
+# difference (layer_delta.pxd): a run's games stay bit for bit those of earlier versions,
+# so that checkpoints resume exactly.
+cdef bint TRAIN_BY_DELTA = False
+
 cnp.import_array()
 
 cdef uint64_t EXPLORE_STREAM = 1ULL << 41
@@ -217,7 +222,7 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
                                     1 / L.scale)
         # the move: greedy (or exploring) on the current weights
         n = generate_moves(&L.ml, &b, d1, d2)
-        c = ev_best_move(L.ev, &L.ml, n, &L.buf, M)
+        c = ev_best_move(L.ev, &L.ml, n, &L.buf, M, TRAIN_BY_DELTA)
         if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
             c = rng_below(explore, n)
             _mover_outputs(L, &L.ml.boards[c], M)
@@ -299,7 +304,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
                                          &hist[0][n_moves[0]].nnz, V)
         hist[0][n_moves[0]].parity = parity
         n = generate_moves(&L.ml, &b, d1, d2)
-        c = ev_best_move(L.ev, &L.ml, n, &L.buf, NULL)
+        c = ev_best_move(L.ev, &L.ml, n, &L.buf, NULL, TRAIN_BY_DELTA)
         if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
             c = rng_below(explore, n)
         n_moves[0] += 1
@@ -425,6 +430,7 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         movelist_init(&L.ml)
         if target_plies:
             searcher_init(&L.S, L.ev, 0, 8, 0.16)
+            L.S.by_delta = TRAIN_BY_DELTA
         if use_traces:
             L.E = <real_t*> calloc(<size_t>L.K * L.net.n_params, sizeof(real_t))
             L.touched = <unsigned char*> calloc(L.n_inputs, 1)

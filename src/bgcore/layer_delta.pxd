@@ -1,0 +1,94 @@
+# The first layer of sibling afterstates by difference from a reference sibling.
+#
+# Sibling afterstates (the plays of one roll) that share the side to roll next share the
+# head of their encoding (encoders.pxd) and differ only in their tails, and two tails differ
+# in about half their nonzero inputs (contact encoder, measured: 21 of 39 on average).  So
+# a reference sibling's first-layer pre-activations are kept, and another sibling's are the
+# reference's plus (its value - the reference's value) x the row of each input that differs:
+#
+#     h(x) = h(ref) + sum over k with x_k != ref_k of (x_k - ref_k) W0[k, :]
+#
+# in place of h(head) + the rows of all of x's tail.  Exactness: the same sum in another
+# order (and x_k - ref_k rounded to float), so the last bits of h differ from the full sum;
+# a few float ulps of h, below 1e-5 on the outputs (tests pin it).  The reference itself is
+# valued bit for bit as on its own.  Everything is deterministic: a sibling's bits depend
+# only on its list of siblings.  Used for first layers at least LAYER_DELTA_MIN_WIDTH wide.
+# Header-only (inline): cimporting it adds no module.
+#
+#     cdef layer_ref_t ref                           # per head (a few KB)
+#     layer_ref_init(&ref)
+#     layer_ref_set(&ref, net, pre_head, idx, val, nnz)
+#     nd = layer_ref_delta(&ref, idx2, val2, nnz2, didx, dval)
+#     if nd < nnz2: net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+
+from libc.string cimport memcpy, memset
+
+from bgengine._types cimport int32_t, real_t
+from bgengine.network cimport net_t, MAX_WIDTH, net_first_layer_add
+from bgengine.encoders cimport MAX_INPUTS
+
+cdef enum:
+    MAX_DELTA = 2 * MAX_INPUTS      # inputs of a difference: at most both lists (+ slack)
+    # Narrower first layers are summed in full: finding the differing inputs costs about
+    # what their rows save at 128 hidden units (rollouts, shipped 250-128-5: 2-4% slower
+    # by difference), and gains from 256 (rollouts of a 250-256-5: 7% faster).
+    LAYER_DELTA_MIN_WIDTH = 256
+
+ctypedef struct layer_ref_t:
+    int nnz                         # the reference tail's nonzero inputs (idx, val)
+    unsigned int stamp              # seen[i] == stamp: input i is in the tail being compared
+    int32_t idx[MAX_INPUTS]
+    real_t dense[MAX_INPUTS]        # the reference tail's value of every input (0 elsewhere)
+    unsigned int seen[MAX_INPUTS]
+    real_t pre[MAX_WIDTH]           # h(ref): first-layer pre-activations of the reference
+
+
+cdef inline void layer_ref_init(layer_ref_t* ref) noexcept nogil:
+    """No reference yet, every input 0 and unseen."""
+    memset(ref.dense, 0, sizeof(ref.dense))
+    memset(ref.seen, 0, sizeof(ref.seen))
+    ref.nnz = 0
+    ref.stamp = 0
+
+
+# Make the tail (idx, val, nnz) over the head's first-layer sum ``pre_head`` the reference.
+cdef inline void layer_ref_set(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
+                               const int32_t* idx, const real_t* val, int nnz) noexcept nogil:
+    cdef int k
+    for k in range(ref.nnz):                # clear the previous reference's values
+        ref.dense[ref.idx[k]] = 0
+    for k in range(nnz):
+        ref.dense[idx[k]] = val[k]
+    memcpy(ref.idx, idx, nnz * sizeof(int32_t))
+    ref.nnz = nnz
+    net_first_layer_add(net, pre_head, idx, val, nnz, ref.pre)
+
+
+# The inputs in which the tail (idx, val, nnz) differs from the reference, as (didx, dval):
+# first x's inputs in x's order (value x_k - ref_k), then the reference's that x lacks
+# (value -ref_k); returns how many.  didx and dval hold MAX_DELTA entries.  Branch-free
+# (every pair is written, and kept when it counts): which inputs differ is unpredictable.
+cdef inline int layer_ref_delta(layer_ref_t* ref, const int32_t* idx, const real_t* val,
+                                int nnz, int32_t* didx, real_t* dval) noexcept nogil:
+    cdef int k, j, nd = 0
+    cdef real_t d
+    cdef unsigned int stamp
+    ref.stamp += 1
+    if ref.stamp == 0:                      # wrapped around: forget every old stamp
+        for k in range(MAX_INPUTS):
+            ref.seen[k] = 0
+        ref.stamp = 1
+    stamp = ref.stamp
+    for k in range(nnz):
+        j = idx[k]
+        d = val[k] - ref.dense[j]
+        ref.seen[j] = stamp
+        didx[nd] = j
+        dval[nd] = d
+        nd += d != 0
+    for k in range(ref.nnz):
+        j = ref.idx[k]
+        didx[nd] = j
+        dval[nd] = -ref.dense[j]
+        nd += ref.seen[j] != stamp
+    return nd

@@ -165,6 +165,34 @@ def test_start_position_xgid_layout():
     assert s.to_gnubgid().startswith("4HPwATDgc/ABMA:")
 
 
+def test_position_from_id_accepts_whole_states():
+    """Where a Position ID is accepted, gnubg's combined ID and an XGID are too (the
+    position of the side on roll); a plain Position ID keeps its own errors."""
+    xgid = "XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:2:3:0:7:10"
+    assert Position.from_id(xgid) == Position.initial()
+    assert Position.from_id("4HPwATDgc/ABMA:UYnqADAAEAAE") == Position.initial()
+    board = GOLDEN_STATES[0]["board"]
+    assert Position.from_id(GOLDEN_STATES[0]["xgid"]).board.tolist() == board
+    with pytest.raises(ValueError, match="must be 14 characters long, got 13"):
+        Position.from_id("4HPwATDgc/ABM")
+
+
+def test_summary_says_the_context():
+    s = GameState.from_string("XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:2:3:0:7:10")
+    assert s.summary() == ("7-point match, score 3-2 (side on roll first); cube 2 owned by the "
+                           "opponent; rolled 5-2")
+    s = GameState.from_string("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:6:3:1:7:10")
+    assert s.summary() == ("7-point match, score 6-3 (side on roll first), Crawford game; "
+                           "cube 1 centred; doubled to 2: the opponent takes or passes")
+    s = GameState.from_string("XGID=-b----E-C---eE---c-e----B-:2:-1:1:00:0:0:3:0:10")
+    assert s.summary() == ("money game (Jacoby rule, beavers); cube 4 owned by the opponent; "
+                           "to roll (or double)")
+    s = GameState(Position.initial(), MatchState(match_length=5, score=(4, 1), player_on_roll=1,
+                                                 turn=0, resignation=2))
+    assert s.summary() == ("5-point match, score 1-4 (side on roll first), post-Crawford; "
+                           "cube 1 centred; a gammon resigned: the opponent accepts or rejects")
+
+
 def test_with_and_without_dice():
     s = GameState.from_string("4HPwATDgc/ABMA")
     assert s.with_dice(3, 1).dice == (3, 1) and s.with_dice(3, 1).without_dice() == s

@@ -26,12 +26,14 @@ from bgengine.agents import Player
 from bgengine.board import pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
                            cube_efficiency, cubeful_value, gnubg_met)
+from bgengine.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, make_player
 from bgengine.position import Position
 from bgengine.search import Searcher
+from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
 
 __all__ = ["Engine", "EngineError", "NotSupported", "RankedPlay", "rank_plays", "DEEPEN_GROWTH"]
@@ -232,8 +234,13 @@ class Engine:
         """Cubeful value of the side on roll (``board`` row 1), before it
         rolls: money equity per cube, or in a match its match-winning chance
         (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
-        probs = self.evaluate(board, plies)
-        info = self.cube_info(state, jacoby=jacoby)
+        return self._cubeful(self.evaluate(board, plies), board, state, jacoby=jacoby)
+
+    def _cubeful(self, probs: np.ndarray, board, state: MatchState, side: int | None = None,
+                 jacoby: bool | None = None) -> float:
+        """Cubeful value of ``probs`` for ``side`` (default: on roll, row 1 of ``board``),
+        before it rolls: money equity per cube or match-winning chance."""
+        info = self.cube_info(state, side, jacoby=jacoby)
         return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
 
     # ------------------------------------------------------------ cube
@@ -250,11 +257,13 @@ class Engine:
         """``side`` has access to the cube and doubling could matter."""
         return self.cube_info(state, side).can_double()
 
-    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
+    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None,
+                      plies: int = 0) -> CubeDecision:
         """No double / double-take / double-pass values and the decision for
-        the side on roll (row 1 of ``board``), before it rolls: Janowski
-        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
-        probs = self.evaluate(board)
+        the side on roll (row 1 of ``board``), before it rolls, from its
+        probabilities at ``plies``: Janowski cube-life model, Kazaross-XG2
+        match equity table (:mod:`bgengine.cube`)."""
+        probs = self.evaluate(board, plies)
         return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
                              x=cube_efficiency(board), met=self.met)
 
@@ -290,7 +299,7 @@ class Engine:
         else:
             offered = self.met(info.away - level * info.cube, info.opp_away,
                                info.post_crawford or info.crawford)
-        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
+        play = self._cubeful(probs, board, state, jacoby=jacoby)
         return bool(offered >= play - 1e-12)
 
     def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
@@ -300,6 +309,64 @@ class Engine:
         if state.match_length == 0:
             return float(equity_of(p))
         return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
+
+    # ------------------------------------------------------------ hints
+    def _hint_plies(self, plies: int | None) -> int:
+        if self.network is None:
+            raise EngineError("evaluations and hints need a network; none is loaded")
+        return self.plies if plies is None else plies
+
+    def evaluate_state(self, state: GameState, plies: int | None = None) -> Evaluation:
+        """The position of ``state`` before the roll, side on roll's view, at ``plies``
+        (default: the engine's depth): probabilities, cubeless equity, cubeful value."""
+        plies = self._hint_plies(plies)
+        board, m = state.board, state.match
+        probs = self.evaluate(board, plies)
+        return Evaluation(state=state, plies=plies, outputs=probs,
+                          cubeless=float(equity_of(probs)),
+                          cubeful=self._cubeful(probs, board, m, jacoby=m.jacoby),
+                          cubeless_mwc=None if state.is_money else self.equity(board, m, probs))
+
+    def hint(self, state: GameState, n: int = 5, plies: int | None = None) -> Hint:
+        """The engine's advice for ``state`` at ``plies`` (default: the engine's depth).
+
+        Before the roll (or with a double pending): the cube action, :class:`CubeHint`.
+        With dice: the best ``n`` plays ranked by their cubeful value for the mover
+        (money equity per cube, or match-winning chance), :class:`PlayHint`; all plays
+        are ranked at 0-ply and the best ``max(n, 5)`` searched at ``plies``
+        (:func:`rank_plays`).  ``ValueError`` for a game not in progress or a pending
+        resignation.
+        """
+        if not is_int(n) or n < 1:
+            raise ValueError(f"the number of plays to show must be >= 1, got {n!r}")
+        plies = self._hint_plies(plies)
+        m = state.match
+        if m.game_state_name != "playing" or m.resignation:
+            raise ValueError(f"no hint for this state: {state.summary()}")
+        if m.dice == (0, 0):
+            ev = self.evaluate_state(state, plies)
+            decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, plies=plies)
+            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision), plays=())
+        legal = state.position.legal_moves(*m.dice)
+        rows = rank_plays(self._searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
+        opponent = 1 - m.player_on_roll
+        after_match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
+        scored = []
+        for row in rows:
+            after = legal[row.index].position
+            opp_value = self._cubeful(flip_outputs(row.outputs), after.board, after_match,
+                                      jacoby=m.jacoby)
+            value = -opp_value if state.is_money else 1.0 - opp_value
+            scored.append((value, row, legal[row.index]))
+        scored.sort(key=lambda t: -t[0])
+        best = scored[0][0]
+        plays = tuple(
+            PlayHint(notation=move.notation or "(no legal play)",
+                     after=replace(state, position=move.position, match=after_match),
+                     outputs=np.asarray(row.outputs, dtype=np.float64), cubeless=row.equity,
+                     value=value, difference=value - best, plies=row.plies)
+            for value, row, move in scored[:n])
+        return Hint(state=state, plies=plies, cube=None, plays=plays)
 
 
 

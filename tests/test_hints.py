@@ -163,3 +163,42 @@ def test_cli_hint_bad_input(capsys):
     assert "XGID" in capsys.readouterr().err
     assert main(["hint", "4HPwATDgc/ABMA", "--plies", "4"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ rollouts
+
+def test_rollout_of_the_plays_shown(engine):
+    hint = engine.hint(GameState.from_string(DMP_31), n=3, plies=0, rollout=72, threads=1)
+    assert len(hint.plays) == 3
+    values = [p.value for p in hint.plays]
+    assert values == sorted(values, reverse=True)
+    legal = {m.notation for m in Position.initial().legal_moves(3, 1)}
+    for p in hint.plays:
+        assert p.notation in legal and p.rollout is not None and p.rollout.trials == 72
+        assert p.rollout.label == p.notation and p.cubeless == p.rollout.equity
+        assert p.value == pytest.approx(p.outputs[0], abs=1e-9)     # the cube is dead
+        np.testing.assert_allclose(p.outputs, p.rollout.outputs)
+
+
+def test_rollout_of_the_cube_action_agrees_with_the_bearoff_database(engine):
+    hint = engine.hint(_bearoff_state(PASS), plies=0, rollout=1296, threads=1)
+    ev = hint.cube.evaluation
+    assert ev.rollout is not None and ev.rollout.trials == 1296
+    assert abs(ev.outputs[0] - (1 - 9 / 36 / 6)) <= 3 * max(ev.rollout.outputs_stderr[0], 1e-3)
+    assert hint.cube.proper_action == "double, pass"
+
+
+def test_rollout_trials_must_be_whole(engine):
+    with pytest.raises(ValueError, match="rollout trials"):
+        engine.hint(GameState(), rollout=-1)
+
+
+def test_cli_hint_rollout(capsys):
+    assert main(["hint", "4HPwATDgc/ABMA", "--dice", "31", "--plies", "0", "--num", "2",
+                 "--rollout", "36", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Best plays for 3-1 from a rollout of 36 trials" in out and " ± " in out
+    assert main(["hint", "4HPwATDgc/ABMA", "--plies", "0", "--rollout", "36", "--threads", "1",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["cube"]["evaluation"]["rollout"]["trials"] == 36

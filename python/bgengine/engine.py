@@ -31,7 +31,8 @@ from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, make_player
-from bgengine.position import Position
+from bgengine.position import Move, Position
+from bgengine.rollouts import RolloutResult, rollout_moves, rollout_position
 from bgengine.search import Searcher
 from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
@@ -258,12 +259,12 @@ class Engine:
         return self.cube_info(state, side).can_double()
 
     def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None,
-                      plies: int = 0) -> CubeDecision:
+                      plies: int = 0, probs: np.ndarray | None = None) -> CubeDecision:
         """No double / double-take / double-pass values and the decision for
         the side on roll (row 1 of ``board``), before it rolls, from its
-        probabilities at ``plies``: Janowski cube-life model, Kazaross-XG2
-        match equity table (:mod:`bgengine.cube`)."""
-        probs = self.evaluate(board, plies)
+        probabilities at ``plies`` (or ``probs``, e.g. a rollout's): Janowski
+        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
+        probs = self.evaluate(board, plies) if probs is None else probs
         return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
                              x=cube_efficiency(board), met=self.met)
 
@@ -320,55 +321,85 @@ class Engine:
         """The position of ``state`` before the roll, side on roll's view, at ``plies``
         (default: the engine's depth): probabilities, cubeless equity, cubeful value."""
         plies = self._hint_plies(plies)
+        return self._evaluation(state, plies, self.evaluate(state.board, plies))
+
+    def _evaluation(self, state: GameState, plies: int, probs: np.ndarray,
+                    rollout: RolloutResult | None = None) -> Evaluation:
         board, m = state.board, state.match
-        probs = self.evaluate(board, plies)
         return Evaluation(state=state, plies=plies, outputs=probs,
                           cubeless=float(equity_of(probs)),
                           cubeful=self._cubeful(probs, board, m, jacoby=m.jacoby),
-                          cubeless_mwc=None if state.is_money else self.equity(board, m, probs))
+                          cubeless_mwc=None if state.is_money else self.equity(board, m, probs),
+                          rollout=rollout)
 
-    def hint(self, state: GameState, n: int = 5, plies: int | None = None) -> Hint:
+    def hint(self, state: GameState, n: int = 5, plies: int | None = None, *,
+             rollout: int = 0, seed: int = 0, threads: int | None = None) -> Hint:
         """The engine's advice for ``state`` at ``plies`` (default: the engine's depth).
 
         Before the roll (or with a double pending): the cube action, :class:`CubeHint`.
         With dice: the best ``n`` plays ranked by their cubeful value for the mover
         (money equity per cube, or match-winning chance), :class:`PlayHint`; all plays
         are ranked at 0-ply and the best ``max(n, 5)`` searched at ``plies``
-        (:func:`rank_plays`).  ``ValueError`` for a game not in progress or a pending
-        resignation.
+        (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
+        the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
+        ``threads``; :mod:`bgengine.rollouts`) and valued from the rollout's probabilities.
+        ``ValueError`` for a game not in progress or a pending resignation.
         """
         if not is_int(n) or n < 1:
             raise ValueError(f"the number of plays to show must be >= 1, got {n!r}")
+        if not is_int(rollout) or rollout < 0:
+            raise ValueError(f"rollout trials must be a whole number >= 0, got {rollout!r}")
         plies = self._hint_plies(plies)
         m = state.match
         if m.game_state_name != "playing" or m.resignation:
             raise ValueError(f"no hint for this state: {state.summary()}")
+        kw = {"seed": seed, "n_threads": threads}
         if m.dice == (0, 0):
-            ev = self.evaluate_state(state, plies)
-            decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, plies=plies)
+            if rollout:
+                r = rollout_position(self.network, state.board, rollout, **kw)
+                ev = self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)), r)
+            else:
+                ev = self.evaluate_state(state, plies)
+            decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs)
             return Hint(state=state, plies=plies, cube=CubeHint(ev, decision), plays=())
         legal = state.position.legal_moves(*m.dice)
         rows = rank_plays(self._searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
-        opponent = 1 - m.player_on_roll
-        after_match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
-        scored = []
-        for row in rows:
-            after = legal[row.index].position
-            opp_value = self._cubeful(flip_outputs(row.outputs), after.board, after_match,
-                                      jacoby=m.jacoby)
-            value = -opp_value if state.is_money else 1.0 - opp_value
-            scored.append((value, row, legal[row.index]))
-        scored.sort(key=lambda t: -t[0])
+        # (play, mover's outputs after it, cubeless equity, plies, rollout)
+        found = [(legal[r.index], np.asarray(r.outputs, dtype=np.float64), r.equity, r.plies, None)
+                 for r in rows]
+        if rollout:
+            top = sorted(found, key=lambda f: -self._value_after(state, f[0], f[1]))[:n]
+            results = {r.label: r for r in rollout_moves(
+                self.network, state.board, *m.dice, rollout,
+                indices=[legal.index(f[0]) for f in top], **kw)}
+            found = [(move, _clean_probs(five_outputs(results[str(move)].outputs)),
+                      results[str(move)].equity, plies, results[str(move)])
+                     for move, *_ in top]
+        scored = sorted(((self._value_after(state, f[0], f[1]),) + f for f in found),
+                        key=lambda t: -t[0])[:n]
         best = scored[0][0]
         plays = tuple(
-            PlayHint(notation=move.notation or "(no legal play)",
-                     after=replace(state, position=move.position, match=after_match),
-                     outputs=np.asarray(row.outputs, dtype=np.float64), cubeless=row.equity,
-                     value=value, difference=value - best, plies=row.plies)
-            for value, row, move in scored[:n])
+            PlayHint(notation=str(move), after=self._after(state, move), outputs=out,
+                     cubeless=cubeless, value=value, difference=value - best, plies=depth,
+                     rollout=r)
+            for value, move, out, cubeless, depth, r in scored)
         return Hint(state=state, plies=plies, cube=None, plays=plays)
 
+    @staticmethod
+    def _after(state: GameState, move: Move) -> GameState:
+        """The state after ``move``: the opponent on roll, no dice."""
+        opponent = 1 - state.match.player_on_roll
+        return replace(state, position=move.position,
+                       match=replace(state.match, player_on_roll=opponent, turn=opponent,
+                                     dice=(0, 0)))
 
+    def _value_after(self, state: GameState, move: Move, outputs: np.ndarray) -> float:
+        """Cubeful value for the mover of ``move`` whose outputs (mover's view) are
+        ``outputs``: the opponent's value before its roll, turned round."""
+        after = self._after(state, move)
+        opp = self._cubeful(flip_outputs(outputs), after.board, after.match,
+                            jacoby=state.match.jacoby)
+        return -opp if state.is_money else 1.0 - opp
 
 
 # ====================================================================== hint ranking

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from bgengine.cube import CubeDecision
+from bgengine.rollouts import RolloutResult
 from bgengine.state import GameState
 
 __all__ = ["Evaluation", "PlayHint", "CubeHint", "Hint", "MONEY", "MATCH"]
@@ -40,7 +41,8 @@ class Evaluation:
     ``cubeless``: points per cube, the cube never turned and gammons counted (as the
     network says); ``cubeful``: money equity per cube or the match-winning chance with the
     cube alive (no double now); ``cubeless_mwc``: in a match, the match-winning chance with
-    the cube dead (``None`` in money play).
+    the cube dead (``None`` in money play).  ``rollout``: the rollout the outputs come from
+    (``None``: the network at ``plies``).
     """
 
     state: GameState
@@ -49,6 +51,7 @@ class Evaluation:
     cubeless: float
     cubeful: float
     cubeless_mwc: float | None
+    rollout: RolloutResult | None = None
 
     @property
     def measure(self) -> str:
@@ -57,7 +60,8 @@ class Evaluation:
     def to_dict(self) -> dict[str, Any]:
         return {"state": _state_dict(self.state), "plies": self.plies, "measure": self.measure,
                 "probabilities": _outputs_dict(self.outputs), "cubeless_equity": self.cubeless,
-                "cubeful": self.cubeful, "cubeless_mwc": self.cubeless_mwc}
+                "cubeful": self.cubeful, "cubeless_mwc": self.cubeless_mwc,
+                "rollout": _rollout_dict(self.rollout)}
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,8 @@ class PlayHint:
     """One play of the roll: its ``notation``, the position ``after`` it (opponent on roll),
     the mover's ``outputs`` after it, the ``cubeless`` equity (points per cube), the cubeful
     ``value`` (:data:`MONEY` or :data:`MATCH`), its ``difference`` to the best play's value
-    (0 for the best, negative for the others) and the ``plies`` of lookahead behind it."""
+    (0 for the best, negative for the others) and the ``plies`` of lookahead behind it, or
+    the ``rollout`` its outputs come from."""
 
     notation: str
     after: GameState
@@ -96,12 +101,13 @@ class PlayHint:
     value: float
     difference: float
     plies: int
+    rollout: RolloutResult | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"play": self.notation, "value": self.value, "difference": self.difference,
                 "cubeless_equity": self.cubeless, "plies": self.plies,
                 "probabilities": _outputs_dict(self.outputs),
-                "after": self.after.to_gnubgid()}
+                "after": self.after.to_gnubgid(), "rollout": _rollout_dict(self.rollout)}
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,13 @@ class Hint:
         return {"state": _state_dict(self.state), "plies": self.plies, "measure": self.measure,
                 "cube": self.cube.to_dict() if self.cube else None,
                 "plays": [p.to_dict() for p in self.plays]}
+
+
+def _rollout_dict(r: RolloutResult | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {"trials": r.trials, "cubeless_equity": r.equity, "stderr": r.stderr,
+            "outputs_stderr": list(r.outputs_stderr)}
 
 
 def _state_dict(state: GameState) -> dict[str, Any]:

@@ -54,10 +54,18 @@ def _header(state) -> list[str]:
     return lines
 
 
+def _source(plies: int, rollout) -> str:
+    """Where the values come from: the network's lookahead or a rollout."""
+    if rollout is None:
+        return f"at {plies}-ply"
+    return f"from a rollout of {rollout.trials} trials"
+
+
 def _evaluation_lines(ev) -> list[str]:
     money = ev.state.is_money
+    err = "" if ev.rollout is None else f" ± {ev.rollout.stderr:.3f}"
     lines = [f"  {_probabilities(ev.outputs)}",
-             f"  cubeless equity {ev.cubeless:+.3f}"]
+             f"  cubeless equity {ev.cubeless:+.3f}{err}"]
     if money:
         lines.append(f"  cubeful equity {ev.cubeful:+.3f} (points per cube)")
     else:
@@ -80,7 +88,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_hint(args: argparse.Namespace) -> int:
     state = _state(args)
-    hint = _engine(args).hint(state, n=args.num)
+    hint = _engine(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
+                              threads=args.threads)
     if args.json:
         print(json.dumps(hint.to_dict(), indent=2))
         return 0
@@ -89,7 +98,8 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     if hint.cube:
         d = hint.cube.decision
         unit = "cubeful equity per cube" if money else "match-winning chance"
-        print(f"\nCube action at {hint.plies}-ply ({unit}, doubler's view):")
+        print(f"\nCube action {_source(hint.plies, hint.cube.evaluation.rollout)} "
+              f"({unit}, doubler's view):")
         print("\n".join(_evaluation_lines(hint.cube.evaluation)))
         for name, value in (("No double", d.no_double), ("Double, take", d.double_take),
                             ("Double, pass", d.double_pass)):
@@ -99,11 +109,14 @@ def _cmd_hint(args: argparse.Namespace) -> int:
         return 0
     d1, d2 = state.dice
     unit = "cubeful equity per cube" if money else "match-winning chance"
-    print(f"\nBest plays for {d1}-{d2} at {hint.plies}-ply ({unit} of the mover):")
+    print(f"\nBest plays for {d1}-{d2} {_source(hint.plies, hint.plays[0].rollout)} "
+          f"({unit} of the mover):")
     for rank, p in enumerate(hint.plays, 1):
         diff = "" if rank == 1 else f"  ({_difference(p.difference, money)})"
-        print(f"  {rank:2d}. {p.notation:<24} {p.plies}-ply  {_value(p.value, money)}{diff}")
-        print(f"      {_probabilities(p.outputs)}; cubeless {p.cubeless:+.3f}")
+        depth = f"{p.plies}-ply" if p.rollout is None else "rollout"
+        print(f"  {rank:2d}. {p.notation:<24} {depth}  {_value(p.value, money)}{diff}")
+        err = "" if p.rollout is None else f" ± {p.rollout.stderr:.3f}"
+        print(f"      {_probabilities(p.outputs)}; cubeless {p.cubeless:+.3f}{err}")
     return 0
 
 
@@ -128,6 +141,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_common(p)
     p.add_argument("--dice", type=parse_dice, help="the roll to play, e.g. 31 (default: the state's)")
     p.add_argument("--num", type=int, default=5, help="plays to show (default 5)")
+    p.add_argument("--rollout", type=int, default=0, metavar="TRIALS",
+                   help="roll out the position before the roll, or each play shown, this many "
+                        "times (0-ply plays; default 0: no rollout)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the rollout's dice (default 0)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="rollout threads (default: all cores)")
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("eval", help="probabilities and equities of a game state before the roll",

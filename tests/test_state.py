@@ -198,6 +198,51 @@ def test_with_and_without_dice():
     assert s.with_dice(3, 1).dice == (3, 1) and s.with_dice(3, 1).without_dice() == s
 
 
+# ------------------------------------------------------------------ fuzz
+
+_XGIDS = [r["xgid"] for r in GOLDEN_STATES if "xgid" in r][:200]
+_GNUBGIDS = [f"{r['positionid']}:{r['matchid']}" for r in GOLDEN_STATES][:200]
+
+
+def _parsed_or_explained(text: str) -> GameState | None:
+    """The state ``text`` holds, or ``None`` after checking the error says which form failed."""
+    try:
+        return GameState.from_string(text)
+    except ValueError as exc:
+        assert "ID" in str(exc) or "game state" in str(exc)     # XGID, Position/Match ID
+        return None
+
+
+@given(st.sampled_from(_XGIDS), st.integers(0, 79), st.sampled_from("-AaPp0123456789:D=B+/ x"))
+def test_a_changed_xgid_parses_exactly_or_says_why(xgid, at, ch):
+    text = xgid[:at] + ch + xgid[at + 1:]
+    s = _parsed_or_explained(text)
+    if s is not None:
+        assert s.to_xgid() == "XGID=" + text.strip()[5:]       # the prefix's case may differ
+
+
+@given(st.sampled_from(_GNUBGIDS), st.integers(0, 26), st.sampled_from("AQgwB/+9az: "))
+def test_a_changed_gnubgid_parses_exactly_or_says_why(gid, at, ch):
+    text = gid[:at] + ch + gid[at + 1:]
+    s = _parsed_or_explained(text)
+    if s is not None and s.dice[0] >= s.dice[1]:      # a Match ID writes the higher die first
+        assert s.to_gnubgid() == text.strip().replace(" ", ":")
+
+
+@given(st.text(alphabet="XGID=-ABPabp0123456789:/+D ", max_size=60))
+def test_any_text_is_a_state_or_an_error(text):
+    try:
+        s = GameState.from_string(text)
+    except ValueError:
+        return
+    assert GameState.from_string(s.to_gnubgid()).to_gnubgid() == s.to_gnubgid()
+
+
+def test_xgid_numbers_have_one_spelling():
+    with pytest.raises(ValueError, match=r"field 9 \(match length\) '07': not a whole number"):
+        GameState.from_string(f"XGID={START}:0:0:1:00:0:0:0:07:10")
+
+
 # ------------------------------------------------------------------ errors
 
 START = "-b----E-C---eE---c-e----B-"

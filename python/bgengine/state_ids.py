@@ -37,8 +37,9 @@ gnubg's player 1 (drawn at the bottom, X) is XG's bottom player, player 0
 the top one.
 
 Every form is parsed strictly: an error names the form, the field and what is wrong, and
-whatever parses re-serialises to the same text (except, as for the Match ID alone, a roll
-given with the lower die first in a gnubg ID).
+whatever parses re-serialises to the same text, apart from blanks around it, the letter case
+of ``XGID=`` (or its absence) and, as for the Match ID alone, a roll given with the lower die
+first in a gnubg ID.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ MAX_CUBE_LOG2 = 15
 _XGID_FIELDS = ("position", "cube", "cube owner", "turn", "dice", "bottom score",
                 "top score", "rules", "match length", "max cube")
 _XGID_CHECKERS = re.compile(r"[-A-Pa-p]{26}")
-_INTEGER = re.compile(r"-?[0-9]+")
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")      # no leading zeros: one text per value
 _GNUBG_ID = re.compile(r"([A-Za-z0-9+/]{14})[:\s]+([A-Za-z0-9+/]{12})")
 
 
@@ -137,7 +138,7 @@ def parse_xgid(text: str) -> StateFields:
 
     def integer(i: int, lo: int, hi: int) -> int:
         if not _INTEGER.fullmatch(fields[i]):
-            raise bad(i, "not a whole number")
+            raise bad(i, "not a whole number (digits, no leading zeros)")
         v = int(fields[i])
         if not lo <= v <= hi:
             raise bad(i, f"must be in {lo}..{hi}")

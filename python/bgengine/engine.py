@@ -26,12 +26,15 @@ from bgengine.agents import Player
 from bgengine.board import pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
                            cube_efficiency, cubeful_value, gnubg_met)
+from bgengine.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, make_player
-from bgengine.position import Position
+from bgengine.position import Move, Position
+from bgengine.rollouts import RolloutResult, rollout_moves, rollout_position
 from bgengine.search import Searcher
+from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
 
 __all__ = ["Engine", "EngineError", "NotSupported", "RankedPlay", "rank_plays", "DEEPEN_GROWTH"]
@@ -232,8 +235,13 @@ class Engine:
         """Cubeful value of the side on roll (``board`` row 1), before it
         rolls: money equity per cube, or in a match its match-winning chance
         (Janowski cube-life model, Kazaross-XG2 table; see :mod:`bgengine.cube`)."""
-        probs = self.evaluate(board, plies)
-        info = self.cube_info(state, jacoby=jacoby)
+        return self._cubeful(self.evaluate(board, plies), board, state, jacoby=jacoby)
+
+    def _cubeful(self, probs: np.ndarray, board, state: MatchState, side: int | None = None,
+                 jacoby: bool | None = None) -> float:
+        """Cubeful value of ``probs`` for ``side`` (default: on roll, row 1 of ``board``),
+        before it rolls: money equity per cube or match-winning chance."""
+        info = self.cube_info(state, side, jacoby=jacoby)
         return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
 
     # ------------------------------------------------------------ cube
@@ -250,11 +258,13 @@ class Engine:
         """``side`` has access to the cube and doubling could matter."""
         return self.cube_info(state, side).can_double()
 
-    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None) -> CubeDecision:
+    def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None,
+                      plies: int = 0, probs: np.ndarray | None = None) -> CubeDecision:
         """No double / double-take / double-pass values and the decision for
-        the side on roll (row 1 of ``board``), before it rolls: Janowski
+        the side on roll (row 1 of ``board``), before it rolls, from its
+        probabilities at ``plies`` (or ``probs``, e.g. a rollout's): Janowski
         cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.cube`)."""
-        probs = self.evaluate(board)
+        probs = self.evaluate(board, plies) if probs is None else probs
         return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
                              x=cube_efficiency(board), met=self.met)
 
@@ -290,7 +300,7 @@ class Engine:
         else:
             offered = self.met(info.away - level * info.cube, info.opp_away,
                                info.post_crawford or info.crawford)
-        play = cubeful_value(probs, info, x=cube_efficiency(board), met=self.met)
+        play = self._cubeful(probs, board, state, jacoby=jacoby)
         return bool(offered >= play - 1e-12)
 
     def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
@@ -301,7 +311,95 @@ class Engine:
             return float(equity_of(p))
         return float(cubeful_value(p, self.cube_info(state), x=0.0, met=self.met))
 
+    # ------------------------------------------------------------ hints
+    def _hint_plies(self, plies: int | None) -> int:
+        if self.network is None:
+            raise EngineError("evaluations and hints need a network; none is loaded")
+        return self.plies if plies is None else plies
 
+    def evaluate_state(self, state: GameState, plies: int | None = None) -> Evaluation:
+        """The position of ``state`` before the roll, side on roll's view, at ``plies``
+        (default: the engine's depth): probabilities, cubeless equity, cubeful value."""
+        plies = self._hint_plies(plies)
+        return self._evaluation(state, plies, self.evaluate(state.board, plies))
+
+    def _evaluation(self, state: GameState, plies: int, probs: np.ndarray,
+                    rollout: RolloutResult | None = None) -> Evaluation:
+        board, m = state.board, state.match
+        return Evaluation(state=state, plies=plies, outputs=probs,
+                          cubeless=float(equity_of(probs)),
+                          cubeful=self._cubeful(probs, board, m, jacoby=m.jacoby),
+                          cubeless_mwc=None if state.is_money else self.equity(board, m, probs),
+                          rollout=rollout)
+
+    def hint(self, state: GameState, n: int = 5, plies: int | None = None, *,
+             rollout: int = 0, seed: int = 0, threads: int | None = None) -> Hint:
+        """The engine's advice for ``state`` at ``plies`` (default: the engine's depth).
+
+        Before the roll (or with a double pending): the cube action, :class:`CubeHint`.
+        With dice: the best ``n`` plays ranked by their cubeful value for the mover
+        (money equity per cube, or match-winning chance), :class:`PlayHint`; all plays
+        are ranked at 0-ply and the best ``max(n, 5)`` searched at ``plies``
+        (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
+        the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
+        ``threads``; :mod:`bgengine.rollouts`) and valued from the rollout's probabilities.
+        ``ValueError`` for a game not in progress or a pending resignation.
+        """
+        if not is_int(n) or n < 1:
+            raise ValueError(f"the number of plays to show must be >= 1, got {n!r}")
+        if not is_int(rollout) or rollout < 0:
+            raise ValueError(f"rollout trials must be a whole number >= 0, got {rollout!r}")
+        plies = self._hint_plies(plies)
+        m = state.match
+        if m.game_state_name != "playing" or m.resignation:
+            raise ValueError(f"no hint for this state: {state.summary()}")
+        kw = {"seed": seed, "n_threads": threads}
+        if m.dice == (0, 0):
+            if rollout:
+                r = rollout_position(self.network, state.board, rollout, **kw)
+                ev = self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)), r)
+            else:
+                ev = self.evaluate_state(state, plies)
+            decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs)
+            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision), plays=())
+        legal = state.position.legal_moves(*m.dice)
+        rows = rank_plays(self._searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
+        # (play, mover's outputs after it, cubeless equity, plies, rollout)
+        found = [(legal[r.index], np.asarray(r.outputs, dtype=np.float64), r.equity, r.plies, None)
+                 for r in rows]
+        if rollout:
+            top = sorted(found, key=lambda f: -self._value_after(state, f[0], f[1]))[:n]
+            results = {r.label: r for r in rollout_moves(
+                self.network, state.board, *m.dice, rollout,
+                indices=[legal.index(f[0]) for f in top], **kw)}
+            found = [(move, _clean_probs(five_outputs(results[str(move)].outputs)),
+                      results[str(move)].equity, plies, results[str(move)])
+                     for move, *_ in top]
+        scored = sorted(((self._value_after(state, f[0], f[1]),) + f for f in found),
+                        key=lambda t: -t[0])[:n]
+        best = scored[0][0]
+        plays = tuple(
+            PlayHint(notation=str(move), after=self._after(state, move), outputs=out,
+                     cubeless=cubeless, value=value, difference=value - best, plies=depth,
+                     rollout=r)
+            for value, move, out, cubeless, depth, r in scored)
+        return Hint(state=state, plies=plies, cube=None, plays=plays)
+
+    @staticmethod
+    def _after(state: GameState, move: Move) -> GameState:
+        """The state after ``move``: the opponent on roll, no dice."""
+        opponent = 1 - state.match.player_on_roll
+        return replace(state, position=move.position,
+                       match=replace(state.match, player_on_roll=opponent, turn=opponent,
+                                     dice=(0, 0)))
+
+    def _value_after(self, state: GameState, move: Move, outputs: np.ndarray) -> float:
+        """Cubeful value for the mover of ``move`` whose outputs (mover's view) are
+        ``outputs``: the opponent's value before its roll, turned round."""
+        after = self._after(state, move)
+        opp = self._cubeful(flip_outputs(outputs), after.board, after.match,
+                            jacoby=state.match.jacoby)
+        return -opp if state.is_money else 1.0 - opp
 
 
 # ====================================================================== hint ranking

@@ -7,6 +7,7 @@ picks the candidates and turns results round to the right side.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -42,18 +43,23 @@ def rollout_position(network: Network, board, trials: int = 1296, **kw) -> Rollo
 
 
 def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
-                  candidates: int = 5, **kw) -> list[RolloutResult]:
-    """Roll out the best ``candidates`` plays (by 0-ply) of the roll ``d1``-``d2``.
+                  candidates: int = 5, indices: Sequence[int] | None = None,
+                  **kw) -> list[RolloutResult]:
+    """Roll out the best ``candidates`` plays (by 0-ply) of the roll ``d1``-``d2``,
+    or, given ``indices`` (into ``Position(board).legal_moves(d1, d2)``), those plays.
 
     Every candidate is played out with the same dice (the same trial numbers
     and seed), so their differences are measured much more precisely than
-    their values.  Results are from the mover's side, best first.
+    their values.  Results are from the mover's side, best first; each one's
+    ``label`` is its play's notation.
     """
     pos = Position(board)
     moves = pos.legal_moves(d1, d2)
-    ranked = Searcher(network, cache_bits=0).rank_moves(pos.board, d1, d2, 0)[:max(1, candidates)]
+    if indices is None:
+        ranked = Searcher(network, cache_bits=0).rank_moves(pos.board, d1, d2, 0)
+        indices = [index for index, _, _ in ranked[:max(1, candidates)]]
     results = []
-    for index, _, _ in ranked:
+    for index in indices:
         move = moves[index]
         after = move.position          # opponent on roll
         if after.result():             # the play ends the game: its value is exact

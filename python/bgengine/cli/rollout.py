@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "probabilities with standard errors.  With --dice, roll out the "
                                    "best few plays of that roll instead (same dice for each).  The "
                                    "first two rolls are stratified over the 36x36 pairs.")
-    p.add_argument("position_id", help="14-character Position ID (side on roll to play)")
+    p.add_argument("position_id", metavar="STATE",
+                   help="Position ID, PositionID:MatchID or XGID (side on roll to play)")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
     p.add_argument("--candidates", type=int, default=5, help="plays to roll out with --dice (default 5)")
     p.add_argument("--trials", type=int, default=1296, help="games per rollout (default 1296)")

@@ -202,3 +202,53 @@ def test_a_match_played_by_bgengine_is_written_and_read_back():
     same = checked(record)
     assert read_mat(write_mat(record)) == same
     assert read_sgf(write_sgf(record)) == same
+
+
+# ------------------------------------------------------------------ files by name, command line
+
+def test_match_files_by_name(tmp_path):
+    from bgengine.matchfiles import read_match_file, write_match_file
+
+    record = read_mat(mat_text("gnubg_money"))
+    for name in ("a.mat", "b.sgf", "c.sgf.gz", "d.MAT.gz"):
+        write_match_file(record, tmp_path / name)
+        assert read_match_file(tmp_path / name).games == record.games
+    with pytest.raises(ValueError, match=r"\.mat or \.sgf"):
+        write_match_file(record, tmp_path / "e.txt")
+    bad = tmp_path / "bad.mat"
+    bad.write_text(break_line(mat_text("gnubg_match3"), "  4) 31: 6/5 8/5", "  4) 31: 6/2 8/5"))
+    with pytest.raises(MatchRecordError) as info:
+        read_match_file(bad)
+    assert str(info.value).startswith(f"{bad}: game 1, move 4: ") and info.value.line == 10
+
+
+def test_an_illegal_sgf_play_names_its_line():
+    text = sgf_text("gnubg_match3")
+    lines = text.splitlines()
+    k = next(i for i, s in enumerate(lines) if s.startswith(";W[65xrrm]"))
+    lines[k] = ";W[65xrrl]" + lines[k][len(";W[65xrrm]"):]           # 24/18 18/12: blocked
+    with pytest.raises(MatchRecordError) as info:
+        read_sgf("\n".join(lines))
+    assert (info.value.game, info.value.move, info.value.line) == (1, 2, k + 1)
+    assert "point 12 is blocked" in str(info.value)
+
+
+def test_cli_matchfile_check_and_convert(tmp_path, capsys):
+    from bgengine.cli import main
+    from matfile_helpers import DATA
+
+    files = [str(DATA / f"{n}.mat") for n in GNUBG_FILES]
+    assert main(["matchfile", "check", *files]) == 0
+    out = capsys.readouterr().out
+    assert out.count("ok: ") == len(files) and "5-point match, Anna Lee vs bob: 4 games" in out
+    bad = tmp_path / "bad.mat"
+    bad.write_text(break_line(mat_text("gnubg_match3"), "  4) 31: 6/5 8/5", "  4) 31: 6/2 8/5"))
+    assert main(["matchfile", "check", str(bad), files[0]]) == 1
+    captured = capsys.readouterr()
+    assert "game 1, move 4" in captured.err and "(line 10)" in captured.err
+    assert "ok: " in captured.out
+    out_sgf = tmp_path / "m5.sgf"
+    assert main(["matchfile", "convert", str(DATA / "gnubg_match5.mat"), str(out_sgf)]) == 0
+    assert read_sgf(out_sgf.read_text()).games == read_mat(mat_text("gnubg_match5")).games
+    assert main(["matchfile", "convert", str(bad), str(tmp_path / "x.sgf")]) == 2
+    assert not (tmp_path / "x.sgf").exists()

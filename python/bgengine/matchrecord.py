@@ -136,18 +136,17 @@ class MatchRecordError(ValueError):
 
     ``game``: 1-based game number (``None`` outside any game); ``move``: the move
     number (the numbered line of a ``.mat`` file) or ``None``; ``reason``: what
-    is wrong; ``line``: the file's line number, when known.
+    is wrong; ``line``: the file's line number and ``path`` its name, when known.
     """
 
     def __init__(self, reason: str, game: int | None = None, move: int | None = None,
-                 line: int | None = None) -> None:
-        self.reason, self.game, self.move, self.line = reason, game, move, line
-        where = []
-        if game is not None:
-            where.append(f"game {game}")
-        if move is not None:
-            where.append(f"move {move}")
-        text = (", ".join(where) + ": " if where else "") + reason
+                 line: int | None = None, path: str | None = None) -> None:
+        self.reason, self.game, self.move, self.line, self.path = reason, game, move, line, path
+        where = ", ".join(w for w in (f"game {game}" if game is not None else "",
+                                      f"move {move}" if move is not None else "") if w)
+        text = f"{where}: {reason}" if where else reason
+        if path is not None:
+            text = f"{path}: {text}"
         if line is not None:
             text += f" (line {line})"
         super().__init__(text)

@@ -71,6 +71,7 @@ class _Reader:
         self.slots: list[tuple[int, Action | None]] = []   # (line, action) by slot
         self.next_number = 1
         self.lineno = 0
+        self.lines: dict[tuple[int, int], int] = {}          # (game, move) -> line
 
     def fail(self, reason: str, move: int | None = None) -> MatchRecordError:
         game = len(self.match.games) if self.game is not None else None
@@ -161,6 +162,7 @@ class _Reader:
         if self.game is not None and self.game.actions:
             raise self.fail("a move after the game's result", number)
         found = self.actions_in(text, start, number)
+        self.lines[(len(self.match.games), number)] = self.lineno
         if len(found) > 2:
             raise self.fail(f"{len(found)} actions on one line (a line holds one of each player)",
                             number)
@@ -240,15 +242,25 @@ def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
     tag = match.metadata.pop("Jacoby", None)
     if jacoby is None and tag is not None:
         jacoby = tag.strip().lower() in ("on", "yes", "true", "1")
-    if match.length or jacoby is not None:
-        return checked(infer_resignations(replace(match, jacoby=bool(jacoby) and not match.length)))
     try:
-        return checked(infer_resignations(match))
-    except MatchRecordError as plain:
+        if match.length or jacoby is not None:
+            return _checked(replace(match, jacoby=bool(jacoby) and not match.length))
         try:
-            return checked(infer_resignations(replace(match, jacoby=True)))
-        except MatchRecordError:
-            raise plain from None
+            return _checked(match)
+        except MatchRecordError as plain:
+            try:
+                return _checked(replace(match, jacoby=True))
+            except MatchRecordError:
+                raise plain from None
+    except MatchRecordError as exc:
+        if exc.line is None and exc.move is not None:
+            raise MatchRecordError(exc.reason, exc.game, exc.move,
+                                   reader.lines.get((exc.game, exc.move))) from None
+        raise
+
+
+def _checked(match: MatchRecord) -> MatchRecord:
+    return checked(infer_resignations(match))
 
 
 # ====================================================================== writing

@@ -250,6 +250,7 @@ def read_sgf(text: str) -> MatchRecord:
     if not trees:
         raise MatchRecordError("no games in the SGF file")
     match = MatchRecord()
+    lines: dict[tuple[int, int], int] = {}       # (game, move) -> line of its first node
     for i, nodes in enumerate(trees):
         if not nodes:
             raise MatchRecordError("an empty game tree", i + 1)
@@ -278,7 +279,16 @@ def read_sgf(text: str) -> MatchRecord:
         if win is not None:
             game.actions.append(win)
         match.games.append(game)
-    return checked(infer_resignations(match))
+        node_lines = [line for line, props in nodes[1:] if "B" in props or "W" in props]
+        for number, line in zip(move_numbers(game.actions), node_lines):
+            lines.setdefault((i + 1, number), line)
+    try:
+        return checked(infer_resignations(match))
+    except MatchRecordError as exc:
+        if exc.line is None and exc.move is not None:
+            raise MatchRecordError(exc.reason, exc.game, exc.move,
+                                   lines.get((exc.game, exc.move))) from None
+        raise
 
 
 # ====================================================================== writing

@@ -252,3 +252,25 @@ def test_cli_matchfile_check_and_convert(tmp_path, capsys):
     assert read_sgf(out_sgf.read_text()).games == read_mat(mat_text("gnubg_match5")).games
     assert main(["matchfile", "convert", str(bad), str(tmp_path / "x.sgf")]) == 2
     assert not (tmp_path / "x.sgf").exists()
+
+
+def test_mat_files_laid_out_by_other_programs():
+    """eXtreme Gammon's way: tags with spaces in their names, a Crawford tag, wider
+    columns, ``bar`` and ``off`` as words, "and the match", CRLF line ends."""
+    record = read_mat(mat_text("gnubg_match3"))
+    lines = []
+    for line in write_mat(record).splitlines():
+        if line[:4].strip().endswith(")") or line.strip().startswith("Wins"):
+            head, left, right = line[:5], line[5:33], line[33:]
+            line = head + left.ljust(32) + right
+            line = line.replace("25/", "bar/").replace("/0", "/off")
+        lines.append(line)
+    last_win = max(i for i, line in enumerate(lines) if "Wins" in line)
+    lines[last_win] += " and the match"
+    text = "\r\n".join(['; [Site "somewhere"]', '; [Player 1 "Anna Lee"]', '; [Crawford "On"]']
+                       + lines) + "\r\n"
+    assert "bar/" in text and "/off" in text and "and the match" in text
+    again = read_mat(text)
+    assert again.games == record.games and again.metadata["Player 1"] == "Anna Lee"
+    off = read_mat(text.replace('[Crawford "On"]', '[Crawford "Off"]'))
+    assert not off.crawford_rule and not any(g.crawford for g in off.games)

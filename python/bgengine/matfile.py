@@ -50,7 +50,7 @@ __all__ = ["read_mat", "write_mat", "RIGHT_COLUMN"]
 #: player 1's column at column 33, player 0's at 5).
 RIGHT_COLUMN = 20
 
-_TAG = re.compile(r';\s*\[\s*(?P<key>[^\s"\]]+)\s+"(?P<value>.*)"\s*\]\s*$')
+_TAG = re.compile(r';\s*\[\s*(?P<key>[^"\]]+?)\s+"(?P<value>.*)"\s*\]\s*$')
 _LENGTH = re.compile(r"\s*(?P<n>\d+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"\s*Game\s+(?P<n>\d+)\s*$", re.I)
 _SCORE = re.compile(r"\s*(?P<n0>\S.*?)\s*:\s*(?P<s0>\d+)\s+(?P<n1>\S.*?)\s*:\s*(?P<s1>\d+)\s*$")
@@ -219,10 +219,6 @@ class _Reader:
             raise MatchRecordError("no 'N point match' line")
         if not m.games:
             raise MatchRecordError("no games")
-        crawford_done = False
-        for g in m.games:
-            g.crawford = bool(m.length) and is_crawford_game(m.length, g.score, crawford_done)
-            crawford_done = crawford_done or g.crawford
         return m
 
 
@@ -241,7 +237,13 @@ def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
     match = reader.finish()
     tag = match.metadata.pop("Jacoby", None)
     if jacoby is None and tag is not None:
-        jacoby = tag.strip().lower() in ("on", "yes", "true", "1")
+        jacoby = _on(tag)
+    if "Crawford" in match.metadata:                  # eXtreme Gammon writes the rule
+        match.crawford_rule = _on(match.metadata.pop("Crawford"))
+    crawford_done = False                             # the format leaves the Crawford game implied
+    for g in match.games:
+        g.crawford = match.crawford_rule and is_crawford_game(match.length, g.score, crawford_done)
+        crawford_done = crawford_done or g.crawford
     try:
         if match.length or jacoby is not None:
             return _checked(replace(match, jacoby=bool(jacoby) and not match.length))
@@ -257,6 +259,10 @@ def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
             raise MatchRecordError(exc.reason, exc.game, exc.move,
                                    reader.lines.get((exc.game, exc.move))) from None
         raise
+
+
+def _on(value: str) -> bool:
+    return value.strip().lower() in ("on", "yes", "true", "1")
 
 
 def _checked(match: MatchRecord) -> MatchRecord:

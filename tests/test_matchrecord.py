@@ -274,3 +274,26 @@ def test_mat_files_laid_out_by_other_programs():
     assert again.games == record.games and again.metadata["Player 1"] == "Anna Lee"
     off = read_mat(text.replace('[Crawford "On"]', '[Crawford "Off"]'))
     assert not off.crawford_rule and not any(g.crawford for g in off.games)
+    assert read_mat(write_mat(off)) == off
+    via_sgf = read_sgf(write_sgf(off))                 # .sgf has no place for "Player 1"
+    assert via_sgf.games == off.games and not via_sgf.crawford_rule
+
+
+def test_an_unfinished_match_is_written_and_read_back():
+    record = read_sgf(sgf_text("gnubg_match5"))
+    last = record.games[-1]
+    cut = GameRecord(last.score, last.actions[:17], last.crawford)   # mid-game, mid-line
+    unfinished = MatchRecord(record.players, record.length, record.games[:-1] + [cut],
+                             record.crawford_rule, record.jacoby, dict(record.metadata))
+    assert cut.win is None
+    assert read_mat(write_mat(unfinished)) == unfinished
+    assert read_sgf(write_sgf(unfinished)) == unfinished
+    with pytest.raises(MatchRecordError, match="no result, but another game follows"):
+        list(replay(MatchRecord(record.players, 5, [cut, *record.games[1:]])))
+
+
+def test_a_result_no_resignation_explains_is_refused():
+    text = mat_text("gnubg_match1")
+    assert "Wins 2 points" in text
+    with pytest.raises(MatchRecordError, match="not a single game, gammon or backgammon"):
+        read_mat(text.replace("Wins 2 points", "Wins 5 points"))

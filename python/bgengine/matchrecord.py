@@ -446,14 +446,11 @@ def infer_resignations(match: MatchRecord) -> MatchRecord:
         if rules.ended is not None:
             games.append(g)
             continue
-        level = win.points // rules.cube
+        level = win.points // rules.cube       # under the Jacoby rule a gammon may count 1
         if win.points % rules.cube or level not in (1, 2, 3):
-            if match.length == 0 and match.jacoby and rules.owner == -1 and win.points == rules.cube:
-                level = 1
-            else:
-                raise MatchRecordError(f"player {win.player} wins {win.points} points with the "
-                                       f"cube at {rules.cube}: not a single game, gammon or "
-                                       "backgammon", i + 1, numbers[-1])
+            raise MatchRecordError(f"player {win.player} wins {win.points} points with the "
+                                   f"cube at {rules.cube}: not a single game, gammon or "
+                                   "backgammon", i + 1, numbers[-1])
         actions = g.actions[:-1] + [Resign(1 - win.player, level), win]
         games.append(GameRecord(g.score, actions, g.crawford))
     return replace(match, games=games)

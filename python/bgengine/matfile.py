@@ -282,6 +282,8 @@ def write_mat(match: MatchRecord) -> str:
     out = [f'; [{key} "{value}"]' for key, value in match.metadata.items()]
     if match.length == 0 and match.jacoby:
         out.append('; [Jacoby "On"]')
+    if match.length and not match.crawford_rule:        # the rule is taken to be on without it
+        out.append('; [Crawford "Off"]')
     out += ["", f" {match.length} point match", ""]
     lines: list[list[str]] = []
 

@@ -265,8 +265,12 @@ def test_mat_files_laid_out_by_other_programs():
             line = head + left.ljust(32) + right
             line = line.replace("25/", "bar/").replace("/0", "/off")
         lines.append(line)
-    last_win = max(i for i, line in enumerate(lines) if "Wins" in line)
-    lines[last_win] += " and the match"
+    wins = [i for i, line in enumerate(lines) if "Wins" in line]
+    lines[wins[-1]] += " and the match"
+    # a win alone on a line of its own, numbered
+    k = wins[0]
+    number = int(lines[k - 1].split(")")[0]) + 1
+    lines[k] = f"{number:3d})" + lines[k][5:]
     text = "\r\n".join(['; [Site "somewhere"]', '; [Player 1 "Anna Lee"]', '; [Crawford "On"]']
                        + lines) + "\r\n"
     assert "bar/" in text and "/off" in text and "and the match" in text

@@ -163,6 +163,11 @@ class _Reader:
             raise self.fail("a move after the game's result", number)
         found = self.actions_in(text, start, number)
         self.lines[(len(self.match.games), number)] = self.lineno
+        if len(found) == 1 and isinstance(found[0][1], Win):
+            # eXtreme Gammon numbers the line of a win alone ("29)       Wins 4 point")
+            col, win = found[0]
+            self.win(replace(win, player=1 if col >= RIGHT_COLUMN else 0))
+            return
         if len(found) > 2:
             raise self.fail(f"{len(found)} actions on one line (a line holds one of each player)",
                             number)

@@ -301,3 +301,32 @@ def test_a_result_no_resignation_explains_is_refused():
     assert "Wins 2 points" in text
     with pytest.raises(MatchRecordError, match="not a single game, gammon or backgammon"):
         read_mat(text.replace("Wins 2 points", "Wins 5 points"))
+
+
+@pytest.mark.parametrize("reader, text", [(read_mat, "mat"), (read_sgf, "sgf")])
+def test_damaged_files_fail_only_with_a_match_record_error(reader, text):
+    """Characters deleted, changed or inserted at random: the file reads, or the error
+    is a MatchRecordError (never another exception)."""
+    import random
+
+    rng = random.Random(1)
+    record = read_mat(mat_text("gnubg_match1"))
+    base = write_mat(record) if text == "mat" else write_sgf(record)    # without gnubg's analysis
+    failed = 0
+    for _ in range(60):
+        chars = list(base)
+        for _ in range(rng.randint(1, 3)):
+            k = rng.randrange(len(chars))
+            new = rng.choice("0123456789/:*()[];abxyz \n")
+            op = rng.randrange(3)
+            if op == 0:
+                del chars[k]
+            elif op == 1:
+                chars[k] = new
+            else:
+                chars.insert(k, new)
+        try:
+            reader("".join(chars))
+        except MatchRecordError:
+            failed += 1
+    assert failed > 10                     # most damage is found

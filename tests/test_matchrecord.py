@@ -330,3 +330,10 @@ def test_damaged_files_fail_only_with_a_match_record_error(reader, text):
         except MatchRecordError:
             failed += 1
     assert failed > 10                     # most damage is found
+
+
+def test_dice_rolled_before_a_resignation_are_not_a_play():
+    text = mat_text("gnubg_match1")
+    end = "                                  Wins 2 points"
+    rolled = break_line(text, end, f" 26) 42:{'':<25}Wins 2 points")
+    assert read_mat(rolled) == read_mat(text)

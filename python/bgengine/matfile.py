@@ -154,7 +154,11 @@ class _Reader:
             else:
                 action = Win(-1, int(m["points"]))
             out.append((m.start(), action))
-        return out
+        # gnubg writes the dice a player rolled before resigning ("42:  Wins 2 points"):
+        # the roll was never played
+        return [(col, a) for k, (col, a) in enumerate(out)
+                if not (isinstance(a, Play) and not a.steps and k + 1 < len(out)
+                        and isinstance(out[k + 1][1], Win))]
 
     def move_line(self, number: int, text: str, start: int) -> None:
         if number != self.next_number:

@@ -252,6 +252,13 @@ def test_cli_matchfile_check_and_convert(tmp_path, capsys):
     assert read_sgf(out_sgf.read_text()).games == read_mat(mat_text("gnubg_match5")).games
     assert main(["matchfile", "convert", str(bad), str(tmp_path / "x.sgf")]) == 2
     assert not (tmp_path / "x.sgf").exists()
+    capsys.readouterr()
+    assert main(["matchfile", "show", str(DATA / "gnubg_match3.mat"), "--game", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "game 3: Anna Lee 1, bob 2"
+    assert lines[2].split()[:3] == ["1", "bob", "64:"]
+    assert "4HPwATDgc/ABMA:" in lines[2] and "doubles to 2" in lines[3] and "takes" in lines[4]
+    assert "wins" in lines[-1] and "game 1" not in "\n".join(lines)
 
 
 def test_mat_files_laid_out_by_other_programs():

@@ -1,11 +1,12 @@
-"""``bgengine matchfile check|convert``: validate match files, convert between .mat and .sgf."""
+"""``bgengine matchfile check|convert|show``: validate match files, convert between .mat and
+.sgf, list a match's actions with the position before each."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-__all__ = ["register", "summary"]
+__all__ = ["register", "summary", "action_text"]
 
 
 def summary(match) -> str:
@@ -30,6 +31,42 @@ def summary(match) -> str:
             f"{n(count(Play), 'play')}, {n(count(Double), 'double')} ({count(Take)} taken, "
             f"{count(Drop)} dropped), {n(count(Resign), 'resignation')}; "
             f"{'final' if last is not None else 'unfinished at'} {score[0]}-{score[1]}")
+
+
+def action_text(moment) -> str:
+    """A :class:`bgengine.matchrecord.Moment`'s action in words: ``31: 8/5 6/5`` (gnubg's
+    notation), ``doubles to 2``, ``takes``, ``drops``, ``resigns a gammon``, ``wins 2 points``."""
+    from bgengine.matchrecord import Double, Play, Resign, Win
+
+    a = moment.action
+    if isinstance(a, Play):
+        return f"{a.dice[0]}{a.dice[1]}: {moment.move.notation or '(no legal play)'}"
+    if isinstance(a, Double):
+        return f"doubles to {2 * moment.state.cube}"
+    if isinstance(a, Resign):
+        return f"resigns {('a single game', 'a gammon', 'a backgammon')[a.level - 1]}"
+    if isinstance(a, Win):
+        return f"wins {a.points} point{'s' * (a.points != 1)}"
+    return type(a).__name__.lower() + "s"
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from bgengine.matchfiles import read_match_file
+    from bgengine.matchrecord import replay
+
+    match = read_match_file(args.file)
+    print(summary(match))
+    for m in replay(match):
+        if args.game is not None and m.game + 1 != args.game:
+            continue
+        if m.number == 1 and m.action is match.games[m.game].actions[0]:
+            g = match.games[m.game]
+            print(f"game {m.game + 1}: {match.players[0]} {g.score[0]}, {match.players[1]} "
+                  f"{g.score[1]}{' (Crawford)' if g.crawford else ''}")
+        who = match.players[m.action.player]
+        print(f"{m.number:4d} {who:<16.16} {action_text(m):<32} "
+              f"{m.position.position_id}:{m.state.match_id}")
+    return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -58,8 +95,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``matchfile`` (``check``, ``convert``) to the ``bgengine`` sub-commands."""
-    p = sub.add_parser("matchfile", help="check match files (.mat, .sgf) or convert between them",
+    """Add ``matchfile`` (``check``, ``convert``, ``show``) to the ``bgengine`` sub-commands."""
+    p = sub.add_parser("matchfile", help="check, convert or list match files (.mat, .sgf)",
                        description="Match files as GNU Backgammon writes them: Jellyfish .mat "
                                    "(export match mat) and .sgf (save match), optionally .gz. "
                                    "Every play is checked against the rules.")
@@ -76,3 +113,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("input", metavar="INPUT", help=".mat or .sgf file (or .gz)")
     q.add_argument("output", metavar="OUTPUT", help=".mat or .sgf file (or .gz) to write")
     q.set_defaults(func=_cmd_convert)
+    q = kinds.add_parser("show", help="list a match's actions with the position before each",
+                         description="Every action of every game (or of one): move number, "
+                                     "player, the play in gnubg's notation or the cube action, "
+                                     "and gnubg's PositionID:MatchID just before it.")
+    q.add_argument("file", metavar="FILE", help=".mat or .sgf file (or .gz)")
+    q.add_argument("--game", type=int, metavar="N", help="only game N (from 1)")
+    q.set_defaults(func=_cmd_show)

@@ -42,6 +42,7 @@ from bgengine.types import Step
 
 __all__ = ["Play", "Double", "Take", "Drop", "Resign", "Win", "Action", "GameRecord",
            "MatchRecord", "Moment", "MatchRecordError", "replay", "replay_game", "move_numbers",
+           "describe",
            "checked", "infer_resignations", "GameRecorder"]
 
 
@@ -190,11 +191,23 @@ class Moment:
     state: MatchState
     move: Move | None = None
 
+    def describe(self) -> str:
+        """The action in words, a play in gnubg's notation (``31: 8/5 6/5``), a double
+        with the cube's new value (``doubles to 2``); see :func:`describe`."""
+        return describe(self.action, play=None if self.move is None else self.move.notation,
+                        cube=self.state.cube)
 
-def _describe(action: Action) -> str:
+
+def describe(action: Action, *, play: str | None = None, cube: int | None = None) -> str:
+    """An action in words: ``31: 8/5 6/5`` (``play``: the play's text, default its
+    steps one by one), ``doubles`` (``doubles to 4`` given the ``cube`` before it),
+    ``takes``, ``drops``, ``resigns a gammon``, ``wins 2 points``."""
     if isinstance(action, Play):
         d1, d2 = action.dice
-        return f"{d1}{d2}: {format_steps_plain(action.steps) or '(no play)'}"
+        text = format_steps_plain(action.steps) if play is None else play
+        return f"{d1}{d2}: {text or '(no legal play)'}"
+    if isinstance(action, Double) and cube is not None:
+        return f"doubles to {2 * cube}"
     if isinstance(action, Resign):
         return f"resigns {('a single game', 'a gammon', 'a backgammon')[action.level - 1]}"
     if isinstance(action, Win):
@@ -235,7 +248,7 @@ class _GameReplay:
     def apply(self, action: Action) -> Moment:
         """Check ``action`` and move the game on; the Moment before it."""
         if self.ended is not None and not isinstance(action, Win):
-            raise ValueError(f"{_describe(action)} after the game is over")
+            raise ValueError(f"{describe(action)} after the game is over")
         p = action.player
         if p not in (0, 1):
             raise ValueError(f"player must be 0 or 1, got {p!r}")
@@ -256,7 +269,7 @@ class _GameReplay:
 
     def _play(self, a: Play) -> Moment:
         if self.pending_double != -1:
-            raise ValueError(f"a roll ({_describe(a)}) while a double waits for an answer")
+            raise ValueError(f"a roll ({describe(a)}) while a double waits for an answer")
         if self.on_roll not in (-1, a.player):
             raise ValueError(f"player {a.player} rolls, but it is player {self.on_roll}'s turn")
         try:
@@ -326,11 +339,11 @@ class _GameReplay:
 
     def _win(self, a: Win) -> Moment:
         if self.ended is None:
-            raise ValueError(f"player {a.player} {_describe(a)}, but the game is not over "
+            raise ValueError(f"player {a.player} {describe(a)}, but the game is not over "
                              "(no drop, resignation or last checker off)")
         winner, points = self.ended
         if (a.player, a.points) != (winner, points):
-            raise ValueError(f"player {a.player} {_describe(a)}, but the game gives player "
+            raise ValueError(f"player {a.player} {describe(a)}, but the game gives player "
                              f"{winner} {points} point{'s' if points != 1 else ''}")
         how = GAME_DROP if isinstance(self.game.actions[-2], Drop) else (
             GAME_RESIGNED if isinstance(self.game.actions[-2], Resign) else GAME_OVER)
@@ -355,7 +368,7 @@ def replay_game(match: MatchRecord, index: int) -> Iterator[Moment]:
     rules = _GameReplay(match, index, game)
     for k, action in enumerate(game.actions):
         if isinstance(action, Win) and k != len(game.actions) - 1:
-            raise MatchRecordError(f"{_describe(action)} before the last action", index + 1,
+            raise MatchRecordError(f"{describe(action)} before the last action", index + 1,
                                    numbers[k])
         try:
             moment = rules.apply(action)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["register", "summary", "action_text"]
+__all__ = ["register", "summary"]
 
 
 def summary(match) -> str:
@@ -33,23 +33,6 @@ def summary(match) -> str:
             f"{'final' if last is not None else 'unfinished at'} {score[0]}-{score[1]}")
 
 
-def action_text(moment) -> str:
-    """A :class:`bgengine.matchrecord.Moment`'s action in words: ``31: 8/5 6/5`` (gnubg's
-    notation), ``doubles to 2``, ``takes``, ``drops``, ``resigns a gammon``, ``wins 2 points``."""
-    from bgengine.matchrecord import Double, Play, Resign, Win
-
-    a = moment.action
-    if isinstance(a, Play):
-        return f"{a.dice[0]}{a.dice[1]}: {moment.move.notation or '(no legal play)'}"
-    if isinstance(a, Double):
-        return f"doubles to {2 * moment.state.cube}"
-    if isinstance(a, Resign):
-        return f"resigns {('a single game', 'a gammon', 'a backgammon')[a.level - 1]}"
-    if isinstance(a, Win):
-        return f"wins {a.points} point{'s' * (a.points != 1)}"
-    return type(a).__name__.lower() + "s"
-
-
 def _cmd_show(args: argparse.Namespace) -> int:
     from bgengine.matchfiles import read_match_file
     from bgengine.matchrecord import replay
@@ -64,7 +47,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             print(f"game {m.game + 1}: {match.players[0]} {g.score[0]}, {match.players[1]} "
                   f"{g.score[1]}{' (Crawford)' if g.crawford else ''}")
         who = match.players[m.action.player]
-        print(f"{m.number:4d} {who:<16.16} {action_text(m):<32} "
+        print(f"{m.number:4d} {who:<16.16} {m.describe():<32} "
               f"{m.position.position_id}:{m.state.match_id}")
     return 0
 

@@ -252,7 +252,9 @@ def test_cli_matchfile_check_and_convert(tmp_path, capsys):
     assert read_sgf(out_sgf.read_text()).games == read_mat(mat_text("gnubg_match5")).games
     assert main(["matchfile", "convert", str(bad), str(tmp_path / "x.sgf")]) == 2
     assert not (tmp_path / "x.sgf").exists()
-    capsys.readouterr()
+    assert main(["matchfile", "convert", str(tmp_path / "none.mat"), str(tmp_path / "y.sgf")]) == 2
+    assert main(["matchfile", "show", str(tmp_path / "none.sgf")]) == 2
+    assert "No such file" in capsys.readouterr().err
     assert main(["matchfile", "show", str(DATA / "gnubg_match3.mat"), "--game", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "game 3: Anna Lee 1, bob 2"

@@ -34,7 +34,7 @@ import numpy as np
 
 from bgengine.board import game_result
 from bgengine.game import is_crawford_game, points_scored
-from bgengine.ids import GAME_DROP, GAME_OVER, GAME_PLAYING, GAME_RESIGNED, MatchState
+from bgengine.ids import GAME_DROP, GAME_OVER, GAME_RESIGNED, MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.notation import format_move, format_steps_plain, match_move
 from bgengine.position import STARTING_BOARD, Move, Position

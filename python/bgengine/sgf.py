@@ -29,8 +29,6 @@ naming the game, the move number, what is wrong and the line.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchRecord, MatchRecordError,
                                   Play, Resign, Take, Win, checked, infer_resignations, move_numbers,
                                   replay)

@@ -205,14 +205,18 @@ class CubeGame:
     ``score``: the match score before the game, seat order; ``crawford``: this is
     the Crawford game; ``jacoby``: money play under the Jacoby rule; play ``n`` is
     chosen with seed ``seed + n`` (63 bits).  After :meth:`play`: ``cube``, ``owner``
-    (-1 centred, else the seat), ``doubles``, ``drops``.
+    (-1 centred, else the seat), ``doubles``, ``drops``.  ``recorder``, if given, is
+    told every action as it happens: ``recorder("play", seat, decision, index)``,
+    ``recorder("double" | "take" | "drop", seat)`` (e.g. a
+    :class:`bgengine.matchrecord.GameRecorder`).
     """
 
     def __init__(self, players, engines, *, match_length: int, score: list[int], crawford: bool,
-                 jacoby: bool, seed: int) -> None:
+                 jacoby: bool, seed: int, recorder=None) -> None:
         self.players, self.engines = players, engines
         self.match_length, self.score, self.crawford = match_length, score, crawford
         self.jacoby, self.seed = jacoby, seed
+        self.recorder = recorder
         self.cube, self.owner = 1, -1
         self.doubles = self.drops = 0
 
@@ -228,11 +232,18 @@ class CubeGame:
         if not (self.engines[t].can_double(st, t) and self.engines[t].cube_decision(turn.board, st)):
             return False
         self.doubles += 1
+        self._record("double", t)
         if not self.engines[1 - t].take_decision(turn.board, self.state(t, double_offered=True)):
             self.drops += 1
+            self._record("drop", 1 - t)
             return True
+        self._record("take", 1 - t)
         self.cube, self.owner = 2 * self.cube, 1 - t
         return False
+
+    def _record(self, kind: str, seat: int, *args) -> None:
+        if self.recorder is not None:
+            self.recorder(kind, seat, *args)
 
     def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
         """Play to the end; ``(winner seat, points won)``.  Cube decisions come
@@ -257,3 +268,5 @@ class CubeGame:
             else:
                 answer = int(self.players[event.turn].choose(event.board, event.d1, event.d2,
                                                              (self.seed + event.number) & _MASK63))
+                if 0 <= answer < len(event.afterstates):      # else the loop raises
+                    self._record("play", event.turn, event, answer)

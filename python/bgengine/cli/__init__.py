@@ -19,8 +19,8 @@ __all__ = ["main", "build_parser"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
-    from bgengine.cli import (demo, hint, match, play, position, rollout, serve, sweep, tournament,
-                              train)
+    from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
+                              tournament, train)
 
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bgengine {bgengine.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament):
+    for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament,
+                  matchfile):
         group.register(sub)
     return parser
 

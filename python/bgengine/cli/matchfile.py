@@ -1,0 +1,113 @@
+"""``bgengine matchfile check|convert|show``: validate match files, convert between .mat and
+.sgf, list a match's actions with the position before each."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["register", "summary"]
+
+
+def summary(match) -> str:
+    """One line about a :class:`bgengine.matchrecord.MatchRecord`: kind, players, games,
+    cube actions, resignations and the final score."""
+    from bgengine.matchrecord import Double, Drop, Play, Resign, Take
+
+    acts = [a for g in match.games for a in g.actions]
+
+    def count(kind) -> int:
+        return sum(isinstance(a, kind) for a in acts)
+
+    kind = f"{match.length}-point match" if match.length else "money session"
+    score = list(match.games[-1].score) if match.games else [0, 0]
+    last = match.games[-1].win if match.games else None
+    if last is not None:
+        score[last.player] += last.points
+    def n(k: int, what: str) -> str:
+        return f"{k} {what}{'s' * (k != 1)}"
+
+    return (f"{kind}, {match.players[0]} vs {match.players[1]}: {n(len(match.games), 'game')}, "
+            f"{n(count(Play), 'play')}, {n(count(Double), 'double')} ({count(Take)} taken, "
+            f"{count(Drop)} dropped), {n(count(Resign), 'resignation')}; "
+            f"{'final' if last is not None else 'unfinished at'} {score[0]}-{score[1]}")
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from bgengine.matchfiles import read_match_file
+    from bgengine.matchrecord import replay
+
+    try:
+        match = read_match_file(args.file)
+    except OSError as exc:
+        print(f"bgengine: error: {exc}", file=sys.stderr)
+        return 2
+    print(summary(match))
+    for m in replay(match):
+        if args.game is not None and m.game + 1 != args.game:
+            continue
+        if m.number == 1 and m.action is match.games[m.game].actions[0]:
+            g = match.games[m.game]
+            print(f"game {m.game + 1}: {match.players[0]} {g.score[0]}, {match.players[1]} "
+                  f"{g.score[1]}{' (Crawford)' if g.crawford else ''}")
+        who = match.players[m.action.player]
+        print(f"{m.number:4d} {who:<16.16} {m.describe():<32} "
+              f"{m.position.position_id}:{m.state.match_id}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from bgengine.matchfiles import read_match_file
+
+    status = 0
+    for path in args.files:
+        try:
+            match = read_match_file(path)
+        except (ValueError, OSError) as exc:
+            print(f"bad: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        print(f"ok: {path}: {summary(match)}")
+    return status
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from bgengine.matchfiles import file_format, read_match_file, write_match_file
+
+    file_format(args.output)                  # refuse a bad name before reading
+    try:
+        match = read_match_file(args.input)
+        write_match_file(match, args.output)
+    except OSError as exc:
+        print(f"bgengine: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.input} -> {args.output}: {summary(match)}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``matchfile`` (``check``, ``convert``, ``show``) to the ``bgengine`` sub-commands."""
+    p = sub.add_parser("matchfile", help="check, convert or list match files (.mat, .sgf)",
+                       description="Match files as GNU Backgammon writes them: Jellyfish .mat "
+                                   "(export match mat) and .sgf (save match), optionally .gz. "
+                                   "Every play is checked against the rules.")
+    kinds = p.add_subparsers(dest="matchfile", metavar="ACTION", required=True)
+    q = kinds.add_parser("check", help="read match files, every play checked; one line each",
+                         description="Read each file and replay every game: an illegal play or a "
+                                     "garbled line is reported with its game, move number and "
+                                     "line.  Exit status 1 if any file is bad.")
+    q.add_argument("files", nargs="+", metavar="FILE", help=".mat or .sgf file (or .gz)")
+    q.set_defaults(func=_cmd_check)
+    q = kinds.add_parser("convert", help="convert a match file (.mat <-> .sgf)",
+                         description="Read INPUT (checked) and write OUTPUT in the format its "
+                                     "name says.")
+    q.add_argument("input", metavar="INPUT", help=".mat or .sgf file (or .gz)")
+    q.add_argument("output", metavar="OUTPUT", help=".mat or .sgf file (or .gz) to write")
+    q.set_defaults(func=_cmd_convert)
+    q = kinds.add_parser("show", help="list a match's actions with the position before each",
+                         description="Every action of every game (or of one): move number, "
+                                     "player, the play in gnubg's notation or the cube action, "
+                                     "and gnubg's PositionID:MatchID just before it.")
+    q.add_argument("file", metavar="FILE", help=".mat or .sgf file (or .gz)")
+    q.add_argument("--game", type=int, metavar="N", help="only game N (from 1)")
+    q.set_defaults(func=_cmd_show)

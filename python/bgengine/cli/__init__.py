@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -33,8 +34,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status when the reader of standard output went away (``bgengine moves ... | head``):
+#: what the shell reports for a program ended by SIGPIPE, so ``set -o pipefail`` sees
+#: ``bgengine`` as it sees ``yes | head``.
+EXIT_BROKEN_PIPE = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``bgengine ARGV``; returns the exit status (2: bad input, 130: interrupted)."""
+    """Run ``bgengine ARGV``; returns the exit status (2: bad input, 130: interrupted,
+    141: standard output closed by its reader)."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()          # a closed pipe shows here, not at the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # nothing more can reach the reader; point stdout at /dev/null so that the
+        # interpreter's own flush at exit does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command's handler."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,

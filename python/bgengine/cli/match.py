@@ -45,6 +45,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from bgengine.match import run_match
     from bgengine.players import make_player
 
+    if args.games >= 2 and args.games % 2:
+        raise ValueError(f"--games {args.games}: games are played in pairs (each dice sequence "
+                         f"twice, the seats swapped), so --games must be even, e.g. "
+                         f"{args.games - 1} or {args.games + 1}")
+    if args.jacoby and not args.cube:
+        raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
+                         "(matches to N points never use it)")
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
     if args.cube or args.match_length:
@@ -72,13 +79,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("match", help="play two players against each other and report ppg",
                        description="Play cubeless money games between players A and B, each dice "
                                    "sequence twice with the seats swapped, and report A's points "
-                                   "per game with a 95%% confidence interval, win, gammon and "
+                                   "per game with a 95% confidence interval, win, gammon and "
                                    "backgammon rates.  With --cube: money games with the doubling "
                                    "cube; with --match-length N: matches to N points.  "
                                    f"Players: {SPEC_HELP}.")
     p.add_argument("a", help="player A, e.g. net, pubeval, net:runs/r1/best.npz")
     p.add_argument("b", help="player B")
-    p.add_argument("--games", type=int, default=10000, help="games to play (default 10000)")
+    p.add_argument("--games", type=int, default=10000,
+                   help="games to play, an even number: game pairs (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -88,7 +96,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--match-length", type=int, default=0, metavar="N",
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
-    p.add_argument("--jacoby", action="store_true", help="money games with --cube: the Jacoby rule")
+    p.add_argument("--jacoby", action="store_true", help="with --cube: the Jacoby rule (gammons count only after a double); an "
+                        "error without --cube")
     p.add_argument("--gnubg", metavar="PATH", default=None,
                    help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "
                         "else gnubg on PATH, else /usr/games/gnubg)")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bgengine.cli import EXIT_BROKEN_PIPE, main
+from bgengine.cli import EXIT_BROKEN_PIPE, build_parser, main
 from bgengine.results import CubeMatchResult, MatchResult, ci_text
 
 
@@ -66,3 +66,63 @@ def test_plot_of_a_missing_run_says_no_such_run(tmp_path, capsys):
     assert "no such run" in capsys.readouterr().err
     assert main(["plot", str(tmp_path)]) == 2
     assert "not a training run" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- one spelling of players
+
+def _network_copy(tmp_path):
+    from bgengine.players import default_network_path
+
+    path = tmp_path / "copy.npz"
+    path.write_bytes(default_network_path().read_bytes())
+    return path
+
+
+def test_a_bare_network_file_is_a_player_everywhere(tmp_path, capsys):
+    from bgengine.players import is_network_spec, make_player, network_file
+
+    path = _network_copy(tmp_path)
+    assert network_file(str(path)) == path and network_file(f"net:{path}") == path
+    assert network_file("net") is None and network_file("pubeval") is None
+    assert is_network_spec("net") and is_network_spec(str(path)) and not is_network_spec("random")
+    assert make_player(str(path)).kind == "net"
+    assert main(["match", str(path), "random", "--games", "4", "--json"]) == 0
+    assert '"games": 4' in capsys.readouterr().out
+    with pytest.raises(ValueError, match="no such file"):
+        make_player(str(tmp_path / "missing.npz"))
+
+
+@pytest.mark.parametrize("command, old", [
+    (["rollout", "4HPwATDgc/ABMA", "--trials", "2", "--threads", "1"], "--network"),
+    (["play", "--seed", "1"], "--net")])
+def test_old_network_options_still_work_with_a_warning(command, old, tmp_path):
+    path = _network_copy(tmp_path)
+    assert build_parser().parse_args([*command, old, str(path)]).player == f"net:{path}"
+    proc = subprocess.run([sys.executable, "-m", "bgengine", *command, old, str(path)],
+                          input="quit\n", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{old} FILE is deprecated" in proc.stderr and "--player" in proc.stderr
+
+
+def test_rollout_takes_a_network_spec_and_refuses_other_players(tmp_path, capsys):
+    path = _network_copy(tmp_path)
+    assert main(["rollout", "4HPwATDgc/ABMA", "--trials", "2", "--threads", "1",
+                 "--player", str(path)]) == 0
+    assert "equity" in capsys.readouterr().out
+    assert main(["rollout", "4HPwATDgc/ABMA", "--player", "pubeval"]) == 2
+    assert "not a network" in capsys.readouterr().err
+
+
+def test_play_takes_a_network_as_its_player(tmp_path):
+    import io
+
+    from bgengine.cli.play import play_main
+
+    path = _network_copy(tmp_path)
+    args = build_parser().parse_args(["play", "--seed", "3", "--player", str(path)])
+    out = io.StringIO()
+    assert play_main(args, io.StringIO("quit\n"), out) == 0
+    args = build_parser().parse_args(["play", "--seed", "3", "--player",
+                                      str(tmp_path / "missing.npz")])
+    with pytest.raises(ValueError, match="no such network file"):
+        play_main(args, io.StringIO("quit\n"), io.StringIO())

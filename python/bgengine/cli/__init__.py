@@ -15,7 +15,9 @@ from typing import Sequence
 
 import bgengine
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXIT_BROKEN_PIPE"]
+
+log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +64,10 @@ def _run(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from bgengine.cli.options import deprecations
+
+    for note in deprecations(args):
+        log.warning(note)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -7,7 +7,8 @@ import argparse
 from bgengine import distributed
 from bgengine.distributed import Backend
 
-__all__ = ["parse_dice", "add_backend_arguments", "backend_from_args"]
+__all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
+           "deprecations"]
 
 
 def parse_dice(text: str) -> tuple[int, int]:
@@ -33,3 +34,31 @@ def backend_from_args(args: argparse.Namespace, threads: int | None = None) -> B
     # looked up on the module at call time, so tests can stand in for it
     return distributed.make_backend(getattr(args, "backend", "local"), threads=threads,
                                     address=getattr(args, "ray_address", None))
+
+
+class _DeprecatedNetworkOption(argparse.Action):
+    """``--net FILE``, ``--network FILE``: old spellings of ``--player net:FILE``.  Stores
+    the spec in ``player`` and notes the deprecation for :func:`deprecations`."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, f"net:{values}")
+        notes = list(getattr(namespace, "_deprecations", None) or [])
+        notes.append(f"{option_string} FILE is deprecated: write --player net:FILE "
+                     f"(or --player FILE.npz)")
+        namespace._deprecations = notes
+
+
+def add_player_argument(parser: argparse.ArgumentParser, help: str,
+                        old: tuple[str, ...] = ()) -> None:
+    """``--player SPEC``, the one spelling of "which player or network" (a
+    :func:`bgengine.players.make_player` spec); ``old`` lists deprecated spellings that
+    take a network FILE (``--net``, ``--network``) and still work, with a warning."""
+    parser.add_argument("--player", default=None, metavar="SPEC", help=help)
+    for option in old:
+        parser.add_argument(option, dest="player", action=_DeprecatedNetworkOption,
+                            metavar="FILE", help=f"deprecated: --player net:FILE")
+
+
+def deprecations(args: argparse.Namespace) -> list[str]:
+    """The warnings of the deprecated options ``args`` was parsed from."""
+    return list(getattr(args, "_deprecations", None) or [])

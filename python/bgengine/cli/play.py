@@ -7,8 +7,9 @@ import io
 import sys
 from typing import TextIO
 
+from bgengine.cli.options import add_player_argument
 from bgengine.ids import MAX_MATCH_LENGTH
-from bgengine.players import SPEC_HELP
+from bgengine.players import SPEC_HELP, is_network_spec, network_file
 from bgengine.terminal import HELP, LEVELS, PlaySession
 
 __all__ = ["register", "play_main"]
@@ -23,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "Play backgammon against the engine in the terminal.  You are X; moves are typed\n"
             "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off).\n\n" + HELP + "\n\n"
             "Levels: easy (the network at 0-ply with 20% random plays), medium (0-ply),\n"
-            "hard (2-ply lookahead).  --player SPEC plays any player instead: " + SPEC_HELP + "."),
+            "hard (2-ply lookahead).  --player SPEC: another network at the level, or any\n"
+            "player instead: " + SPEC_HELP + "."),
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--match", type=int, default=None, metavar="N",
@@ -35,10 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="money play with the Jacoby rule (gammons count only after a double)")
     p.add_argument("--level", choices=sorted(LEVELS), default="medium",
                    help="engine strength (default medium)")
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays for the engine (overrides --level's play)")
-    p.add_argument("--net", default=None, metavar="FILE",
-                   help="network for the engine's play, hints and cube (default: the shipped one)")
+    add_player_argument(p, "who plays for the engine: a network (net, net:PATH, PATH.npz) "
+                           "plays at --level and gives the hints and cube decisions too; any "
+                           "other player (pubeval, gnubg, ...) plays instead of the level's "
+                           "network (default: net, the shipped network)", old=("--net",))
     p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
                    help="lookahead of 'hint' for its best candidates (0..3, default 2)")
     p.add_argument("--position", default=None, metavar="ID",
@@ -72,8 +74,12 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         echo = not inp.isatty()
     except (AttributeError, ValueError, OSError):
         pass
+    player, network = args.player, None
+    if player is not None and is_network_spec(player):  # a network: at the level, hints, cube
+        file = network_file(player)
+        player, network = None, (str(file) if file is not None else None)
     session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
-                          level=args.level, player=args.player, network=args.net,
+                          level=args.level, player=player, network=network,
                           games=args.games, jacoby=args.jacoby and not match_length,
                           hint_plies=args.hint_plies, echo=echo,
                           position=getattr(args, "position", None))

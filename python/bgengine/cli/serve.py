@@ -7,6 +7,7 @@ import math
 import signal
 import sys
 
+from bgengine.cli.options import add_player_argument
 from bgengine.engine import Engine, NotSupported
 from bgengine.interrupts import handling, raise_keyboard_interrupt
 from bgengine.players import SPEC_HELP
@@ -40,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             f"Players (--player): {SPEC_HELP}.\n\n"
             "Stop the server with Ctrl-C."),
     )
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays (default: net, the shipped network, if installed; else pubeval)")
+    add_player_argument(p, "who plays (default: net, the shipped network, if installed; else "
+                           "pubeval)")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"address to listen on (default {DEFAULT_HOST}, this machine only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,

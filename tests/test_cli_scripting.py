@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from bgengine.cli import EXIT_BROKEN_PIPE, build_parser, main
+from bgengine.position import Position
 from bgengine.results import CubeMatchResult, MatchResult, ci_text
 
 
@@ -126,3 +127,79 @@ def test_play_takes_a_network_as_its_player(tmp_path):
                                       str(tmp_path / "missing.npz")])
     with pytest.raises(ValueError, match="no such network file"):
         play_main(args, io.StringIO("quit\n"), io.StringIO())
+
+
+# ---------------------------------------------------------------- --json
+
+#: Commands that hold a conversation rather than print a result.
+INTERACTIVE = {"play", "serve"}
+
+
+def _commands(parser, prefix=()):
+    """(path of sub-command names, parser) of every leaf command."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield prefix, parser
+        return
+    for name, sub in subs[0].choices.items():
+        yield from _commands(sub, (*prefix, name))
+
+
+def test_every_command_that_prints_a_result_has_json():
+    found = dict(_commands(build_parser()))
+    assert ("match",) in found and ("tournament", "older") in found
+    for path, parser in found.items():
+        options = {o for a in parser._actions for o in a.option_strings}
+        assert ("--json" in options) != (path[0] in INTERACTIVE), path
+
+
+def _json_of(argv, capsys):
+    import json
+
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_of_the_quick_commands(capsys):
+    start = "4HPwATDgc/ABMA"
+    assert _json_of(["show", "--json"], capsys)["pips"] == [167, 167]
+    doc = _json_of(["moves", start, "31", "--json"], capsys)
+    assert doc["dice"] == [3, 1] and len(doc["moves"]) == 16
+    after = Position.from_id(start).play("8/5 6/5", 3, 1).swap().position_id  # as in the text
+    assert {"notation": "8/5 6/5", "position_id": after} in doc["moves"]
+    dance = "27bBAQDg/wcAQA"     # on the bar against a closed board
+    assert _json_of(["moves", dance, "31", "--json"], capsys)["moves"] == []
+    doc = _json_of(["demo", "--x", "pubeval", "--o", "random", "--json"], capsys)
+    assert doc["winner"] in ("X", "O") and doc["points"] in (1, 2, 3)
+    doc = _json_of(["match", "pubeval", "random", "--games", "2", "--json"], capsys)
+    assert doc["games"] == 2 and doc["ci95"] is None        # null, never Infinity
+    doc = _json_of(["rollout", start, "--trials", "4", "--threads", "1", "--dice", "31",
+                    "--candidates", "2", "--json"], capsys)
+    assert len(doc["results"]) == 2 and doc["results"][0]["trials"] == 4
+
+
+def test_json_of_train_plot_and_tournament(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    run = str(tmp_path / "run")
+    doc = _json_of(["train", run, "--games", "200", "--hidden", "4", "--quiet", "--json"], capsys)
+    assert doc["games"] == 200 and doc["network"].endswith("network.npz")
+    doc = _json_of(["plot", run, "--json"], capsys)
+    assert doc["plot"].endswith(".png")
+    doc = _json_of(["tournament", "roundrobin", "pubeval", "random", "--games", "4",
+                    "--out", str(tmp_path / "t"), "--quiet", "--json"], capsys)
+    assert doc["complete"] is True and any(f.endswith("roundrobin.json") for f in doc["files"])
+
+
+def test_json_of_sweep_and_compare(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text("[sweep]\nseeds = [1]\neval_games = 10\n\n[base]\n"
+                                     "games = 20\noutputs = 1\ncheckpoint_every = 20\n"
+                                     "eval_every = 20\neval_games = 10\nthreads = 1\n\n"
+                                     "[grid]\nhidden = [[4]]\n")
+    doc = _json_of(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "o"),
+                    "--parallel", "1", "--json"], capsys)
+    assert doc["complete"] is True and doc["files"][0].endswith("sweep.json")
+    doc = _json_of(["compare", "--out", str(tmp_path / "c"), "--games", "40", "--hidden", "4",
+                    "--rr-games", "20", "--eval-games", "10", "--json"], capsys)
+    assert doc["complete"] is True and set(doc["vs_pubeval"]) >= {"td", "mutation"}

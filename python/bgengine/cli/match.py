@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.output import add_json_argument, emit
 
 __all__ = ["register"]
 
@@ -65,10 +65,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         with backend_from_args(args, args.threads) as backend:
             result = run_match(a, b, args.games, seed=args.seed, backend=backend,
                                progress=progress)
-    if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
-    else:
-        print(result)
+    emit(args, result.as_dict(), str(result))
     return 0
 
 
@@ -89,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="games to play, an even number: game pairs (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_argument(p)
     p.add_argument("--cube", action="store_true",
                    help="money games with the doubling cube (decisions: Janowski cube model over "
                         "each player's network, the shipped one for players without)")

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.output import add_json_argument, emit
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
@@ -71,6 +72,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
         q.add_argument("--out", default=out,
                        help=f"directory for the result files (default ./{out}; created if missing)")
         q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        add_json_argument(q)
         q.set_defaults(func=tournament_main)
 
     players_help = ("players: benchmark specs (" + SPEC_HELP.split(" | gnubg-external")[0] +
@@ -174,8 +176,12 @@ def tournament_main(args: argparse.Namespace) -> int:
     raise ValueError(f"unknown tournament {kind!r}")
 
 
-def _finish(complete: bool, files: list[Path], warn: Warn) -> int:
-    print("wrote " + ", ".join(str(f) for f in files))
+def _finish(args: argparse.Namespace, doc: dict, text: str, complete: bool, files: list[Path],
+            warn: Warn) -> int:
+    """Print the result (``text``, or ``doc`` with ``--json``) and the files written;
+    the exit status."""
+    emit(args, {**doc, "complete": complete, "files": files},
+         text + "wrote " + ", ".join(str(f) for f in files))
     if not complete:
         warn("interrupted: the results above are partial")
         return 130
@@ -202,8 +208,8 @@ def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
 
     rr = round_robin(entrants, args.games, seed=args.seed, backend=backend, stop=stop,
                      on_pairing=on_pairing)
-    print(rr.table(), end="")
-    return _finish(rr.complete, rr.save(out, warn), warn)
+    files = rr.save(out, warn)
+    return _finish(args, rr.as_dict(), rr.table(), rr.complete, files, warn)
 
 
 def _main_knockout(args, backend, out, stop, warn, progress) -> int:
@@ -223,8 +229,8 @@ def _main_knockout(args, backend, out, stop, warn, progress) -> int:
     ko = knockout(entrants, max_games=args.games, margin=args.margin, seed=args.seed,
                   backend=backend, batch_pairs=args.batch, stop=stop, skipped=skipped,
                   on_match=on_match)
-    print(ko.text(), end="")
-    return _finish(ko.complete, ko.save(out), warn)
+    files = ko.save(out)
+    return _finish(args, ko.as_dict(), ko.text(), ko.complete, files, warn)
 
 
 def _main_older(args, backend, out, stop, warn, progress) -> int:
@@ -238,8 +244,8 @@ def _main_older(args, backend, out, stop, warn, progress) -> int:
 
     res = older_self(args.source, args.games, every=args.every, seed=args.seed, backend=backend,
                      stop=stop, warn=warn, max_opponents=args.max_opponents, on_row=on_row)
-    print(res.text(), end="")
-    return _finish(res.complete, res.save(out, warn), warn)
+    files = res.save(out, warn)
+    return _finish(args, res.as_dict(), res.text(), res.complete, files, warn)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

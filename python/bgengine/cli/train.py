@@ -6,11 +6,13 @@ import argparse
 import dataclasses
 import logging
 
+from bgengine.cli.output import add_json_argument, emit
+
 __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from bgengine.runs import RunDir
+    from bgengine.runs import RunDir, read_log
     from bgengine.training import TrainConfig, train
 
     config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
@@ -29,8 +31,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except FloatingPointError as exc:   # diverged: the last checkpoint is intact
         raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
     rd = RunDir(args.run)
-    print(f"{args.run}: {net!r}, latest network in {rd.network}, "
-          f"best against {config.eval_opponent} in {rd.best}")
+    evals = [r for r in read_log(args.run) if r.get("kind") == "eval"]
+    emit(args, {"run": args.run, "games": net.metadata["training"]["games"],
+                "network": rd.network, "best": rd.best,
+                "last_evaluation": evals[-1] if evals else None},
+         f"{args.run}: {net!r}, latest network in {rd.network}, "
+         f"best against {config.eval_opponent} in {rd.best}")
     return 0
 
 
@@ -38,7 +44,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from bgengine.plot import plot_run
 
     out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
-    print(plot_run(args.runs, out))
+    path = plot_run(args.runs, out)
+    emit(args, {"runs": args.runs, "plot": path}, str(path))
     return 0
 
 
@@ -59,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--restart", action="store_true",
                    help="start over from game 0, dropping the directory's checkpoint and log")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser("plot", help="draw learning curves of training runs to PNG",
@@ -66,4 +74,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "for one or more run directories (needs matplotlib).")
     p.add_argument("runs", nargs="+", help="run directories")
     p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_plot)

@@ -203,3 +203,56 @@ def test_json_of_sweep_and_compare(tmp_path, capsys):
     doc = _json_of(["compare", "--out", str(tmp_path / "c"), "--games", "40", "--hidden", "4",
                     "--rr-games", "20", "--eval-games", "10", "--json"], capsys)
     assert doc["complete"] is True and set(doc["vs_pubeval"]) >= {"td", "mutation"}
+
+
+# ---------------------------------------------------------------- train RUN
+
+def _small(**kw):
+    from bgengine.training import TrainConfig
+
+    base = dict(hidden=[6], outputs=1, lam=0.7, alpha=0.1, games=400, seed=5,
+                checkpoint_every=100, eval_every=200, eval_games=20, threads=1)
+    return TrainConfig(**{**base, **kw})
+
+
+def _params(path):
+    from bgengine.evaluator import load_evaluator
+
+    return load_evaluator(path).contact.params
+
+
+def test_train_resumes_from_the_runs_own_config(tmp_path, capsys):
+    import numpy as np
+
+    from bgengine.training import train
+
+    straight = train(_small(), tmp_path / "straight", progress=False)
+    train(_small(), tmp_path / "run", progress=False, stop_after=200)
+    assert main(["train", str(tmp_path / "run"), "--quiet"]) == 0     # no --config
+    np.testing.assert_array_equal(_params(tmp_path / "run" / "network.npz"), straight.params)
+
+
+def test_a_finished_run_is_extended_bit_for_bit(tmp_path, capsys, caplog):
+    import numpy as np
+
+    from bgengine.training import train
+
+    straight = train(_small(games=600), tmp_path / "straight", progress=False)
+    run = tmp_path / "run"
+    train(_small(), run, progress=False)
+    assert main(["train", str(run), "--games", "600", "--quiet"]) == 0
+    np.testing.assert_array_equal(_params(run / "network.npz"), straight.params)
+    assert main(["train", str(run), "--games", "500", "--quiet"]) == 2
+    assert "already at game 600" in capsys.readouterr().err
+    assert main(["train", str(run), "--games", "600", "--seed", "9", "--quiet"]) == 2
+    assert "different config (seed differ)" in capsys.readouterr().err
+
+
+def test_extending_a_decaying_schedule_says_it_changes(tmp_path, caplog):
+    from bgengine.training import train
+
+    train(_small(schedule="linear", games=200), tmp_path / "run", progress=False)
+    with caplog.at_level("WARNING", logger="bgengine.training"):
+        net = train(_small(schedule="linear", games=300), tmp_path / "run", progress=False)
+    assert net.metadata["training"]["games"] == 300
+    assert "depends on the run's length" in caplog.text

@@ -253,7 +253,10 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     tells how far the run got.
 
     Nothing is written before everything is checked: the config, the directory (a run's
-    files without its checkpoint, or a config that is not the run's, are refused), the
+    files without its checkpoint, or a config that is not the run's, are refused; a
+    config that differs in ``games`` alone lengthens or shortens the run, never below
+    its checkpoint: with the ``constant`` and ``steps`` schedules an extended run is the
+    one planned with the larger ``games``, bit for bit), the
     checkpoint (weights and every field of its state) and the log; a start that fails
     leaves no file behind.  ``resume=False`` starts over on purpose: the old checkpoint
     and log are dropped.  ``ValueError`` names the file and the problem.
@@ -269,10 +272,16 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     rd = RunDir(run)
     lock = rd.lock()
     try:
-        resuming = _check_run_dir(config, run, resume)
+        saved = _check_run_dir(config, run, resume)
+        resuming = saved is not None
         net = _new_network(config, {"config": dataclasses.asdict(config)})
         if resuming:
-            state = _load_checkpoint(run, net, config)
+            # checked against the run's own length: ``games`` alone may have changed
+            state = _load_checkpoint(run, net, dataclasses.replace(
+                config, games=max(config.games, saved.games)))
+            if state.games > config.games:
+                raise ValueError(f"{run} is already at game {state.games}: games must be at "
+                                 f"least {state.games} to resume it (asked for {config.games})")
             log_plan = rd.log_plan(state.games)
     except BaseException:
         rd.unlock(lock)
@@ -300,20 +309,21 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
         rd.unlock(lock)
 
 
-def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
-    """Check the run directory against ``config`` before anything is written: True for a
-    resume (its checkpoint is read next), False for a start from game 0.  ``ValueError``
-    when resuming would lose or mix up a run's files."""
+def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> TrainConfig | None:
+    """Check the run directory against ``config`` before anything is written: the run's
+    saved config for a resume (its checkpoint is read next; ``config`` may differ from it
+    in ``games`` alone), None for a start from game 0.  ``ValueError`` when resuming
+    would lose or mix up a run's files."""
     found = RunDir(run).progress_files()
     if not resume or not found:
-        return False            # a fresh start (or --restart): config.toml alone is no run
+        return None             # a fresh start (or --restart): config.toml alone is no run
     if "checkpoint.npz" not in found:
         beyond = _progress_beyond(run, config.checkpoint_every)
         if not beyond:
             # killed before its first checkpoint: the start from game 0 writes the same
             # files again, bit for bit
             log.info("%s: no checkpoint yet; starting from game 0", run)
-            return False
+            return None
         raise ValueError(f"{run} holds {', '.join(beyond)} but no checkpoint.npz: resuming would "
                          f"start the run again from game 0 over them.  Put the checkpoint back, "
                          f"move the files away, or start over on purpose (--restart)")
@@ -326,11 +336,23 @@ def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
     except ValueError as exc:
         raise ValueError(f"{exc} (the config of the run in {run}: restore it, e.g. from the "
                          f"file the run was started with, to resume)") from None
-    if saved != config:
-        diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+    diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+    if diff == ["games"]:
+        _note_new_length(run, saved, config)
+    elif diff:
         raise ValueError(f"{run} holds a run with a different config ({', '.join(diff)} differ); "
                          f"use another directory or the same config")
-    return True
+    return saved
+
+
+def _note_new_length(run: Path, saved: TrainConfig, config: TrainConfig) -> None:
+    """Log a run's new length (its config but for ``games``: a finished run extended,
+    or a running one lengthened or shortened)."""
+    log.info("%s: the run's length changes from %d to %d games", run, saved.games, config.games)
+    if config.schedule in ("linear", "compound"):
+        log.warning("%s: the %s step-size schedule depends on the run's length: from here on "
+                    "it follows %d games, so the run differs from one planned with %d games "
+                    "from the start", run, config.schedule, config.games, config.games)
 
 
 def _progress_beyond(run: Path, games: int) -> list[str]:

@@ -15,7 +15,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from bgengine.runs import RunDir, read_log
     from bgengine.training import TrainConfig, train
 
-    config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+    own = RunDir(args.run).config       # a run resumes from its own config
+    source = args.config or (own if own.is_file() else None)
+    config = TrainConfig.from_toml(source) if source else TrainConfig()
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                    ("encoder", args.encoder)) if v is not None}
     if args.hidden is not None:
@@ -55,11 +57,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Train a network by self-play in directory RUN.  Settings come "
                                    "from a TOML file (see TrainConfig in bgengine.training; keys may sit "
                                    "under [train]); a few can be overridden here.  Checkpoints are "
-                                   "written every checkpoint_every games; run the same command again "
-                                   "to resume exactly where it stopped.  Ctrl-C stops cleanly.")
+                                   "written every checkpoint_every games; 'bgengine train RUN' "
+                                   "resumes exactly where it stopped, from the run's own config, "
+                                   "and 'bgengine train RUN --games N' extends a finished run to N "
+                                   "games.  Ctrl-C stops cleanly.")
     p.add_argument("run", help="run directory (created if missing)")
-    p.add_argument("--config", help="TOML file with the training settings")
-    p.add_argument("--games", type=int, help="total self-play games of the run")
+    p.add_argument("--config", help="TOML file with the training settings (default: the run's "
+                                    "own RUN/config.toml, else the defaults)")
+    p.add_argument("--games", type=int,
+                   help="total self-play games of the run; more than a finished run's extends it")
     p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
     p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
     p.add_argument("--seed", type=int, help="seed for weights and dice")

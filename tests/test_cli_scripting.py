@@ -256,3 +256,36 @@ def test_extending_a_decaying_schedule_says_it_changes(tmp_path, caplog):
         net = train(_small(schedule="linear", games=300), tmp_path / "run", progress=False)
     assert net.metadata["training"]["games"] == 300
     assert "depends on the run's length" in caplog.text
+
+
+# ---------------------------------------------------------------- serve
+
+def test_serve_logs_a_line_when_a_client_comes_and_goes():
+    import queue
+    import re
+    import signal
+    import socket
+    import threading
+
+    proc = _bgengine("serve", "--port", "0", "--player", "pubeval", stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
+
+    def wait_for(word: str) -> str:
+        while True:
+            line = lines.get(timeout=60)
+            if word in line:
+                return line
+
+    try:
+        host, port = re.search(r"listening on ([\d.]+):(\d+)", wait_for("listening on")).groups()
+        with socket.create_connection((host, int(port)), timeout=30) as s:
+            assert "connected from 127.0.0.1:" in wait_for("connected")
+            s.sendall(b"version\n")
+            assert s.recv(100)
+        assert "left: closed by client" in wait_for("left")
+        assert lines.empty()        # one line each, nothing else
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0

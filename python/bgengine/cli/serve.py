@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import signal
 import sys
@@ -108,6 +109,7 @@ def serve_main(args: argparse.Namespace) -> int:
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    logging.getLogger("bgengine.serve").setLevel(logging.INFO)   # a line per client in and out
     print(f"bgengine serve: listening on {srv.address} ({engine.describe()})", file=sys.stderr)
     print(f"  in gnubg: set player 1 external {srv.address}", file=sys.stderr, flush=True)
     try:

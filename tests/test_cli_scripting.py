@@ -289,3 +289,74 @@ def test_serve_logs_a_line_when_a_client_comes_and_goes():
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
+
+
+# ---------------------------------------------------------------- progress
+
+def _stderr_on_a_terminal(argv, cwd) -> str:
+    """Run ``bgengine ARGV`` with standard error on a pseudo-terminal (100 columns)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "bgengine", *argv], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:             # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        data += chunk
+    assert proc.wait(timeout=120) == 0, data
+    os.close(master)
+    return data.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("argv, bar", [
+    (["tournament", "roundrobin", "pubeval", "random", "simple1", "--games", "4",
+      "--out", "t"], "3/3 [" ),
+    (["train", "run", "--games", "400", "--hidden", "4"], "400/400 ["),
+    (["rollout", "4HPwATDgc/ABMA", "--dice", "31", "--candidates", "2", "--trials", "4",
+      "--threads", "1"], "2/2 ["),
+])
+def test_long_commands_draw_a_bar_on_a_terminal_only(argv, bar, tmp_path):
+    for d in ("tty", "quiet", "piped"):
+        (tmp_path / d).mkdir()
+    on_terminal = _stderr_on_a_terminal(argv, tmp_path / "tty")
+    assert bar in on_terminal and "%|" in on_terminal, on_terminal
+    assert "%|" not in _stderr_on_a_terminal([*argv, "--quiet"], tmp_path / "quiet")
+    piped = subprocess.run([sys.executable, "-m", "bgengine", *argv], cwd=tmp_path / "piped",
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "%|" not in piped.stderr, piped.stderr
+
+
+def test_library_progress_callbacks(tmp_path):
+    from bgengine.players import load_default_network
+    from bgengine.rollouts import rollout_moves
+    from bgengine.sweep import SweepSpec, run_sweep
+    from bgengine.training import train
+
+    seen = []
+    train(_small(games=300), tmp_path / "run", progress=seen.append)
+    assert [(p.games, p.total, p.chunk) for p in seen] == [(100, 300, 100), (200, 300, 100),
+                                                          (300, 300, 100)]
+    calls = []
+    rollout_moves(load_default_network(), Position.initial().board, 3, 1, trials=4,
+                  candidates=2, n_threads=1, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 2), (2, 2)]
+    (tmp_path / "s.toml").write_text("[sweep]\nseeds = [1, 2]\neval_games = 10\n\n[base]\n"
+                                     "games = 40\noutputs = 1\ncheckpoint_every = 20\n"
+                                     "eval_every = 40\neval_games = 10\nthreads = 1\n\n"
+                                     "[grid]\nhidden = [[4]]\n")
+    sums = []
+    run_sweep(SweepSpec.from_toml(tmp_path / "s.toml"), tmp_path / "o", parallel=2,
+              progress=lambda d, t: sums.append((d, t)))
+    assert sums[-1] == (80, 80) and len(sums) == 4 and all(t == 80 for _, t in sums)

@@ -3,40 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
-import time
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 
 __all__ = ["register"]
-
-
-class _ProgressLine:
-    """``progress(done, total)`` for long matches: a line on stderr rewritten
-    in place on a terminal (at most every 0.5 s), else a line every 10%."""
-
-    def __init__(self, label: str) -> None:
-        self.label, self.clock = label, time.monotonic
-        self.t0 = self.last = self.clock()
-        self.tty = sys.stderr.isatty()
-        self.next_pct = 10
-
-    def __call__(self, done: int, total: int) -> None:
-        now = self.clock()
-        pct = 100 * done // max(total, 1)
-        if self.tty and now - self.last < 0.5 and done < total:
-            return
-        if not self.tty and pct < self.next_pct:
-            return
-        self.last, self.next_pct = now, pct + 10
-        rate = done / max(now - self.t0, 1e-9)
-        eta = int((total - done) / rate) if rate > 0 else 0
-        text = (f"{self.label}: {done}/{total} games ({pct}%), {rate:.1f} games/s, "
-                f"eta {eta // 60}m{eta % 60:02d}s")
-        end = "\n" if not self.tty or done >= total else ""
-        sys.stderr.write(("\r\033[K" if self.tty else "") + text + end)
-        sys.stderr.flush()
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -54,17 +26,19 @@ def _cmd_match(args: argparse.Namespace) -> int:
                          "(matches to N points never use it)")
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
-    if args.cube or args.match_length:
-        from bgengine.match import run_cube_match
+    unit = "matches" if args.match_length else "games"
+    with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet) as bar:
+        if args.cube or args.match_length:
+            from bgengine.match import run_cube_match
 
-        result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
-                                seed=args.seed, jacoby=args.jacoby)
-    else:
-        slow = not (isinstance(a, Player) and isinstance(b, Player))   # played from Python
-        progress = _ProgressLine(f"{args.a} vs {args.b}") if slow and not args.quiet else None
-        with backend_from_args(args, args.threads) as backend:
-            result = run_match(a, b, args.games, seed=args.seed, backend=backend,
-                               progress=progress)
+            result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
+                                    seed=args.seed, jacoby=args.jacoby, progress=bar)
+        else:
+            # compiled players play whole batches at once: no bar (and no need)
+            slow = not (isinstance(a, Player) and isinstance(b, Player))
+            with backend_from_args(args, args.threads) as backend:
+                result = run_match(a, b, args.games, seed=args.seed, backend=backend,
+                                   progress=bar if slow else None)
     emit(args, result.as_dict(), str(result))
     return 0
 
@@ -101,6 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gnubg-processes", type=int, default=None, metavar="N",
                    help="gnubg processes run at once (default: 16 per core)")
     p.add_argument("--quiet", action="store_true",
-                   help="no progress line (shown for matches played from Python: gnubg, external)")
+                   help="no progress bar (drawn on a terminal for matches played from Python: "
+                        "gnubg, external, the cube)")
     add_backend_arguments(p)
     p.set_defaults(func=_cmd_match)

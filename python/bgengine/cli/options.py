@@ -8,7 +8,7 @@ from bgengine import distributed
 from bgengine.distributed import Backend
 
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
-           "deprecations"]
+           "deprecations", "add_quiet_argument"]
 
 
 def parse_dice(text: str) -> tuple[int, int]:
@@ -27,6 +27,12 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray-address", default=None, metavar="ADDR",
                         help="with --backend ray: 'auto' (the cluster this machine has joined "
                              "with 'ray start'), ray://HOST:10001, or none for a local Ray instance")
+
+
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bar (one is drawn only on a terminal anyway)."""
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar on standard error (drawn on a terminal only)")
 
 
 def backend_from_args(args: argparse.Namespace, threads: int | None = None) -> Backend:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from bgengine.cli.options import add_player_argument, parse_dice
+from bgengine.cli.options import add_player_argument, add_quiet_argument, parse_dice
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 from bgengine.players import NETWORK_SPEC_HELP
 
 __all__ = ["register"]
@@ -24,8 +25,9 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     if not args.json:
         print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
     if args.dice:
-        results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
-                                candidates=args.candidates, **kw)
+        with ProgressBar("rollout", "plays", quiet=args.quiet) as bar:
+            results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
+                                    candidates=args.candidates, progress=bar, **kw)
         title = (f"rollout of the best {len(results)} plays for {args.dice[0]}{args.dice[1]}, "
                  f"{args.trials} trials each (mover's view; win wg wbg lg lbg):")
     else:
@@ -57,5 +59,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "(default: net)", old=("--network",))
     p.add_argument("--seed", type=int, default=0, help="seed of the later rolls (default 0)")
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    add_quiet_argument(p)
     add_json_argument(p)
     p.set_defaults(func=_cmd_rollout)

@@ -8,8 +8,9 @@ import logging
 import sys
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.options import add_backend_arguments, add_quiet_argument, backend_from_args
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 from bgengine.distributed import Backend
 
 __all__ = ["register"]
@@ -24,8 +25,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = SweepSpec.from_toml(args.config)
     logging.getLogger("bgengine").setLevel(logging.INFO)     # a line per run started and finished
-    with _backend(args) as backend:
-        doc = run_sweep(spec, args.out, backend=backend)
+    with _backend(args) as backend, ProgressBar("sweep", "games", quiet=args.quiet) as bar:
+        doc = run_sweep(spec, args.out, backend=backend, progress=bar)
     files = [Path(args.out) / "sweep.json", Path(args.out) / "sweep.csv"]
     emit(args, {**doc, "files": files},
          sweep_table(doc) + "wrote " + ", ".join(map(str, files)))
@@ -40,9 +41,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from bgengine.sweep import compare_methods
 
     logging.getLogger("bgengine").setLevel(logging.INFO)
-    with _backend(args) as backend:
+    with _backend(args) as backend, ProgressBar("compare", "games", quiet=args.quiet) as bar:
         s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
-                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend)
+                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend,
+                            progress=bar)
     if not s["complete"]:
         print("interrupted: the runs are saved; run the same command again to resume",
               file=sys.stderr)
@@ -67,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parallel", type=int, default=None,
                    help="runs trained at once on this machine (default: all cores)")
     add_backend_arguments(p)
+    add_quiet_argument(p)
     add_json_argument(p)
     p.set_defaults(func=_cmd_sweep)
 
@@ -85,5 +88,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="games of each learning-curve evaluation against pubeval (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of weights, dice and the round robin (default 1)")
     add_backend_arguments(p)
+    add_quiet_argument(p)
     add_json_argument(p)
     p.set_defaults(func=_cmd_compare)

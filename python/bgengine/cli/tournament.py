@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
@@ -71,7 +72,8 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
         add_backend_arguments(q)
         q.add_argument("--out", default=out,
                        help=f"directory for the result files (default ./{out}; created if missing)")
-        q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        q.add_argument("--quiet", action="store_true",
+                       help="no progress on stderr (a bar on a terminal, and a line per result)")
         add_json_argument(q)
         q.set_defaults(func=tournament_main)
 
@@ -157,7 +159,6 @@ def tournament_main(args: argparse.Namespace) -> int:
             parser.print_help()
         return 2
     warn: Warn = to_stderr
-    progress: Warn = (lambda msg: None) if args.quiet else to_stderr
     threads = resolve_threads(args.threads)
     out = Path(args.out)
 
@@ -165,14 +166,16 @@ def tournament_main(args: argparse.Namespace) -> int:
         warn("\ninterrupted: stopping after the current batch of games "
              "(Ctrl-C again to abort at once)")
 
+    units = {"roundrobin": "pairings", "knockout": "matches", "older": "opponents"}
     with backend_from_args(args, threads) as backend, \
-            stop_on_interrupt(notice=notice, again_raises=True) as stop:
+            stop_on_interrupt(notice=notice, again_raises=True) as stop, \
+            ProgressBar(kind, units.get(kind, "games"), quiet=args.quiet) as bar:
         if kind == "roundrobin":
-            return _main_roundrobin(args, backend, out, stop, warn, progress)
+            return _main_roundrobin(args, backend, out, stop, warn, bar)
         if kind == "knockout":
-            return _main_knockout(args, backend, out, stop, warn, progress)
+            return _main_knockout(args, backend, out, stop, warn, bar)
         if kind == "older":
-            return _main_older(args, backend, out, stop, warn, progress)
+            return _main_older(args, backend, out, stop, warn, bar)
     raise ValueError(f"unknown tournament {kind!r}")
 
 
@@ -188,20 +191,22 @@ def _finish(args: argparse.Namespace, doc: dict, text: str, complete: bool, file
     return 0
 
 
-def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
+def _main_roundrobin(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     entrants = load_entrants(args.players, warn)
     n = len(entrants)
     total = n * (n - 1) // 2
     count = [0]
-    progress(f"round robin: {n} players, {total} pairings of {args.games} games, "
+    bar.note(f"round robin: {n} players, {total} pairings of {args.games} games, "
              f"{backend!r}, seed {args.seed}")
+    bar(0, total)
 
     def on_pairing(rr: RoundRobin, i: int, j: int) -> None:
         count[0] += 1
         res = rr.results.get((i, j))
         if res is not None:
-            progress(f"[{count[0]}/{total}] {rr.names[i]} vs {rr.names[j]}: "
+            bar.note(f"[{count[0]}/{total}] {rr.names[i]} vs {rr.names[j]}: "
                      f"{fmt_ppg(res.ppg, res.ci95)} ({res.games} games)")
+        bar(count[0], total)
         out.mkdir(parents=True, exist_ok=True)  # progress survives a crash
         write_text(out / "roundrobin.json", json.dumps(
             {**rr.as_dict(), "complete": False}, indent=2) + "\n")
@@ -212,16 +217,20 @@ def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
     return _finish(args, rr.as_dict(), rr.table(), rr.complete, files, warn)
 
 
-def _main_knockout(args, backend, out, stop, warn, progress) -> int:
+def _main_knockout(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     skipped: list = []
     entrants = load_entrants(args.players, warn, skipped)
     if not entrants:
         raise ValueError("no loadable players: nothing to play")
-    progress(f"knock-out: {len(entrants)} players, out at {args.margin} points behind, at most "
+    bar.note(f"knock-out: {len(entrants)} players, out at {args.margin} points behind, at most "
              f"{args.games} games per pairing, {backend!r}, seed {args.seed}")
 
+    played = [0]
+
     def on_match(ko: Knockout, m: KnockoutMatch) -> None:
-        progress(f"round {m.round}: " + m.line(0))
+        played[0] += 1
+        bar.note(f"round {m.round}: " + m.line(0))
+        bar(played[0], len(entrants) - 1)      # a knock-out of n players has n - 1 matches
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "knockout.json", json.dumps(
             {**ko.as_dict(), "complete": False}, indent=2) + "\n")
@@ -233,10 +242,11 @@ def _main_knockout(args, backend, out, stop, warn, progress) -> int:
     return _finish(args, ko.as_dict(), ko.text(), ko.complete, files, warn)
 
 
-def _main_older(args, backend, out, stop, warn, progress) -> int:
+def _main_older(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     def on_row(res: OlderSelf) -> None:
         r = res.rows[-1]
-        progress(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
+        bar(len(res.rows))
+        bar.note(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
                  f"{fmt_ppg(r['ppg'], r['ci95'] if r['ci95'] is not None else math.inf)}")
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "older.json", json.dumps(

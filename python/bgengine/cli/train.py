@@ -7,13 +7,14 @@ import dataclasses
 import logging
 
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 
 __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from bgengine.runs import RunDir, read_log
-    from bgengine.training import TrainConfig, train
+    from bgengine.training import TrainConfig, TrainProgress, train
 
     own = RunDir(args.run).config       # a run resumes from its own config
     source = args.config or (own if own.is_file() else None)
@@ -25,8 +26,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if overrides:
         config = TrainConfig.from_dict({**dataclasses.asdict(config), **overrides})
     logging.getLogger("bgengine").setLevel(logging.INFO)
+    bar = ProgressBar(f"train {args.run}", "games", total=config.games, quiet=args.quiet)
+
+    def progress(p: TrainProgress) -> None:
+        bar.start_at(p.games - p.chunk)     # a resumed run: from its checkpoint
+        bar.status(f"alpha {p.alpha:.4g}, vs {config.eval_opponent} {p.last_eval}")
+        bar(p.games, p.total)
+
+    # on a terminal a bar; elsewhere (a log file) the library's line per chunk
+    reporter = progress if bar.shown else not args.quiet
     try:
-        net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+        with bar:
+            net = train(config, args.run, resume=not args.restart, progress=reporter)
     except OSError as exc:      # a disk full, a file made read-only under a running run
         raise ValueError(f"{args.run}: cannot write the run ({exc.strerror or exc}"
                          f"{': ' + str(exc.filename) if exc.filename else ''})") from None
@@ -71,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="seed for weights and dice")
     p.add_argument("--restart", action="store_true",
                    help="start over from game 0, dropping the directory's checkpoint and log")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal, else a log line per checkpoint)")
     add_json_argument(p)
     p.set_defaults(func=_cmd_train)
 

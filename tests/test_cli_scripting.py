@@ -360,3 +360,29 @@ def test_library_progress_callbacks(tmp_path):
     run_sweep(SweepSpec.from_toml(tmp_path / "s.toml"), tmp_path / "o", parallel=2,
               progress=lambda d, t: sums.append((d, t)))
     assert sums[-1] == (80, 80) and len(sums) == 4 and all(t == 80 for _, t in sums)
+
+
+# ---------------------------------------------------------------- shell completion
+
+@pytest.mark.parametrize("line, expected", [
+    ("bgengine mat", {"match"}),
+    ("bgengine match pu", {"pubeval"}),
+    ("bgengine match net:r", {"net:runs/"}),
+    ("bgengine match a", {"a.npz"}),
+    ("bgengine train r --con", {"--config"}),
+    ("bgengine serve --player sim", {"simple1", "simple2", "simple3"}),
+])
+def test_shell_completion(line, expected, tmp_path):
+    import os
+
+    pytest.importorskip("argcomplete")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "a.npz").touch()
+    (tmp_path / "notes.txt").touch()
+    out = tmp_path / "completions"
+    env = {**os.environ, "_ARGCOMPLETE": "1", "COMP_LINE": line, "COMP_POINT": str(len(line)),
+           "_ARGCOMPLETE_STDOUT_FILENAME": str(out)}
+    proc = subprocess.run([sys.executable, "-m", "bgengine"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert {c.strip() for c in out.read_text().split("\x0b")} - {""} == expected

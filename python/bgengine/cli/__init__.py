@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (argcomplete's marker: this command completes itself)
 """The ``bgengine`` command line: one module per command group.
 
 Each module ``bgengine.cli.<group>`` has ``register(subparsers)``, which adds
@@ -58,9 +59,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request, if this run is one (argcomplete, optional:
+    ``pip install 'bgengine[completion]'``; it exits after answering)."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
 def _run(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its command's handler."""
     parser = build_parser()
+    _complete(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")

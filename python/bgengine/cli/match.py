@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.options import add_backend_arguments, backend_from_args, complete_player
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 
@@ -54,8 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "backgammon rates.  With --cube: money games with the doubling "
                                    "cube; with --match-length N: matches to N points.  "
                                    f"Players: {SPEC_HELP}.")
-    p.add_argument("a", help="player A, e.g. net, pubeval, net:runs/r1/best.npz")
-    p.add_argument("b", help="player B")
+    p.add_argument("a", help="player A, e.g. net, pubeval, runs/r1/best.npz"
+                   ).completer = complete_player  # type: ignore[attr-defined]
+    p.add_argument("b", help="player B").completer = complete_player  # type: ignore[attr-defined]
     p.add_argument("--games", type=int, default=10000,
                    help="games to play, an even number: game pairs (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")

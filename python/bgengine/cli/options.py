@@ -8,7 +8,7 @@ from bgengine import distributed
 from bgengine.distributed import Backend
 
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
-           "deprecations", "add_quiet_argument"]
+           "deprecations", "add_quiet_argument", "complete_player"]
 
 
 def parse_dice(text: str) -> tuple[int, int]:
@@ -59,10 +59,28 @@ def add_player_argument(parser: argparse.ArgumentParser, help: str,
     """``--player SPEC``, the one spelling of "which player or network" (a
     :func:`bgengine.players.make_player` spec); ``old`` lists deprecated spellings that
     take a network FILE (``--net``, ``--network``) and still work, with a warning."""
-    parser.add_argument("--player", default=None, metavar="SPEC", help=help)
+    parser.add_argument("--player", default=None, metavar="SPEC",
+                        help=help).completer = complete_player  # type: ignore[attr-defined]
     for option in old:
         parser.add_argument(option, dest="player", action=_DeprecatedNetworkOption,
                             metavar="FILE", help=f"deprecated: --player net:FILE")
+
+
+def complete_player(prefix: str, **_: object) -> list[str]:
+    """Shell completions of a player spec: the named players, then network files and
+    folders (for ``PATH.npz`` and ``net:PATH``)."""
+    import glob
+    import os
+
+    from bgengine.agents import PLAYER_KINDS
+
+    names = sorted({*PLAYER_KINDS, "gnubg", "gnubg:1", "gnubg:2", "gnubg-external:"})
+    lead = "net:" if prefix.startswith("net:") else ""
+    path = prefix[len(lead):]
+    files = [lead + p + ("/" if os.path.isdir(p) else "")
+             for p in sorted(glob.glob(glob.escape(path) + "*"))
+             if os.path.isdir(p) or p.endswith(".npz")]
+    return [n for n in names if n.startswith(prefix)] + files
 
 
 def deprecations(args: argparse.Namespace) -> list[str]:

@@ -326,6 +326,7 @@ def _stderr_on_a_terminal(argv, cwd) -> str:
     (["train", "run", "--games", "400", "--hidden", "4"], "400/400 ["),
     (["rollout", "4HPwATDgc/ABMA", "--dice", "31", "--candidates", "2", "--trials", "4",
       "--threads", "1"], "2/2 ["),
+    (["match", "pubeval", "random", "--cube", "--games", "4"], "4/4 ["),
 ])
 def test_long_commands_draw_a_bar_on_a_terminal_only(argv, bar, tmp_path):
     for d in ("tty", "quiet", "piped"):
@@ -336,6 +337,12 @@ def test_long_commands_draw_a_bar_on_a_terminal_only(argv, bar, tmp_path):
     piped = subprocess.run([sys.executable, "-m", "bgengine", *argv], cwd=tmp_path / "piped",
                            capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and "%|" not in piped.stderr, piped.stderr
+
+
+def test_compiled_matches_draw_no_bar(tmp_path):
+    # their games are played in whole batches: a bar would sit at 0 and jump to the end
+    out = _stderr_on_a_terminal(["match", "pubeval", "random", "--games", "4"], tmp_path)
+    assert "%|" not in out and "games/s" not in out, out
 
 
 def test_library_progress_callbacks(tmp_path):
@@ -386,3 +393,13 @@ def test_shell_completion(line, expected, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert {c.strip() for c in out.read_text().split("\x0b")} - {""} == expected
+
+
+def test_play_refuses_jacoby_in_a_match():
+    import io
+
+    from bgengine.cli.play import play_main
+
+    args = build_parser().parse_args(["play", "--match", "3", "--jacoby", "--seed", "1"])
+    with pytest.raises(ValueError, match="--jacoby.*money"):
+        play_main(args, io.StringIO("quit\n"), io.StringIO())

@@ -53,9 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # nothing more can reach the reader; point stdout at /dev/null so that the
         # interpreter's own flush at exit does not fail again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):   # stdout is no file (main called from Python)
+            pass
         return EXIT_BROKEN_PIPE
 
 

@@ -26,19 +26,20 @@ def _cmd_match(args: argparse.Namespace) -> int:
                          "(matches to N points never use it)")
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
+    cube = bool(args.cube or args.match_length)
+    # compiled players' cubeless games are played in whole batches: no bar (and no need)
+    slow = cube or not (isinstance(a, Player) and isinstance(b, Player))
     unit = "matches" if args.match_length else "games"
-    with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet) as bar:
-        if args.cube or args.match_length:
+    with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet or not slow) as bar:
+        if cube:
             from bgengine.match import run_cube_match
 
             result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                     seed=args.seed, jacoby=args.jacoby, progress=bar)
         else:
-            # compiled players play whole batches at once: no bar (and no need)
-            slow = not (isinstance(a, Player) and isinstance(b, Player))
             with backend_from_args(args, args.threads) as backend:
                 result = run_match(a, b, args.games, seed=args.seed, backend=backend,
-                                   progress=bar if slow else None)
+                                   progress=bar)
     emit(args, result.as_dict(), str(result))
     return 0
 
@@ -68,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--match-length", type=int, default=0, metavar="N",
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
-    p.add_argument("--jacoby", action="store_true", help="with --cube: the Jacoby rule (gammons count only after a double); an "
+    p.add_argument("--jacoby", action="store_true",
+                   help="with --cube: the Jacoby rule (gammons count only after a double); an "
                         "error without --cube")
     p.add_argument("--gnubg", metavar="PATH", default=None,
                    help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "

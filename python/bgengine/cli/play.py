@@ -57,6 +57,8 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
     match_length = args.match if getattr(args, "match", None) is not None else 0
     if getattr(args, "match", None) is not None and not 1 <= args.match <= MAX_MATCH_LENGTH:
         raise ValueError(f"--match must be 1..{MAX_MATCH_LENGTH} points, got {args.match}")
+    if args.jacoby and match_length:
+        raise ValueError("--jacoby is a rule of money play: matches (--match) never use it")
     if args.games is not None and args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.seed is not None and not 0 <= args.seed < 1 << 64:
@@ -80,7 +82,7 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         player, network = None, (str(file) if file is not None else None)
     session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
                           level=args.level, player=player, network=network,
-                          games=args.games, jacoby=args.jacoby and not match_length,
+                          games=args.games, jacoby=args.jacoby,
                           hint_plies=args.hint_plies, echo=echo,
                           position=getattr(args, "position", None))
     return session.run()

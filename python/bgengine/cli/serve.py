@@ -109,7 +109,9 @@ def serve_main(args: argparse.Namespace) -> int:
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    logging.getLogger("bgengine.serve").setLevel(logging.INFO)   # a line per client in and out
+    serve_log = logging.getLogger("bgengine.serve")
+    level = serve_log.level
+    serve_log.setLevel(logging.INFO)        # a line per client in and out, while serving
     print(f"bgengine serve: listening on {srv.address} ({engine.describe()})", file=sys.stderr)
     print(f"  in gnubg: set player 1 external {srv.address}", file=sys.stderr, flush=True)
     try:
@@ -120,4 +122,5 @@ def serve_main(args: argparse.Namespace) -> int:
     finally:
         srv.release()
         xlog.close()
+        serve_log.setLevel(level)
     return 0

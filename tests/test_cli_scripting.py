@@ -131,8 +131,9 @@ def test_play_takes_a_network_as_its_player(tmp_path):
 
 # ---------------------------------------------------------------- --json
 
-#: Commands that hold a conversation rather than print a result.
-INTERACTIVE = {"play", "serve"}
+#: Commands that hold a conversation rather than print a result (ubgi and web: engine
+#: protocol and browser server, should they be registered).
+INTERACTIVE = {"play", "serve", "ubgi", "web"}
 
 
 def _commands(parser, prefix=()):

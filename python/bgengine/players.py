@@ -6,8 +6,9 @@ Specs
     The benchmark players (see :mod:`bgengine.agents`).
 ``net``
     The default network shipped with bgengine.
-``net:PATH``
-    A network or evaluator file written by bgengine (``.npz``).
+``net:PATH``, ``PATH.npz``
+    A network or evaluator file written by bgengine (a bare file name must end
+    in ``.npz``).
 ``gnubg``, ``gnubg:N``
     GNU Backgammon itself at 0-ply (its static evaluation) or with N plies of
     lookahead (N = 1..4), played by a pool of gnubg processes that bgengine
@@ -33,12 +34,15 @@ from bgengine.gnubg import GnubgPlayer, parse_gnubg_spec
 from bgengine.network import Network
 
 __all__ = ["Player", "make_player", "default_network_path", "load_default_network", "load_network",
-           "SPEC_HELP"]
+           "network_file", "is_network_spec", "load_network_spec", "SPEC_HELP", "NETWORK_SPEC_HELP"]
 
 SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
-             "net:PATH (a network file) | gnubg, gnubg:N (GNU Backgammon at 0-ply or N-ply, "
+             "net:PATH or PATH.npz (a network file) | gnubg, gnubg:N (GNU Backgammon at 0-ply or N-ply, "
              "run by bgengine) | gnubg-external:HOST:PORT (a server of gnubg's "
              "external-player protocol); add @EPS for a random play with probability EPS")
+
+#: The specs that name a network (for commands that need one, not any player).
+NETWORK_SPEC_HELP = "net (the shipped network), net:PATH or PATH.npz (a network file)"
 
 DEFAULT_NETWORK = "default.npz"
 
@@ -60,6 +64,35 @@ def load_default_network() -> Network | Evaluator:
     path = default_network_path()
     if not path.exists():
         raise ValueError(f"no default network is installed (expected {path})")
+    return load_network(path)
+
+
+def network_file(spec: str) -> Path | None:
+    """The file a network spec names: ``net:PATH`` or a bare ``PATH.npz`` (without
+    ``@EPS``) -> ``PATH``; None for any other spec (``net`` included)."""
+    text = spec.strip()
+    if text.startswith("net:"):
+        return Path(text[4:])
+    if text.endswith(".npz") and "@" not in text:
+        return Path(text)
+    return None
+
+
+def is_network_spec(spec: str) -> bool:
+    """True if ``spec`` names a network alone: ``net``, ``net:PATH`` or ``PATH.npz``."""
+    return spec.strip() == "net" or network_file(spec) is not None
+
+
+def load_network_spec(spec: str | None) -> Network | Evaluator:
+    """The network (or evaluator) a network spec names (None: the shipped one);
+    ``ValueError`` for a missing file or a spec that is not a network."""
+    if spec is None or spec.strip() == "net":
+        return load_default_network()
+    path = network_file(spec)
+    if path is None:
+        raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
+    if not path.exists():
+        raise ValueError(f"network {spec!r}: no such file {path}")
     return load_network(path)
 
 
@@ -89,8 +122,8 @@ def make_player(spec: str, gnubg_config=None):
             raise ValueError(f"player {spec!r}: epsilon must be in [0, 1]")
     if text == "net":
         return Player("net", load_default_network(), epsilon, name=spec)
-    if text.startswith("net:"):
-        path = Path(text[4:])
+    path = network_file(text)
+    if path is not None:
         if not path.exists():
             raise ValueError(f"player {spec!r}: no such file {path}")
         return Player("net", load_network(path), epsilon, name=spec)

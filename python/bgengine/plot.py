@@ -10,6 +10,15 @@ from bgengine.runs import RunDir, read_log
 __all__ = ["plot_run"]
 
 
+def _check_is_run(run: str | os.PathLike) -> None:
+    """``ValueError`` unless ``run`` is a training run's directory (it has a log)."""
+    rd = RunDir(run)
+    if not rd.path.is_dir():
+        raise ValueError(f"{run}: no such run (no such directory)")
+    if not rd.log.exists():
+        raise ValueError(f"{run}: not a training run (it has no {rd.log.name})")
+
+
 def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     """Draw the evaluation ppg (with 95% bands) of one or more runs to PNG ``out``.
 
@@ -25,6 +34,7 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     opponents = set()
     for run in runs:
+        _check_is_run(run)
         evals = [r for r in read_log(run) if r.get("kind") == "eval"]
         if not evals:
             raise ValueError(f"{run}: no evaluations in {RunDir(run).log}")

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Z95", "ci95", "MatchResult", "CubeMatchResult", "summarize"]
+__all__ = ["Z95", "ci95", "ci_text", "MatchResult", "CubeMatchResult", "summarize"]
 
 #: Two-sided 95% quantile of the normal distribution.
 Z95 = 1.96
@@ -27,6 +27,15 @@ def ci95(samples) -> float:
     if x.size < 2:
         return math.inf
     return Z95 * float(x.std(ddof=1)) / math.sqrt(x.size)
+
+
+def ci_text(ci: float, spec: str = ".3f", scale: float = 1.0, unit: str = "") -> str:
+    """``"± 0.017 (95%)"`` for a half-width ``ci`` (shown as ``ci * scale`` in format
+    ``spec``, then ``unit``); for an infinite one (a single game pair) a note saying
+    so instead of ``± inf``."""
+    if not math.isfinite(ci):
+        return "(no 95% interval: one game pair; play at least 4 games for one)"
+    return f"± {ci * scale:{spec}}{unit} (95%)"
 
 
 @dataclass(frozen=True)
@@ -64,7 +73,7 @@ class MatchResult:
         return asdict(self)
 
     def __str__(self) -> str:
-        text = (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg ± {self.ci95:.3f} (95%) over "
+        text = (f"{self.a} vs {self.b}: {self.ppg:+.3f} ppg {ci_text(self.ci95)} over "
                 f"{self.games} games; wins {100 * self.win:.1f}%, gammons "
                 f"{100 * self.win_gammon:.1f}%/{100 * self.lose_gammon:.1f}%, backgammons "
                 f"{100 * self.win_backgammon:.2f}%/{100 * self.lose_backgammon:.2f}% (won/lost)")
@@ -131,7 +140,8 @@ class CubeMatchResult:
         cube = (f"{self.doubles:.2f} doubles and {self.drops:.2f} drops per game, mean final "
                 f"cube {self.mean_cube:.2f}")
         if self.match_length == 0:
-            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg ± "
-                    f"{self.ci95:.3f} (95%) over {self.n} games; {cube}")
-        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% ± {100 * self.ci95:.1f}% (95%) of "
+            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg "
+                    f"{ci_text(self.ci95)} over {self.n} games; {cube}")
+        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% "
+                f"{ci_text(self.ci95, '.1f', 100, '%')} of "
                 f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")

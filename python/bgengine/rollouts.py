@@ -15,6 +15,7 @@ from bgengine.board import validate_board
 from bgengine.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
 from bgengine.position import Position
 from bgengine.search import Searcher, _target, rollout
+from bgengine.types import Progress
 
 __all__ = ["RolloutResult", "rollout_position", "rollout_moves"]
 
@@ -44,9 +45,10 @@ def rollout_position(network: Network, board, trials: int = 1296, **kw) -> Rollo
 
 def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
                   candidates: int = 5, indices: Sequence[int] | None = None,
-                  **kw) -> list[RolloutResult]:
+                  progress: Progress | None = None, **kw) -> list[RolloutResult]:
     """Roll out the best ``candidates`` plays (by 0-ply) of the roll ``d1``-``d2``,
-    or, given ``indices`` (into ``Position(board).legal_moves(d1, d2)``), those plays.
+    or, given ``indices`` (into ``Position(board).legal_moves(d1, d2)``), those plays;
+    ``progress(plays done, plays)`` after each.
 
     Every candidate is played out with the same dice (the same trial numbers
     and seed), so their differences are measured much more precisely than
@@ -59,18 +61,24 @@ def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
         ranked = Searcher(network, cache_bits=0).rank_moves(pos.board, d1, d2, 0)
         indices = [index for index, _, _ in ranked[:max(1, candidates)]]
     results = []
-    for index in indices:
-        move = moves[index]
-        after = move.position          # opponent on roll
-        if after.result():             # the play ends the game: its value is exact
-            out = _target(network.n_outputs, -after.result()).astype(np.float64)
-            results.append(RolloutResult(str(move), equity_of(out), 0.0, tuple(out),
-                                         (0.0,) * len(out), trials))
-            continue
-        r = rollout(network, after.board, trials, **kw)
-        mine = flip_outputs(r["outputs"])
-        err = np.asarray(r["outputs_stderr"])[list(OUTPUT_FLIP_ORDER[len(mine)])]   # errors only permute
-        results.append(RolloutResult(str(move), -r["equity"], r["stderr"], tuple(mine),
-                                     tuple(err), r["trials"]))
+    for done, index in enumerate(indices, 1):
+        results.append(_rollout_play(network, moves[index], trials, kw))
+        if progress is not None:
+            progress(done, len(indices))
     results.sort(key=lambda r: -r.equity)
     return results
+
+
+def _rollout_play(network: Network, move, trials: int, kw: dict) -> RolloutResult:
+    """The rollout of one play (the position after it, opponent on roll), from the
+    mover's side."""
+    after = move.position          # opponent on roll
+    if after.result():             # the play ends the game: its value is exact
+        out = _target(network.n_outputs, -after.result()).astype(np.float64)
+        return RolloutResult(str(move), equity_of(out), 0.0, tuple(out), (0.0,) * len(out),
+                             trials)
+    r = rollout(network, after.board, trials, **kw)
+    mine = flip_outputs(r["outputs"])
+    err = np.asarray(r["outputs_stderr"])[list(OUTPUT_FLIP_ORDER[len(mine)])]   # errors only permute
+    return RolloutResult(str(move), -r["equity"], r["stderr"], tuple(mine), tuple(err),
+                         r["trials"])

@@ -2,7 +2,8 @@
 
 ::
 
-    RUN/config.toml      the TrainConfig (written at the start; a resume must match it)
+    RUN/config.toml      the TrainConfig (written at the start; a resume reads it and must
+                         match it but for ``games``, the run's length)
     RUN/checkpoint.npz   weights, older snapshots and the schedule state (atomic writes)
     RUN/network.npz      the latest network (or evaluator, for class networks), loadable
                          with load_evaluator / net:RUN/network.npz

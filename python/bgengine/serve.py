@@ -286,6 +286,7 @@ class BgServer(socketserver.TCPServer):
         """The thread of one admitted connection."""
         session = Session(self.engine, log=self.exchange_log, peer=conn.peer, conn_id=conn.conn_id)
         self.exchange_log.write(event="connect", conn=conn.conn_id, peer=conn.peer)
+        log.info("client %d connected from %s", conn.conn_id, conn.peer)
         reason = "closed by client"
         try:
             reason = self._loop(conn, session)
@@ -305,6 +306,7 @@ class BgServer(socketserver.TCPServer):
             # under the lock: an eviction never shuts down a socket being closed
             self.shutdown_request(conn.sock)
         self.exchange_log.write(event="disconnect", conn=conn.conn_id, peer=conn.peer, reason=reason)
+        log.info("client %d (%s) left: %s", conn.conn_id, conn.peer, reason)
         self._admit_waiting()       # a slot is free
         with self._lock:
             self._threads -= 1

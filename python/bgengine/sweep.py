@@ -38,6 +38,7 @@ import itertools
 import json
 import logging
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,7 @@ from bgengine.players import load_network
 from bgengine.results import ci95
 from bgengine.runs import RunDir
 from bgengine.training import TrainConfig
+from bgengine.types import Progress
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -134,9 +136,10 @@ def point_name(point: dict[str, Any]) -> str:
     return "_".join(f"{k}={fmt(v)}" for k, v in point.items()) or "base"
 
 
-def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
+def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> dict:
     """One run (a backend job): train or resume, then play pubeval.  With
-    ``stop`` set the run stops early and is reported ``complete: False``."""
+    ``stop`` set the run stops early and is reported ``complete: False``;
+    ``report`` is the run's ``train`` progress callback (none by default)."""
     from bgengine.agents import Player
     from bgengine.match import run_match
     from bgengine.training import train
@@ -146,7 +149,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
     if stop is not None and stop.is_set():
         return {"run": str(run), "complete": False, "games_trained": None}
     log.info("%s: training %d games (%s)", run, cfg.games, cfg.method)
-    net = train(cfg, run, progress=False, stop=stop)
+    net = train(cfg, run, progress=report or False, stop=stop)
     done = net.metadata["training"]["games"]
     if done < cfg.games:
         return {"run": str(run), "complete": False, "games_trained": done}
@@ -157,16 +160,35 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None) -> dict:
             "ci95": res.ci95, "win": res.win, "games": res.games}
 
 
-def _map(backend, jobs: list, parallel: int) -> list:
+def _games_reporter(jobs: list, progress: Progress | None):
+    """A ``train`` progress callback for every job that adds up their games into
+    ``progress(done, total)`` (called from the jobs' threads, one at a time); None
+    without ``progress``."""
+    if progress is None:
+        return None
+    total = sum(cfg["games"] for _, cfg, _ in jobs)
+    done: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def report(p) -> None:
+        with lock:
+            done[p.run] = p.games
+            progress(sum(done.values()), total)
+    return report
+
+
+def _map(backend, jobs: list, parallel: int, progress: Progress | None = None) -> list:
     """Run the jobs; on this machine Ctrl-C stops every run after its current
-    chunk (saved, resumable) and the jobs come back incomplete."""
+    chunk (saved, resumable) and the jobs come back incomplete.  ``progress(games
+    trained, games of all runs)`` after each chunk of any run (on this machine only)."""
     from bgengine.distributed import LocalBackend
 
     if backend is None or isinstance(backend, LocalBackend):
         workers = parallel if backend is None else backend.threads
+        report = _games_reporter(jobs, progress)
         with stop_on_interrupt() as stop:
             with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-                futures = [pool.submit(_train_and_evaluate, job, stop) for job in jobs]
+                futures = [pool.submit(_train_and_evaluate, job, stop, report) for job in jobs]
                 pending = set(futures)
                 while pending:      # wake up now and then, so that Ctrl-C is handled promptly
                     _, pending = wait(pending, timeout=0.2)
@@ -174,11 +196,13 @@ def _map(backend, jobs: list, parallel: int) -> list:
     return backend.map(_train_and_evaluate, jobs)
 
 
-def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1) -> dict:
+def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1,
+              progress: Progress | None = None) -> dict:
     """Train and evaluate every run of ``spec`` under ``out``; the table as a dict.
 
     ``backend``: a :class:`bgengine.distributed.Backend` (``LocalBackend(n)``
     runs ``n`` at a time), or None for ``parallel`` runs at a time here.
+    ``progress(games trained, games of all runs)``: see :func:`_map`.
     Writes ``out/sweep.json`` and ``out/sweep.csv``.
     """
     out = Path(out)
@@ -186,7 +210,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1)
     runs = spec.configs()
     jobs = [(str(out / name / f"seed_{seed}"), dataclasses.asdict(cfg), spec.eval_games)
             for name, seed, cfg in runs]
-    results = _map(backend, jobs, parallel)
+    results = _map(backend, jobs, parallel, progress)
     table = []
     for point in spec.points():
         name = point_name(point)
@@ -233,7 +257,8 @@ PUBLISHED = {"td": 0.26, "backprop": -0.18, "mutation": -0.91}
 def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, outputs: int = 4,
                     encoder: str = "tesauro198", seed: int = 1, eval_every: int | None = None,
                     eval_games: int = 1000, rr_games: int = 10_000, alpha_td: float = 0.1,
-                    alpha_backprop: float = 0.01, backend=None, parallel: int = 3) -> dict:
+                    alpha_backprop: float = 0.01, backend=None, parallel: int = 3,
+                    progress: Progress | None = None) -> dict:
     """TD(0.7), backpropagation and mutation hill-climbing, ``games`` games each, then a
     round robin with random, simple3 and pubeval (``rr_games`` games per pairing).
 
@@ -243,6 +268,7 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
 
     Writes ``out/<method>/`` (runs), ``out/roundrobin.*`` (matrix, heatmap) and
     ``out/learning_curves.png``; returns a summary dict (also ``out/compare.json``).
+    ``progress(games trained, games of all three runs)`` while they train.
     """
     from bgengine.agents import Player
     from bgengine.network import Network
@@ -263,7 +289,7 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
                "backprop": TrainConfig(**common, method="backprop", alpha=alpha_backprop),
                "mutation": TrainConfig(**common, method="mutation")}
     jobs = [(str(out / m), dataclasses.asdict(c), eval_games) for m, c in configs.items()]
-    finals = dict(zip(configs, _map(backend, jobs, parallel)))
+    finals = dict(zip(configs, _map(backend, jobs, parallel, progress)))
     if not all(f["complete"] for f in finals.values()):
         summary = {"complete": False, "games": games, "runs": finals}
         (out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")

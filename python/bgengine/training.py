@@ -25,10 +25,10 @@ import json
 import logging
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from bgengine.td import train_games
 from bgengine.threaded_td import train_games_threaded
 from bgengine.train_config import METHODS, STEP_LIST, TrainConfig, alpha_at
 
-__all__ = ["TrainConfig", "train", "alpha_at", "read_log", "METHODS", "STEP_LIST"]
+__all__ = ["TrainConfig", "TrainProgress", "train", "alpha_at", "read_log", "METHODS", "STEP_LIST"]
 
 log = logging.getLogger(__name__)
 
@@ -137,31 +137,32 @@ def _checked_state(meta: dict, snaps: dict, config: TrainConfig, path: Path) -> 
 
 # ---------------------------------------------------------------- progress
 
-class _Progress:
-    """One status line on a terminal (rewritten in place), log lines otherwise."""
+@dataclass(frozen=True)
+class TrainProgress:
+    """What a run reports after each chunk of games to :func:`train`'s ``progress``."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled
-        self.tty = enabled and sys.stderr.isatty()
-        self.last_len = 0
+    run: str
+    games: int              # games trained so far
+    total: int              # the run's games
+    chunk: int              # games of the last chunk (so games - chunk before it)
+    games_per_s: float      # of the last chunk
+    alpha: float            # step size of the last chunk
+    last_eval: str          # "ppg±ci95" of the latest evaluation; "n/a" before the first
 
-    def update(self, games: int, rate: float, alpha: float, ppg: str) -> None:
-        if not self.enabled:
-            return
-        eta = (self.total - games) / rate if rate > 0 else 0
-        text = (f"games {games}/{self.total} ({100 * games / self.total:.0f}%)  {rate:,.0f} games/s  "
-                f"alpha {alpha:.4g}  vs pubeval {ppg}  eta {_fmt_time(eta)}")
-        if self.tty:
-            sys.stderr.write("\r" + text.ljust(self.last_len))
-            sys.stderr.flush()
-            self.last_len = len(text)
-        else:
-            log.info(text)
+    def line(self) -> str:
+        """One line of text: games, speed, step size, evaluation, time left."""
+        eta = (self.total - self.games) / self.games_per_s if self.games_per_s > 0 else 0
+        return (f"games {self.games}/{self.total} ({100 * self.games / self.total:.0f}%)  "
+                f"{self.games_per_s:,.0f} games/s  alpha {self.alpha:.4g}  vs pubeval "
+                f"{self.last_eval}  eta {_fmt_time(eta)}")
 
-    def close(self) -> None:
-        if self.tty and self.last_len:
-            sys.stderr.write("\n")
+
+def _reporter(progress: bool | Callable[[TrainProgress], None]
+              ) -> Callable[[TrainProgress], None] | None:
+    """``train``'s ``progress`` as a callback: itself, a log line per chunk (True), or none."""
+    if callable(progress):
+        return progress
+    return (lambda p: log.info(p.line())) if progress else None
 
 
 def _fmt_time(seconds: float) -> str:
@@ -243,9 +244,12 @@ def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int
 
 
 def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
-          progress: bool = True, stop_after: int | None = None, stop=None) -> Network:
+          progress: bool | Callable[[TrainProgress], None] = True,
+          stop_after: int | None = None, stop=None) -> Network:
     """Train (or resume) the run in directory ``run``; return the final network.
 
+    ``progress``: a callback given a :class:`TrainProgress` after every chunk of games,
+    True for an INFO log line per chunk instead, False for nothing.
     ``stop_after`` stops once that many games of the run are done (for tests
     and for splitting a run over sessions); Ctrl-C (in the main thread) or
     setting ``stop`` (a ``threading.Event``, from any thread) stops after the
@@ -253,7 +257,10 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     tells how far the run got.
 
     Nothing is written before everything is checked: the config, the directory (a run's
-    files without its checkpoint, or a config that is not the run's, are refused), the
+    files without its checkpoint, or a config that is not the run's, are refused; a
+    config that differs in ``games`` alone lengthens or shortens the run, never below
+    its checkpoint: with the ``constant`` and ``steps`` schedules an extended run is the
+    one planned with the larger ``games``, bit for bit), the
     checkpoint (weights and every field of its state) and the log; a start that fails
     leaves no file behind.  ``resume=False`` starts over on purpose: the old checkpoint
     and log are dropped.  ``ValueError`` names the file and the problem.
@@ -269,10 +276,16 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
     rd = RunDir(run)
     lock = rd.lock()
     try:
-        resuming = _check_run_dir(config, run, resume)
+        saved = _check_run_dir(config, run, resume)
+        resuming = saved is not None
         net = _new_network(config, {"config": dataclasses.asdict(config)})
         if resuming:
-            state = _load_checkpoint(run, net, config)
+            # checked against the run's own length: ``games`` alone may have changed
+            state = _load_checkpoint(run, net, dataclasses.replace(
+                config, games=max(config.games, saved.games)))
+            if state.games > config.games:
+                raise ValueError(f"{run} is already at game {state.games}: games must be at "
+                                 f"least {state.games} to resume it (asked for {config.games})")
             log_plan = rd.log_plan(state.games)
     except BaseException:
         rd.unlock(lock)
@@ -300,20 +313,21 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
         rd.unlock(lock)
 
 
-def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
-    """Check the run directory against ``config`` before anything is written: True for a
-    resume (its checkpoint is read next), False for a start from game 0.  ``ValueError``
-    when resuming would lose or mix up a run's files."""
+def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> TrainConfig | None:
+    """Check the run directory against ``config`` before anything is written: the run's
+    saved config for a resume (its checkpoint is read next; ``config`` may differ from it
+    in ``games`` alone), None for a start from game 0.  ``ValueError`` when resuming
+    would lose or mix up a run's files."""
     found = RunDir(run).progress_files()
     if not resume or not found:
-        return False            # a fresh start (or --restart): config.toml alone is no run
+        return None             # a fresh start (or --restart): config.toml alone is no run
     if "checkpoint.npz" not in found:
         beyond = _progress_beyond(run, config.checkpoint_every)
         if not beyond:
             # killed before its first checkpoint: the start from game 0 writes the same
             # files again, bit for bit
             log.info("%s: no checkpoint yet; starting from game 0", run)
-            return False
+            return None
         raise ValueError(f"{run} holds {', '.join(beyond)} but no checkpoint.npz: resuming would "
                          f"start the run again from game 0 over them.  Put the checkpoint back, "
                          f"move the files away, or start over on purpose (--restart)")
@@ -326,11 +340,23 @@ def _check_run_dir(config: TrainConfig, run: Path, resume: bool) -> bool:
     except ValueError as exc:
         raise ValueError(f"{exc} (the config of the run in {run}: restore it, e.g. from the "
                          f"file the run was started with, to resume)") from None
-    if saved != config:
-        diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+    diff = [f.name for f in fields(config) if getattr(saved, f.name) != getattr(config, f.name)]
+    if diff == ["games"]:
+        _note_new_length(run, saved, config)
+    elif diff:
         raise ValueError(f"{run} holds a run with a different config ({', '.join(diff)} differ); "
                          f"use another directory or the same config")
-    return True
+    return saved
+
+
+def _note_new_length(run: Path, saved: TrainConfig, config: TrainConfig) -> None:
+    """Log a run's new length (its config but for ``games``: a finished run extended,
+    or a running one lengthened or shortened)."""
+    log.info("%s: the run's length changes from %d to %d games", run, saved.games, config.games)
+    if config.schedule in ("linear", "compound"):
+        log.warning("%s: the %s step-size schedule depends on the run's length: from here on "
+                    "it follows %d games, so the run differs from one planned with %d games "
+                    "from the start", run, config.schedule, config.games, config.games)
 
 
 def _progress_beyond(run: Path, games: int) -> list[str]:
@@ -362,52 +388,52 @@ def _write_config(run: Path, config: TrainConfig) -> None:
         atomic_write(path, lambda f: f.write(text))
 
 
-def _train_loop(config: TrainConfig, run: Path, net, state: _State, progress: bool,
+def _train_loop(config: TrainConfig, run: Path, net, state: _State,
+                progress: bool | Callable[[TrainProgress], None],
                 stop_after: int | None, stop):
     """Play the run's chunks from ``state`` on (see :func:`train`)."""
     opponent = Player(config.eval_opponent) if config.eval_opponent != "net" else None
     threads = config.threads or default_threads()
     end = min(config.games, stop_after) if stop_after is not None else config.games
-    bar = _Progress(config.games, progress)
+    report = _reporter(progress)
     last_ppg = "n/a"
     # Ctrl-C: finish the chunk, save, stop
     rd = RunDir(run)
     with stop_on_interrupt() as interrupted, open(rd.log, "a") as logf:
-        try:
-            while (state.games < end and not interrupted.is_set()
-                   and not (stop is not None and stop.is_set())):
-                n = min(config.checkpoint_every, end - state.games)
-                alpha = alpha_at(config, state.games, state.step_index)
-                t0 = time.perf_counter()
-                stats = _train_chunk(config, net, n, alpha, state.games, threads)
-                dt = time.perf_counter() - t0
-                state.games += n
-                state.elapsed += dt
-                record = {"kind": "train", "games": state.games, "alpha": alpha,
-                          "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
-                          "mean_error": float(stats["error"].mean()),
-                          "first_player_ppg": float(stats["result"].mean()), "elapsed": state.elapsed}
-                if "accepted" in stats:
-                    record["mutants_accepted"] = float(stats["accepted"].mean())
-                _write(logf, record)
-                if config.schedule == "steps" and state.games % config.plateau_every == 0:
-                    _plateau_step(config, net, state, logf, threads)
-                if state.games % config.eval_every == 0 or state.games == config.games:
-                    res = _evaluate(config, net, opponent, threads)
-                    last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
-                    _write(logf, {**res.as_dict(), "kind": "eval", "games": state.games,
-                                  "eval_games": res.games, "elapsed": state.elapsed})
-                    if res.ppg > state.best_ppg:
-                        state.best_ppg = res.ppg
-                        _stamp(net, config, state, res.ppg).save(rd.best)
-                _stamp(net, config, state, None).save(rd.network)
-                if config.snapshot_every and state.games % config.snapshot_every == 0:
-                    rd.snapshots.mkdir(exist_ok=True)
-                    net.save(rd.snapshot(state.games))
-                _save_checkpoint(run, net, state)
-                bar.update(state.games, n / dt, alpha, last_ppg)
-        finally:
-            bar.close()
+        while (state.games < end and not interrupted.is_set()
+               and not (stop is not None and stop.is_set())):
+            n = min(config.checkpoint_every, end - state.games)
+            alpha = alpha_at(config, state.games, state.step_index)
+            t0 = time.perf_counter()
+            stats = _train_chunk(config, net, n, alpha, state.games, threads)
+            dt = time.perf_counter() - t0
+            state.games += n
+            state.elapsed += dt
+            record = {"kind": "train", "games": state.games, "alpha": alpha,
+                      "games_per_s": n / dt, "mean_moves": float(stats["moves"].mean()),
+                      "mean_error": float(stats["error"].mean()),
+                      "first_player_ppg": float(stats["result"].mean()), "elapsed": state.elapsed}
+            if "accepted" in stats:
+                record["mutants_accepted"] = float(stats["accepted"].mean())
+            _write(logf, record)
+            if config.schedule == "steps" and state.games % config.plateau_every == 0:
+                _plateau_step(config, net, state, logf, threads)
+            if state.games % config.eval_every == 0 or state.games == config.games:
+                res = _evaluate(config, net, opponent, threads)
+                last_ppg = f"{res.ppg:+.3f}±{res.ci95:.3f}"
+                _write(logf, {**res.as_dict(), "kind": "eval", "games": state.games,
+                              "eval_games": res.games, "elapsed": state.elapsed})
+                if res.ppg > state.best_ppg:
+                    state.best_ppg = res.ppg
+                    _stamp(net, config, state, res.ppg).save(rd.best)
+            _stamp(net, config, state, None).save(rd.network)
+            if config.snapshot_every and state.games % config.snapshot_every == 0:
+                rd.snapshots.mkdir(exist_ok=True)
+                net.save(rd.snapshot(state.games))
+            _save_checkpoint(run, net, state)
+            if report is not None:
+                report(TrainProgress(str(run), state.games, config.games, n, n / dt, alpha,
+                                     last_ppg))
     if interrupted.is_set():
         log.warning("interrupted: %s saved at game %d; run again to resume", run, state.games)
     _stamp(net, config, state, None)

@@ -8,11 +8,11 @@ Boards follow GNU Backgammon's convention: a ``uint8`` array of shape
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Board", "Step", "Outputs", "PlayerLike", "OUTPUT_FORMS", "five_outputs"]
+__all__ = ["Board", "Step", "Outputs", "PlayerLike", "Progress", "OUTPUT_FORMS", "five_outputs"]
 
 #: A position: ``uint8`` array of shape ``(2, 25)``, the side on roll in row 1.
 Board = np.ndarray
@@ -25,6 +25,10 @@ Step = tuple[int, int]
 #: gammon, the other's gammon), 5 = gnubg's (win, win gammon, win backgammon, lose
 #: gammon, lose backgammon).
 Outputs = np.ndarray
+
+#: How a long job reports how far it is: ``progress(done, total)`` (games, pairings,
+#: plays...), called after each step; the command line draws it as a bar.
+Progress = Callable[[int, int], None]
 
 #: Output counts a network can have.
 OUTPUT_FORMS = (1, 4, 5)

@@ -1,3 +1,4 @@
+# PYTHON_ARGCOMPLETE_OK  (argcomplete's marker: this command completes itself)
 """The ``bgengine`` command line: one module per command group.
 
 Each module ``bgengine.cli.<group>`` has ``register(subparsers)``, which adds
@@ -9,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Sequence
 
 import bgengine
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXIT_BROKEN_PIPE"]
+
+log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,12 +39,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status when the reader of standard output went away (``bgengine moves ... | head``):
+#: what the shell reports for a program ended by SIGPIPE, so ``set -o pipefail`` sees
+#: ``bgengine`` as it sees ``yes | head``.
+EXIT_BROKEN_PIPE = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``bgengine ARGV``; returns the exit status (2: bad input, 130: interrupted)."""
+    """Run ``bgengine ARGV``; returns the exit status (2: bad input, 130: interrupted,
+    141: standard output closed by its reader)."""
+    try:
+        status = _run(argv)
+        sys.stdout.flush()          # a closed pipe shows here, not at the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # nothing more can reach the reader; point stdout at /dev/null so that the
+        # interpreter's own flush at exit does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):   # stdout is no file (main called from Python)
+            pass
+        return EXIT_BROKEN_PIPE
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request, if this run is one (argcomplete, optional:
+    ``pip install 'bgengine[completion]'``; it exits after answering)."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ImportError:
+        return
+    argcomplete.autocomplete(parser)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command's handler."""
     parser = build_parser()
+    _complete(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from bgengine.cli.options import deprecations
+
+    for note in deprecations(args):
+        log.warning(note)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

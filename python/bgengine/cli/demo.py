@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+
+from bgengine.cli.output import add_json_argument, emit
 
 __all__ = ["register"]
 
@@ -12,7 +15,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from bgengine.demo import default_demo_players, play_demo_game
 
     x, o = default_demo_players()
-    play_demo_game(args.x or x, args.o or o, seed=args.seed, out=sys.stdout)
+    x, o = args.x or x, args.o or o
+    record = play_demo_game(x, o, seed=args.seed, out=None if args.json else sys.stdout)
+    emit(args, {"x": x, "o": o, "seed": args.seed, **dataclasses.asdict(record)})
     return 0
 
 
@@ -27,4 +32,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--x", default=None, help="player for X (default: net, the shipped network)")
     p.add_argument("--o", default=None, help="player for O (default: pubeval)")
     p.add_argument("--seed", type=int, default=1, help="dice seed (default 1); same seed, same game")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_demo)

@@ -7,8 +7,9 @@ import io
 import sys
 from typing import TextIO
 
+from bgengine.cli.options import add_player_argument
 from bgengine.ids import MAX_MATCH_LENGTH
-from bgengine.players import SPEC_HELP
+from bgengine.players import SPEC_HELP, is_network_spec, network_file
 from bgengine.terminal import HELP, LEVELS, PlaySession
 
 __all__ = ["register", "play_main"]
@@ -23,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "Play backgammon against the engine in the terminal.  You are X; moves are typed\n"
             "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off).\n\n" + HELP + "\n\n"
             "Levels: easy (the network at 0-ply with 20% random plays), medium (0-ply),\n"
-            "hard (2-ply lookahead).  --player SPEC plays any player instead: " + SPEC_HELP + "."),
+            "hard (2-ply lookahead).  --player SPEC: another network at the level, or any\n"
+            "player instead: " + SPEC_HELP + "."),
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--match", type=int, default=None, metavar="N",
@@ -35,10 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="money play with the Jacoby rule (gammons count only after a double)")
     p.add_argument("--level", choices=sorted(LEVELS), default="medium",
                    help="engine strength (default medium)")
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays for the engine (overrides --level's play)")
-    p.add_argument("--net", default=None, metavar="FILE",
-                   help="network for the engine's play, hints and cube (default: the shipped one)")
+    add_player_argument(p, "who plays for the engine: a network (net, net:PATH, PATH.npz) "
+                           "plays at --level and gives the hints and cube decisions too; any "
+                           "other player (pubeval, gnubg, ...) plays instead of the level's "
+                           "network (default: net, the shipped network)", old=("--net",))
     p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
                    help="lookahead of 'hint' for its best candidates (0..3, default 2)")
     p.add_argument("--position", default=None, metavar="ID",
@@ -55,6 +57,8 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
     match_length = args.match if getattr(args, "match", None) is not None else 0
     if getattr(args, "match", None) is not None and not 1 <= args.match <= MAX_MATCH_LENGTH:
         raise ValueError(f"--match must be 1..{MAX_MATCH_LENGTH} points, got {args.match}")
+    if args.jacoby and match_length:
+        raise ValueError("--jacoby is a rule of money play: matches (--match) never use it")
     if args.games is not None and args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.seed is not None and not 0 <= args.seed < 1 << 64:
@@ -72,9 +76,13 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         echo = not inp.isatty()
     except (AttributeError, ValueError, OSError):
         pass
+    player, network = args.player, None
+    if player is not None and is_network_spec(player):  # a network: at the level, hints, cube
+        file = network_file(player)
+        player, network = None, (str(file) if file is not None else None)
     session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
-                          level=args.level, player=args.player, network=args.net,
-                          games=args.games, jacoby=args.jacoby and not match_length,
+                          level=args.level, player=player, network=network,
+                          games=args.games, jacoby=args.jacoby,
                           hint_plies=args.hint_plies, echo=echo,
                           position=getattr(args, "position", None))
     return session.run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from bgengine.cli.options import parse_dice
+from bgengine.cli.output import add_json_argument, emit
 
 __all__ = ["register"]
 
@@ -13,13 +14,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from bgengine.state import GameState
 
     state = GameState.from_string(args.position_id) if args.position_id else GameState()
-    print(state.position.to_text())
-    print(f" {state.summary()}")
-    print(f" gnubg ID: {state.to_gnubgid()}")
+    pos = state.position
+    lines = [pos.to_text(), f" {state.summary()}", f" gnubg ID: {state.to_gnubgid()}"]
     try:
-        print(f" {state.to_xgid()}")
+        xgid: str | None = state.to_xgid()
+        lines.append(f" {xgid}")
     except ValueError as exc:       # a resignation or a finished game: no XGID
-        print(f" (no XGID: {exc})")
+        xgid = None
+        lines.append(f" (no XGID: {exc})")
+    emit(args, {"position_id": pos.position_id, "gnubg_id": state.to_gnubgid(), "xgid": xgid,
+                "summary": state.summary(), "board": pos.board, "pips": pos.pips(),
+                "borne_off": pos.borne_off()}, "\n".join(lines))
     return 0
 
 
@@ -31,12 +36,13 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     if args.dice is None and state.dice == (0, 0):
         raise ValueError("no dice: give the roll (e.g. 31) or a state with dice rolled")
     d1, d2 = args.dice or state.dice
-    moves = pos.legal_moves(d1, d2)
-    if moves[0].is_pass:
-        print(f"no legal play with {d1}-{d2}")
-        return 0
-    for i, m in enumerate(moves, 1):
-        print(f"{i:4d}. {m.notation:<28} -> {m.position.swap().position_id}")
+    moves = [m for m in pos.legal_moves(d1, d2) if not m.is_pass]
+    after = [m.position.swap().position_id for m in moves]
+    lines = [f"{i:4d}. {m.notation:<28} -> {a}" for i, (m, a) in enumerate(zip(moves, after), 1)]
+    emit(args, {"position_id": pos.position_id, "dice": [d1, d2],
+                "moves": [{"notation": m.notation, "position_id": a}
+                          for m, a in zip(moves, after)]},
+         "\n".join(lines) if lines else f"no legal play with {d1}-{d2}")
     return 0
 
 
@@ -47,6 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "with its context (match, score, cube, dice) and its IDs.")
     p.add_argument("position_id", nargs="?", metavar="STATE",
                    help="Position ID, gnubg's PositionID:MatchID or an XGID (default: the start)")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_show)
 
     p = sub.add_parser("moves", help="list the legal plays of a position for a roll",
@@ -56,4 +63,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="Position ID, PositionID:MatchID or XGID; the side on roll moves")
     p.add_argument("dice", type=parse_dice, nargs="?",
                    help="the roll, e.g. 31 or 6-6 (default: the state's dice)")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_moves)

@@ -4,32 +4,38 @@ from __future__ import annotations
 
 import argparse
 
-from bgengine.cli.options import parse_dice
+from bgengine.cli.options import add_player_argument, add_quiet_argument, parse_dice
+from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
+from bgengine.players import NETWORK_SPEC_HELP
 
 __all__ = ["register"]
 
 
 def _cmd_rollout(args: argparse.Namespace) -> int:
     from bgengine.match import default_threads
-    from bgengine.players import load_default_network, load_network
+    from bgengine.players import load_network_spec
     from bgengine.position import Position
     from bgengine.rollouts import rollout_moves, rollout_position
 
-    net = load_network(args.network) if args.network else load_default_network()
+    net = load_network_spec(args.player)
     pos = Position.from_id(args.position_id)
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
               plies=args.plies, n_threads=args.threads or default_threads())
-    print(pos.to_text())
+    if not args.json:
+        print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
     if args.dice:
-        results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
-                                candidates=args.candidates, **kw)
-        print(f"\nrollout of the best {len(results)} plays for {args.dice[0]}{args.dice[1]}, "
-              f"{args.trials} trials each (mover's view; win wg wbg lg lbg):")
+        with ProgressBar("rollout", "plays", quiet=args.quiet) as bar:
+            results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
+                                    candidates=args.candidates, progress=bar, **kw)
+        title = (f"rollout of the best {len(results)} plays for {args.dice[0]}{args.dice[1]}, "
+                 f"{args.trials} trials each (mover's view; win wg wbg lg lbg):")
     else:
         results = [rollout_position(net, pos.board, args.trials, **kw)]
-        print(f"\nrollout, {args.trials} trials (side on roll, before rolling):")
-    for r in results:
-        print(" ", r)
+        title = f"rollout, {args.trials} trials (side on roll, before rolling):"
+    emit(args, {"position_id": pos.position_id,
+                "dice": list(args.dice) if args.dice else None, "results": results},
+         "\n".join(["", title, *(f"  {r}" for r in results)]))
     return 0
 
 
@@ -50,7 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="stop after this many plays and use the network (default 0: play out)")
     p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
     p.add_argument("--plies", type=int, default=0, help="lookahead of the plays in the trials (default 0)")
-    p.add_argument("--network", help="network file (default: the shipped network)")
+    add_player_argument(p, f"the network choosing every play: {NETWORK_SPEC_HELP} "
+                           "(default: net)", old=("--network",))
     p.add_argument("--seed", type=int, default=0, help="seed of the later rolls (default 0)")
     p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    add_quiet_argument(p)
+    add_json_argument(p)
     p.set_defaults(func=_cmd_rollout)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import signal
 import sys
 
+from bgengine.cli.options import add_player_argument
 from bgengine.engine import Engine, NotSupported
 from bgengine.interrupts import handling, raise_keyboard_interrupt
 from bgengine.players import SPEC_HELP
@@ -40,8 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             f"Players (--player): {SPEC_HELP}.\n\n"
             "Stop the server with Ctrl-C."),
     )
-    p.add_argument("--player", default=None, metavar="SPEC",
-                   help="who plays (default: net, the shipped network, if installed; else pubeval)")
+    add_player_argument(p, "who plays (default: net, the shipped network, if installed; else "
+                           "pubeval)")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"address to listen on (default {DEFAULT_HOST}, this machine only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
@@ -107,6 +109,9 @@ def serve_main(args: argparse.Namespace) -> int:
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    serve_log = logging.getLogger("bgengine.serve")
+    level = serve_log.level
+    serve_log.setLevel(logging.INFO)        # a line per client in and out, while serving
     print(f"bgengine serve: listening on {srv.address} ({engine.describe()})", file=sys.stderr)
     print(f"  in gnubg: set player 1 external {srv.address}", file=sys.stderr, flush=True)
     try:
@@ -117,4 +122,5 @@ def serve_main(args: argparse.Namespace) -> int:
     finally:
         srv.release()
         xlog.close()
+        serve_log.setLevel(level)
     return 0

@@ -8,7 +8,9 @@ import logging
 import sys
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.options import add_backend_arguments, add_quiet_argument, backend_from_args
+from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 from bgengine.distributed import Backend
 
 __all__ = ["register"]
@@ -23,10 +25,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
     spec = SweepSpec.from_toml(args.config)
     logging.getLogger("bgengine").setLevel(logging.INFO)     # a line per run started and finished
-    with _backend(args) as backend:
-        doc = run_sweep(spec, args.out, backend=backend)
-    print(sweep_table(doc), end="")
-    print(f"wrote {Path(args.out) / 'sweep.json'}, {Path(args.out) / 'sweep.csv'}")
+    with _backend(args) as backend, ProgressBar("sweep", "games", quiet=args.quiet) as bar:
+        doc = run_sweep(spec, args.out, backend=backend, progress=bar)
+    files = [Path(args.out) / "sweep.json", Path(args.out) / "sweep.csv"]
+    emit(args, {**doc, "files": files},
+         sweep_table(doc) + "wrote " + ", ".join(map(str, files)))
     if not doc["complete"]:
         print("interrupted: the table holds the finished runs only; run the same command again "
               "to resume the others", file=sys.stderr)
@@ -38,18 +41,18 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from bgengine.sweep import compare_methods
 
     logging.getLogger("bgengine").setLevel(logging.INFO)
-    with _backend(args) as backend:
+    with _backend(args) as backend, ProgressBar("compare", "games", quiet=args.quiet) as bar:
         s = compare_methods(args.out, args.games, hidden=args.hidden, seed=args.seed,
-                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend)
+                            rr_games=args.rr_games, eval_games=args.eval_games, backend=backend,
+                            progress=bar)
     if not s["complete"]:
         print("interrupted: the runs are saved; run the same command again to resume",
               file=sys.stderr)
         return 130
-    print(s["table"], end="")
-    print(f"{'method':<10} ppg vs pubeval      published (600k games)")
-    for m, v in s["vs_pubeval"].items():
-        print(f"{m:<10} {v['ppg']:+.3f} ± {v['ci95']:.3f}    {v['published']:+.2f}")
-    print("wrote " + ", ".join(s["files"]))
+    lines = [s["table"].rstrip("\n"), f"{'method':<10} ppg vs pubeval      published (600k games)"]
+    lines += [f"{m:<10} {v['ppg']:+.3f} ± {v['ci95']:.3f}    {v['published']:+.2f}"
+              for m, v in s["vs_pubeval"].items()]
+    emit(args, s, "\n".join(lines + ["wrote " + ", ".join(s["files"])]))
     return 0
 
 
@@ -66,6 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parallel", type=int, default=None,
                    help="runs trained at once on this machine (default: all cores)")
     add_backend_arguments(p)
+    add_quiet_argument(p)
+    add_json_argument(p)
     p.set_defaults(func=_cmd_sweep)
 
     p = sub.add_parser("compare", help="the sources' experiment: TD vs backprop vs mutation, scaled down",
@@ -83,4 +88,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="games of each learning-curve evaluation against pubeval (default 1000)")
     p.add_argument("--seed", type=int, default=1, help="seed of weights, dice and the round robin (default 1)")
     add_backend_arguments(p)
+    add_quiet_argument(p)
+    add_json_argument(p)
     p.set_defaults(func=_cmd_compare)

@@ -9,6 +9,8 @@ import textwrap
 from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
@@ -70,7 +72,9 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
         add_backend_arguments(q)
         q.add_argument("--out", default=out,
                        help=f"directory for the result files (default ./{out}; created if missing)")
-        q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+        q.add_argument("--quiet", action="store_true",
+                       help="no progress on stderr (a bar on a terminal, and a line per result)")
+        add_json_argument(q)
         q.set_defaults(func=tournament_main)
 
     players_help = ("players: benchmark specs (" + SPEC_HELP.split(" | gnubg-external")[0] +
@@ -155,7 +159,6 @@ def tournament_main(args: argparse.Namespace) -> int:
             parser.print_help()
         return 2
     warn: Warn = to_stderr
-    progress: Warn = (lambda msg: None) if args.quiet else to_stderr
     threads = resolve_threads(args.threads)
     out = Path(args.out)
 
@@ -163,59 +166,71 @@ def tournament_main(args: argparse.Namespace) -> int:
         warn("\ninterrupted: stopping after the current batch of games "
              "(Ctrl-C again to abort at once)")
 
+    units = {"roundrobin": "pairings", "knockout": "matches", "older": "opponents"}
     with backend_from_args(args, threads) as backend, \
-            stop_on_interrupt(notice=notice, again_raises=True) as stop:
+            stop_on_interrupt(notice=notice, again_raises=True) as stop, \
+            ProgressBar(kind, units.get(kind, "games"), quiet=args.quiet) as bar:
         if kind == "roundrobin":
-            return _main_roundrobin(args, backend, out, stop, warn, progress)
+            return _main_roundrobin(args, backend, out, stop, warn, bar)
         if kind == "knockout":
-            return _main_knockout(args, backend, out, stop, warn, progress)
+            return _main_knockout(args, backend, out, stop, warn, bar)
         if kind == "older":
-            return _main_older(args, backend, out, stop, warn, progress)
+            return _main_older(args, backend, out, stop, warn, bar)
     raise ValueError(f"unknown tournament {kind!r}")
 
 
-def _finish(complete: bool, files: list[Path], warn: Warn) -> int:
-    print("wrote " + ", ".join(str(f) for f in files))
+def _finish(args: argparse.Namespace, doc: dict, text: str, complete: bool, files: list[Path],
+            warn: Warn) -> int:
+    """Print the result (``text``, or ``doc`` with ``--json``) and the files written;
+    the exit status."""
+    emit(args, {**doc, "complete": complete, "files": files},
+         text + "wrote " + ", ".join(str(f) for f in files))
     if not complete:
         warn("interrupted: the results above are partial")
         return 130
     return 0
 
 
-def _main_roundrobin(args, backend, out, stop, warn, progress) -> int:
+def _main_roundrobin(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     entrants = load_entrants(args.players, warn)
     n = len(entrants)
     total = n * (n - 1) // 2
     count = [0]
-    progress(f"round robin: {n} players, {total} pairings of {args.games} games, "
+    bar.note(f"round robin: {n} players, {total} pairings of {args.games} games, "
              f"{backend!r}, seed {args.seed}")
+    bar(0, total)
 
     def on_pairing(rr: RoundRobin, i: int, j: int) -> None:
         count[0] += 1
         res = rr.results.get((i, j))
         if res is not None:
-            progress(f"[{count[0]}/{total}] {rr.names[i]} vs {rr.names[j]}: "
+            bar.note(f"[{count[0]}/{total}] {rr.names[i]} vs {rr.names[j]}: "
                      f"{fmt_ppg(res.ppg, res.ci95)} ({res.games} games)")
+        bar(count[0], total)
         out.mkdir(parents=True, exist_ok=True)  # progress survives a crash
         write_text(out / "roundrobin.json", json.dumps(
             {**rr.as_dict(), "complete": False}, indent=2) + "\n")
 
     rr = round_robin(entrants, args.games, seed=args.seed, backend=backend, stop=stop,
                      on_pairing=on_pairing)
-    print(rr.table(), end="")
-    return _finish(rr.complete, rr.save(out, warn), warn)
+    files = rr.save(out, warn)
+    return _finish(args, rr.as_dict(), rr.table(), rr.complete, files, warn)
 
 
-def _main_knockout(args, backend, out, stop, warn, progress) -> int:
+def _main_knockout(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     skipped: list = []
     entrants = load_entrants(args.players, warn, skipped)
     if not entrants:
         raise ValueError("no loadable players: nothing to play")
-    progress(f"knock-out: {len(entrants)} players, out at {args.margin} points behind, at most "
+    bar.note(f"knock-out: {len(entrants)} players, out at {args.margin} points behind, at most "
              f"{args.games} games per pairing, {backend!r}, seed {args.seed}")
 
+    played = [0]
+
     def on_match(ko: Knockout, m: KnockoutMatch) -> None:
-        progress(f"round {m.round}: " + m.line(0))
+        played[0] += 1
+        bar.note(f"round {m.round}: " + m.line(0))
+        bar(played[0], len(entrants) - 1)      # a knock-out of n players has n - 1 matches
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "knockout.json", json.dumps(
             {**ko.as_dict(), "complete": False}, indent=2) + "\n")
@@ -223,14 +238,15 @@ def _main_knockout(args, backend, out, stop, warn, progress) -> int:
     ko = knockout(entrants, max_games=args.games, margin=args.margin, seed=args.seed,
                   backend=backend, batch_pairs=args.batch, stop=stop, skipped=skipped,
                   on_match=on_match)
-    print(ko.text(), end="")
-    return _finish(ko.complete, ko.save(out), warn)
+    files = ko.save(out)
+    return _finish(args, ko.as_dict(), ko.text(), ko.complete, files, warn)
 
 
-def _main_older(args, backend, out, stop, warn, progress) -> int:
+def _main_older(args, backend, out, stop, warn, bar: ProgressBar) -> int:
     def on_row(res: OlderSelf) -> None:
         r = res.rows[-1]
-        progress(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
+        bar(len(res.rows))
+        bar.note(f"{res.latest['name']} vs {r['opponent']} (age {r['age_label']}): "
                  f"{fmt_ppg(r['ppg'], r['ci95'] if r['ci95'] is not None else math.inf)}")
         out.mkdir(parents=True, exist_ok=True)
         write_text(out / "older.json", json.dumps(
@@ -238,8 +254,8 @@ def _main_older(args, backend, out, stop, warn, progress) -> int:
 
     res = older_self(args.source, args.games, every=args.every, seed=args.seed, backend=backend,
                      stop=stop, warn=warn, max_opponents=args.max_opponents, on_row=on_row)
-    print(res.text(), end="")
-    return _finish(res.complete, res.save(out, warn), warn)
+    files = res.save(out, warn)
+    return _finish(args, res.as_dict(), res.text(), res.complete, files, warn)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

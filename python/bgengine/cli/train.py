@@ -6,14 +6,19 @@ import argparse
 import dataclasses
 import logging
 
+from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
+
 __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from bgengine.runs import RunDir
-    from bgengine.training import TrainConfig, train
+    from bgengine.runs import RunDir, read_log
+    from bgengine.training import TrainConfig, TrainProgress, train
 
-    config = TrainConfig.from_toml(args.config) if args.config else TrainConfig()
+    own = RunDir(args.run).config       # a run resumes from its own config
+    source = args.config or (own if own.is_file() else None)
+    config = TrainConfig.from_toml(source) if source else TrainConfig()
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                    ("encoder", args.encoder)) if v is not None}
     if args.hidden is not None:
@@ -21,16 +26,30 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if overrides:
         config = TrainConfig.from_dict({**dataclasses.asdict(config), **overrides})
     logging.getLogger("bgengine").setLevel(logging.INFO)
+    bar = ProgressBar(f"train {args.run}", "games", total=config.games, quiet=args.quiet)
+
+    def progress(p: TrainProgress) -> None:
+        bar.start_at(p.games - p.chunk)     # a resumed run: from its checkpoint
+        bar.status(f"alpha {p.alpha:.4g}, vs {config.eval_opponent} {p.last_eval}")
+        bar(p.games, p.total)
+
+    # on a terminal a bar; elsewhere (a log file) the library's line per chunk
+    reporter = progress if bar.shown else not args.quiet
     try:
-        net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+        with bar:
+            net = train(config, args.run, resume=not args.restart, progress=reporter)
     except OSError as exc:      # a disk full, a file made read-only under a running run
         raise ValueError(f"{args.run}: cannot write the run ({exc.strerror or exc}"
                          f"{': ' + str(exc.filename) if exc.filename else ''})") from None
     except FloatingPointError as exc:   # diverged: the last checkpoint is intact
         raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
     rd = RunDir(args.run)
-    print(f"{args.run}: {net!r}, latest network in {rd.network}, "
-          f"best against {config.eval_opponent} in {rd.best}")
+    evals = [r for r in read_log(args.run) if r.get("kind") == "eval"]
+    emit(args, {"run": args.run, "games": net.metadata["training"]["games"],
+                "network": rd.network, "best": rd.best,
+                "last_evaluation": evals[-1] if evals else None},
+         f"{args.run}: {net!r}, latest network in {rd.network}, "
+         f"best against {config.eval_opponent} in {rd.best}")
     return 0
 
 
@@ -38,7 +57,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from bgengine.plot import plot_run
 
     out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
-    print(plot_run(args.runs, out))
+    path = plot_run(args.runs, out)
+    emit(args, {"runs": args.runs, "plot": path}, str(path))
     return 0
 
 
@@ -48,17 +68,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Train a network by self-play in directory RUN.  Settings come "
                                    "from a TOML file (see TrainConfig in bgengine.training; keys may sit "
                                    "under [train]); a few can be overridden here.  Checkpoints are "
-                                   "written every checkpoint_every games; run the same command again "
-                                   "to resume exactly where it stopped.  Ctrl-C stops cleanly.")
+                                   "written every checkpoint_every games; 'bgengine train RUN' "
+                                   "resumes exactly where it stopped, from the run's own config, "
+                                   "and 'bgengine train RUN --games N' extends a finished run to N "
+                                   "games.  Ctrl-C stops cleanly.")
     p.add_argument("run", help="run directory (created if missing)")
-    p.add_argument("--config", help="TOML file with the training settings")
-    p.add_argument("--games", type=int, help="total self-play games of the run")
+    p.add_argument("--config", help="TOML file with the training settings (default: the run's "
+                                    "own RUN/config.toml, else the defaults)")
+    p.add_argument("--games", type=int,
+                   help="total self-play games of the run; more than a finished run's extends it")
     p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
     p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
     p.add_argument("--seed", type=int, help="seed for weights and dice")
     p.add_argument("--restart", action="store_true",
                    help="start over from game 0, dropping the directory's checkpoint and log")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal, else a log line per checkpoint)")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser("plot", help="draw learning curves of training runs to PNG",
@@ -66,4 +92,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "for one or more run directories (needs matplotlib).")
     p.add_argument("runs", nargs="+", help="run directories")
     p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
+    add_json_argument(p)
     p.set_defaults(func=_cmd_plot)

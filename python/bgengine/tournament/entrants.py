@@ -103,7 +103,7 @@ def load_entrants(entries: Iterable[str], warn: Warn = to_stderr,
     ``@EPS`` allowed).  Names are file stems (made longer where two would
     clash) or the spec itself; the same player twice is an error.
     """
-    from bgengine.players import make_player
+    from bgengine.players import make_player, network_file
 
     found: list[Entrant] = []
     for entry in entries:
@@ -111,7 +111,7 @@ def load_entrants(entries: Iterable[str], warn: Warn = to_stderr,
         path = Path(text)
         if path.is_dir():
             found.extend(load_network_folder(path, warn, skipped))
-        elif text.endswith(".npz") and "@" not in text:
+        elif network_file(text) is not None and not text.startswith("net:"):    # PATH.npz
             if not path.exists():
                 raise ValueError(f"{text}: no such file")
             found.append(load_net_entrant(path))

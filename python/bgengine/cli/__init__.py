@@ -19,7 +19,8 @@ __all__ = ["main", "build_parser"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
-    from bgengine.cli import demo, match, play, position, rollout, serve, sweep, tournament, train
+    from bgengine.cli import (demo, match, play, position, rollout, serve, sweep, tournament, train,
+                              ubgi)
 
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -28,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bgengine {bgengine.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (demo, position, match, train, rollout, serve, play, sweep, tournament):
+    for group in (demo, position, match, train, rollout, serve, play, sweep, tournament, ubgi):
         group.register(sub)
     return parser
 

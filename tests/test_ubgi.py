@@ -4,6 +4,7 @@ every command of UBGI v0.2 and every error case, each reply checked for form and
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from bgengine.ubgi import ERROR_CODES, KEYS, UbgiSession, format_payload, parse_
 from game_positions import board_from_points, random_positions
 
 START = "4HPwATDgc/ABMA"
+README = Path(__file__).resolve().parent.parent / "README.md"
 #: spec §4: key <name> int [<min>..<max>] <default> | bool <default> | enum <a|b> <default> |
 #: string * <default>, then an optional standalone "!" and a description
 KEY_LINE = re.compile(r"key (?P<name>(game|engine)\.[\w.]+) "
@@ -283,3 +285,16 @@ def test_an_internal_failure_is_an_error_line_not_the_end(monkeypatch):
     assert out == ["error bad_state internal error (RuntimeError: boom)"]
     assert c("isready") == ["readyok"]
 
+
+@pytest.mark.skipif(not README.exists(), reason="needs the source tree's README")
+def test_the_readme_session_is_what_the_engine_says():
+    text = README.read_text().split("## UBGI", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    c, expected, got = Controller(player="net"), [], []
+    for line in text.splitlines():
+        if line.startswith("> "):
+            got += c(line[2:])
+        else:
+            expected.append(line)
+    time_ms = re.compile(r"time_ms \d+")
+    assert [time_ms.sub("time_ms T", ln) for ln in got] == \
+        [time_ms.sub("time_ms T", ln).replace("0.1.0", got[0].split()[-1]) for ln in expected]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -47,17 +48,21 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
-    if args.cube or args.match_length:
-        from bgengine.match import run_cube_match
+    with contextlib.ExitStack() as players:     # stop what the players run (UBGI engines, ...)
+        for p in (a, b):
+            if hasattr(p, "close"):
+                players.callback(p.close)
+        if args.cube or args.match_length:
+            from bgengine.match import run_cube_match
 
-        result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
-                                seed=args.seed, jacoby=args.jacoby)
-    else:
-        slow = not (isinstance(a, Player) and isinstance(b, Player))   # played from Python
-        progress = _ProgressLine(f"{args.a} vs {args.b}") if slow and not args.quiet else None
-        with backend_from_args(args, args.threads) as backend:
-            result = run_match(a, b, args.games, seed=args.seed, backend=backend,
-                               progress=progress)
+            result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
+                                    seed=args.seed, jacoby=args.jacoby)
+        else:
+            slow = not (isinstance(a, Player) and isinstance(b, Player))   # played from Python
+            progress = _ProgressLine(f"{args.a} vs {args.b}") if slow and not args.quiet else None
+            with backend_from_args(args, args.threads) as backend:
+                result = run_match(a, b, args.games, seed=args.seed, backend=backend,
+                                   progress=progress)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:

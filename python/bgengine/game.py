@@ -120,7 +120,12 @@ def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int
     """One cubeless game, ``players[0]`` moving first with ``dice.opening_roll()``;
     returns ``(points for players[0], plays)``.  Play ``n`` is chosen with
     ``game_seed(seed, pair, game, n)``.  A play index out of range raises
-    ``ValueError`` naming the player."""
+    ``ValueError`` naming the player.  A player with a ``new_game()`` method (a
+    UBGI engine) is told when the game begins."""
+    for p in players:
+        start = getattr(p, "new_game", None)
+        if start is not None:
+            start()
     loop = game_decisions(dice)
     k = None
     while True:

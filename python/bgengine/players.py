@@ -17,6 +17,10 @@ Specs
     Any server of GNU Backgammon's external-player protocol: gnubg's own
     ``external`` command, or ``bgengine serve``.  Played from Python, one
     request per move (see :mod:`bgengine.external`).
+``ubgi:COMMAND``
+    Any UBGI engine (Universal Backgammon Interface, e.g. ``ubgi:bgengine ubgi``
+    or ``ubgi:wildbg-ubgi``): the command is run and asked for each play on its
+    stdin/stdout (see :mod:`bgengine.ubgi_client`).
 
 Any spec may end in ``@EPS`` (e.g. ``net@0.1``): a random legal play with
 probability EPS per move.
@@ -32,6 +36,7 @@ from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.external import ExternalPlayer
 from bgengine.gnubg import GnubgPlayer, parse_gnubg_spec
 from bgengine.network import Network
+from bgengine.ubgi_client import UbgiPlayer
 
 __all__ = ["Player", "make_player", "default_network_path", "load_default_network", "load_network",
            "network_file", "is_network_spec", "load_network_spec", "SPEC_HELP", "NETWORK_SPEC_HELP"]
@@ -39,7 +44,8 @@ __all__ = ["Player", "make_player", "default_network_path", "load_default_networ
 SPEC_HELP = ("random | pubeval | simple1 | simple2 | simple3 | net (the shipped network) | "
              "net:PATH or PATH.npz (a network file) | gnubg, gnubg:N (GNU Backgammon at 0-ply or N-ply, "
              "run by bgengine) | gnubg-external:HOST:PORT (a server of gnubg's "
-             "external-player protocol); add @EPS for a random play with probability EPS")
+             "external-player protocol) | ubgi:COMMAND (a UBGI engine, e.g. 'ubgi:bgengine ubgi'); "
+             "add @EPS for a random play with probability EPS")
 
 #: The specs that name a network (for commands that need one, not any player).
 NETWORK_SPEC_HELP = "net (the shipped network), net:PATH or PATH.npz (a network file)"
@@ -109,6 +115,8 @@ def make_player(spec: str, gnubg_config=None):
     for prefix in ("gnubg-external:", "external:"):
         if text.startswith(prefix):
             return ExternalPlayer(text[len(prefix):], name=spec)
+    if text.startswith("ubgi:"):
+        return UbgiPlayer(text[len("ubgi:"):], name=spec)
     if text == "gnubg" or text.startswith("gnubg:"):
         return GnubgPlayer(parse_gnubg_spec(text), gnubg_config, name=text)
     epsilon = 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from bgengine.cli.options import add_backend_arguments, backend_from_args, complete_player
 from bgengine.cli.output import add_json_argument, emit
@@ -30,16 +31,20 @@ def _cmd_match(args: argparse.Namespace) -> int:
     # compiled players' cubeless games are played in whole batches: no bar (and no need)
     slow = cube or not (isinstance(a, Player) and isinstance(b, Player))
     unit = "matches" if args.match_length else "games"
-    with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet or not slow) as bar:
-        if cube:
-            from bgengine.match import run_cube_match
+    with contextlib.ExitStack() as players:     # stop what the players run (UBGI engines, ...)
+        for p in (a, b):
+            if hasattr(p, "close"):
+                players.callback(p.close)
+        with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet or not slow) as bar:
+            if cube:
+                from bgengine.match import run_cube_match
 
-            result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
-                                    seed=args.seed, jacoby=args.jacoby, progress=bar)
-        else:
-            with backend_from_args(args, args.threads) as backend:
-                result = run_match(a, b, args.games, seed=args.seed, backend=backend,
-                                   progress=bar)
+                result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
+                                        seed=args.seed, jacoby=args.jacoby, progress=bar)
+            else:
+                with backend_from_args(args, args.threads) as backend:
+                    result = run_match(a, b, args.games, seed=args.seed, backend=backend,
+                                       progress=bar)
     emit(args, result.as_dict(), str(result))
     return 0
 

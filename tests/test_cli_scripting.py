@@ -373,7 +373,7 @@ def test_library_progress_callbacks(tmp_path):
 # ---------------------------------------------------------------- shell completion
 
 @pytest.mark.parametrize("line, expected", [
-    ("bgengine mat", {"match"}),
+    ("bgengine mat", {"match", "matchfile"}),
     ("bgengine match pu", {"pubeval"}),
     ("bgengine match net:r", {"net:runs/"}),
     ("bgengine match a", {"a.npz"}),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
-from bgengine.cli.options import parse_dice
+from bgengine.cli.options import add_player_argument, parse_dice
+from bgengine.cli.output import add_json_argument, emit
+from bgengine.players import NETWORK_SPEC_HELP
 
 __all__ = ["register"]
 
@@ -15,9 +16,8 @@ __all__ = ["register"]
 def _engine(args: argparse.Namespace):
     from bgengine.engine import Engine, EngineError
 
-    player = f"net:{args.network}" if args.network else "net"
     try:
-        return Engine(player, plies=args.plies)
+        return Engine(args.player or "net", plies=args.plies)
     except EngineError as exc:      # a depth the engine does not search: bad input
         raise ValueError(str(exc)) from None
 
@@ -78,7 +78,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     state = _state(args)
     ev = _engine(args).evaluate_state(state)
     if args.json:
-        print(json.dumps(ev.to_dict(), indent=2))
+        emit(args, ev.to_dict())
         return 0
     print("\n".join(_header(state)))
     print(f"\nEvaluation at {ev.plies}-ply, side on roll before rolling:")
@@ -91,7 +91,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     hint = _engine(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
                               threads=args.threads)
     if args.json:
-        print(json.dumps(hint.to_dict(), indent=2))
+        emit(args, hint.to_dict())
         return 0
     money = state.is_money
     print("\n".join(_header(state)))
@@ -125,8 +125,9 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="XGID, gnubg's PositionID:MatchID or a Position ID (money, cube centred)")
     p.add_argument("--plies", type=int, default=2,
                    help="lookahead of the evaluation (0-3, default 2)")
-    p.add_argument("--network", help="network file (default: the shipped network)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_player_argument(p, f"the network evaluating: {NETWORK_SPEC_HELP} (default: net)",
+                        old=("--network",))
+    add_json_argument(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bgengine.cli.output import add_json_argument, emit
+
 __all__ = ["register", "summary"]
 
 
@@ -42,32 +44,39 @@ def _cmd_show(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"bgengine: error: {exc}", file=sys.stderr)
         return 2
-    print(summary(match))
+    lines, actions = [summary(match)], []
     for m in replay(match):
         if args.game is not None and m.game + 1 != args.game:
             continue
         if m.number == 1 and m.action is match.games[m.game].actions[0]:
             g = match.games[m.game]
-            print(f"game {m.game + 1}: {match.players[0]} {g.score[0]}, {match.players[1]} "
-                  f"{g.score[1]}{' (Crawford)' if g.crawford else ''}")
+            lines.append(f"game {m.game + 1}: {match.players[0]} {g.score[0]}, {match.players[1]} "
+                         f"{g.score[1]}{' (Crawford)' if g.crawford else ''}")
         who = match.players[m.action.player]
-        print(f"{m.number:4d} {who:<16.16} {m.describe():<32} "
-              f"{m.position.position_id}:{m.state.match_id}")
+        gnubg_id = f"{m.position.position_id}:{m.state.match_id}"
+        lines.append(f"{m.number:4d} {who:<16.16} {m.describe():<32} {gnubg_id}")
+        actions.append({"game": m.game + 1, "number": m.number, "player": who,
+                        "action": m.describe(), "gnubg_id": gnubg_id})
+    emit(args, {"file": args.file, "summary": summary(match), "actions": actions},
+         "\n".join(lines))
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from bgengine.matchfiles import read_match_file
 
-    status = 0
+    status, lines, files = 0, [], []
     for path in args.files:
         try:
             match = read_match_file(path)
         except (ValueError, OSError) as exc:
             print(f"bad: {exc}", file=sys.stderr)
+            files.append({"file": path, "ok": False, "error": str(exc)})
             status = 1
             continue
-        print(f"ok: {path}: {summary(match)}")
+        lines.append(f"ok: {path}: {summary(match)}")
+        files.append({"file": path, "ok": True, "summary": summary(match)})
+    emit(args, {"files": files}, "\n".join(lines) if lines else None)
     return status
 
 
@@ -81,7 +90,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"bgengine: error: {exc}", file=sys.stderr)
         return 2
-    print(f"{args.input} -> {args.output}: {summary(match)}")
+    emit(args, {"input": args.input, "output": args.output, "summary": summary(match)},
+         f"{args.input} -> {args.output}: {summary(match)}")
     return 0
 
 
@@ -97,12 +107,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "garbled line is reported with its game, move number and "
                                      "line.  Exit status 1 if any file is bad.")
     q.add_argument("files", nargs="+", metavar="FILE", help=".mat or .sgf file (or .gz)")
+    add_json_argument(q)
     q.set_defaults(func=_cmd_check)
     q = kinds.add_parser("convert", help="convert a match file (.mat <-> .sgf)",
                          description="Read INPUT (checked) and write OUTPUT in the format its "
                                      "name says.")
     q.add_argument("input", metavar="INPUT", help=".mat or .sgf file (or .gz)")
     q.add_argument("output", metavar="OUTPUT", help=".mat or .sgf file (or .gz) to write")
+    add_json_argument(q)
     q.set_defaults(func=_cmd_convert)
     q = kinds.add_parser("show", help="list a match's actions with the position before each",
                          description="Every action of every game (or of one): move number, "
@@ -110,4 +122,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "and gnubg's PositionID:MatchID just before it.")
     q.add_argument("file", metavar="FILE", help=".mat or .sgf file (or .gz)")
     q.add_argument("--game", type=int, metavar="N", help="only game N (from 1)")
+    add_json_argument(q)
     q.set_defaults(func=_cmd_show)

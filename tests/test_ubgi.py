@@ -163,7 +163,7 @@ def test_position_and_dice_errors_leave_nothing_stale():
     assert c.error("position") == "bad_command"
     assert c.error("position gnubgid") == "bad_command"
     assert c.error(f"position gnubgid {START} extra") == "bad_command"
-    assert c.error("position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10") == "unsupported"
+    assert c.error("position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:1x") == "bad_value"
     assert c.error("position fen rnbqkbnr") == "unsupported"
     assert c.error(f"position gnubgid {START}", "dice 3 1", "position gnubgid 4HPwATDgc/ABM") == "bad_value"
     assert c("go") == ["error bad_state missing position"]         # the old position is gone
@@ -298,3 +298,16 @@ def test_the_readme_session_is_what_the_engine_says():
     time_ms = re.compile(r"time_ms \d+")
     assert [time_ms.sub("time_ms T", ln) for ln in got] == \
         [time_ms.sub("time_ms T", ln).replace("0.1.0", got[0].split()[-1]) for ln in expected]
+
+
+def test_position_xgid_means_the_same_as_its_gnubg_id():
+    from bgengine.state import GameState
+
+    for xgid in ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10",
+                 "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:4:0:7:10",
+                 "XGID=---bB-CBB-aAcC---c-ea-B---:1:1:-1:00:0:0:0:0:10"):
+        gnubgid = GameState.from_xgid(xgid).to_gnubgid()
+        for ask in (["go chequer"], ["go cube"], ["dice 6 5", "go turn"]):
+            by_xgid = Controller(player="net")(f"position xgid {xgid}", *ask)
+            by_gnubgid = Controller(player="net")(f"position gnubgid {gnubgid}", *ask)
+            assert by_xgid == by_gnubgid, (xgid, ask)

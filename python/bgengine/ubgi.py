@@ -13,7 +13,8 @@ Commands (case-sensitive, one a line; blank lines are ignored):
 * ``newgame``: forget the position and the dice.
 * ``position gnubgid POSITION_ID`` (also ``POSITION_ID:MATCH_ID``: the Match ID
   gives the cube, score and match length of ``go cube`` and ``go turn``, and its
-  dice, if rolled, become the dice); ``position xgid ...`` is ``unsupported``.
+  dice, if rolled, become the dice); ``position xgid XGID=...`` is read
+  as the same state's gnubg ID.
 * ``dice D1 D2``.
 * ``go`` / ``go chequer`` -> ``info depth N time_ms T`` and ``bestmove PAYLOAD``;
   ``go cube`` -> ``bestcube double|nodouble`` (before rolling: the dice are not
@@ -273,8 +274,15 @@ class UbgiSession:
         return [k.line(defaults[k.name]) for k in KEYS]
 
     def _position(self, args: list[str]) -> list[str]:
-        if args[:1] == ["xgid"]:
-            raise _Refusal("unsupported", "position xgid")
+        if args[:1] == ["xgid"] and len(args) == 2:
+            # through the gnubg ID, so both forms mean exactly the same to the session
+            from bgengine.state import GameState
+
+            self.board = self.match = None
+            try:
+                args = ["gnubgid", GameState.from_xgid(args[1]).to_gnubgid()]
+            except ValueError as exc:
+                raise _Refusal("bad_value", f"xgid {exc}") from None
         if args[:1] != ["gnubgid"]:
             if len(args) == 2:
                 raise _Refusal("unsupported", f"position format {_shown(args[0])}")

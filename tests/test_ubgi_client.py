@@ -121,5 +121,6 @@ def test_bgengine_ubgi_as_a_subprocess():
     assert re.fullmatch(r"info depth 2 time_ms \d+", after[2])
     assert after[3:] == ["bestmove 24/18 18/13", "bestcube nodouble",
                          "bestturn cube=nodouble move=24/18 18/13",
-                         "error bad_value dice must_be 1..6", "error unsupported position xgid",
+                         "error bad_value dice must_be 1..6", after[7],
                          "error unsupported key x", "error bad_command unknown command frobnicate"]
+    assert after[7].startswith("error bad_value xgid XGID 'x': expected 10 fields")

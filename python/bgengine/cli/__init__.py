@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
     from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
-                              tournament, train, ubgi)
+                              tournament, train, ubgi, web)
 
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament,
-                  matchfile, ubgi):
+                  matchfile, ubgi, web):
         group.register(sub)
     return parser
 

@@ -140,6 +140,21 @@ def test_fuzzed_state_texts_never_get_a_500(client, text):
         assert r.status_code in (200, 400), (path, text, r.text)
 
 
+def test_no_play_in_a_finished_game_or_with_a_double_pending(client):
+    from bgengine.position import Position
+    from game_positions import board_from_points
+
+    over = Position(board_from_points({}, {20: 15})).position_id     # the side on roll is off
+    r = _post(client, "/move", {"state": over, "dice": [3, 1]})
+    assert r.status_code == 400 and "no play to make" in r.json()["detail"]
+    doubled = GameState.from_string(GNUBGID)
+    from dataclasses import replace
+
+    doubled = replace(doubled, match=replace(doubled.match, double_offered=True, turn=0))
+    r = _post(client, "/move", {"state": doubled.to_gnubgid(), "dice": [3, 1]})
+    assert r.status_code == 400 and "doubled" in r.json()["detail"]
+
+
 def test_a_body_that_is_no_json(client):
     r = client.post("/move", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 422

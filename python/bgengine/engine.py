@@ -379,14 +379,14 @@ class Engine:
                         key=lambda t: -t[0])[:n]
         best = scored[0][0]
         plays = tuple(
-            PlayHint(notation=str(move), after=self._after(state, move), outputs=out,
+            PlayHint(notation=str(move), after=self.state_after(state, move), outputs=out,
                      cubeless=cubeless, value=value, difference=value - best, plies=depth,
                      rollout=r)
             for value, move, out, cubeless, depth, r in scored)
         return Hint(state=state, plies=plies, cube=None, plays=plays)
 
     @staticmethod
-    def _after(state: GameState, move: Move) -> GameState:
+    def state_after(state: GameState, move: Move) -> GameState:
         """The state after ``move``: the opponent on roll, no dice."""
         opponent = 1 - state.match.player_on_roll
         return replace(state, position=move.position,
@@ -396,7 +396,7 @@ class Engine:
     def _value_after(self, state: GameState, move: Move, outputs: np.ndarray) -> float:
         """Cubeful value for the mover of ``move`` whose outputs (mover's view) are
         ``outputs``: the opponent's value before its roll, turned round."""
-        after = self._after(state, move)
+        after = self.state_after(state, move)
         opp = self._cubeful(flip_outputs(outputs), after.board, after.match,
                             jacoby=state.match.jacoby)
         return -opp if state.is_money else 1.0 - opp

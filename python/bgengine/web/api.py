@@ -151,8 +151,13 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
         state = GameState.from_string(text)
         if dice is not None:
             state = state.with_dice(*dice)
-        if need_dice and state.dice == (0, 0):
-            raise BadRequest("no dice: give \"dice\" or a state with a roll")
+        if need_dice:
+            m = state.match
+            if m.game_state_name != "playing" or m.double_offered or m.resignation \
+                    or state.position.is_game_over():
+                raise BadRequest(f"no play to make: {state.summary()}")
+            if state.dice == (0, 0):
+                raise BadRequest("no dice: give \"dice\" or a state with a roll")
         return state
 
     def network():
@@ -170,7 +175,7 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
         m = legal[k]
         return {"state": state.to_gnubgid(), "dice": [d1, d2], "play": m.notation,
                 "steps": [list(s) for s in m.steps],
-                "after": Engine._after(state, m).to_gnubgid(), "player": engine.player.name}
+                "after": Engine.state_after(state, m).to_gnubgid(), "player": engine.player.name}
 
     @app.post("/eval", tags=["engine"], summary="Probabilities and equities before the roll")
     def evaluate(req: EvalRequest) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The browser board in a real headless browser (Chromium driven by selenium): load the page,
-play a whole game by clicks, ask for a hint, check what is shown.
+play a whole game by clicks (one checker dragged), ask for a hint, check what is shown.
 
 Skips cleanly without selenium, Chromium or its driver (Debian: ``apt-get install chromium
 chromium-driver``).  The screenshot goes to ``$BGENGINE_WEB_SCREENSHOT`` when that is set
@@ -104,7 +104,7 @@ def test_play_a_whole_game_by_clicks(server, browser, tmp_path):
     time.sleep(0.1)
     view = _state(browser)
     assert view["match"]["length"] == 1 and view["match"]["game"] == 1
-    hinted = shot = False
+    hinted = shot = dragged = False
     for _ in range(600):
         phase = view["phase"]
         assert browser.find_element("id", "status").get_attribute("data-phase") == phase
@@ -121,6 +121,17 @@ def test_play_a_whole_game_by_clicks(server, browser, tmp_path):
             targets = view["move"]["targets"]
             source = max(targets, key=int)          # the checker farthest back
             dest = targets[source][0]
+            if not dragged:                         # the first checker: dragged there
+                from selenium.webdriver.common.action_chains import ActionChains
+
+                before = len(view["move"]["steps"])
+                ActionChains(browser).click_and_hold(
+                    browser.find_element("id", f"point-{source}")).move_to_element(
+                    browser.find_element("id", f"point-{dest}")).release().perform()
+                view = _state(browser)
+                assert len(view["move"]["steps"]) > before, "the drag moved no checker"
+                dragged = True
+                continue
             if not hinted or (not shot and len(view["log"]) > 8):
                 _click(browser, "btn-hint")
                 _state(browser)
@@ -148,6 +159,14 @@ def test_play_a_whole_game_by_clicks(server, browser, tmp_path):
     log = [li.text for li in browser.find_elements("css selector", "#log li")]
     assert any("wins" in line for line in log)
     assert browser.find_element("id", "btn-roll").is_enabled() is False
+    # a new money session under the Jacoby rule, from the form
+    Select(browser.find_element("id", "new-kind")).select_by_value("0")
+    browser.find_element("id", "new-jacoby").click()
+    _click(browser, "btn-new")
+    time.sleep(0.1)
+    view = _state(browser)
+    assert view["match"]["length"] == 0 and view["match"]["jacoby"] and view["match"]["game"] == 1
+    assert "money, Jacoby" in browser.find_element("id", "board").text
     assert time.monotonic() - start < 60
 
 

@@ -233,3 +233,21 @@ def test_the_view_draws_the_position(engine):
     assert v["pips"]["you"] == sum(max(n, 0) * (i + 1) for i, n in enumerate(v["points"])) \
         + 25 * v["bar"]["you"]
     assert v["gnubgid"] and ":" in v["gnubgid"]
+
+
+@pytest.mark.parametrize("jacoby, points", [(True, 1), (False, 2)])
+def test_a_gammon_under_the_jacoby_rule(engine, jacoby, points):
+    from bgengine.position import Position
+    from bgengine.terminal.table import HUMAN, TableGame
+    from game_positions import board_from_points
+
+    s = BoardSession(engine, match_length=0, jacoby=jacoby, seed=1)
+    # you bear off your last checker; the engine has none off: a gammon, the cube never turned
+    board = Position(board_from_points({1: 1}, {20: 15}))
+    s.game = TableGame(number=1, board=board, turn=HUMAN, dice=(6, 5))
+    s._begin_move()
+    s.move(1, 0)
+    s.commit()
+    assert s.phase == GAME_OVER and s.match.score == [0, points]
+    assert s.view()["result"]["how"].startswith("a gammon")
+    assert ("Jacoby" in s.view()["result"]["how"]) == jacoby

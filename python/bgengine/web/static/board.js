@@ -1,5 +1,6 @@
 // The browser board of `bgengine web`: draws the table the server describes (GET /api/game)
-// as SVG and sends the person's actions.  The server is the judge of every move: the page
+// as SVG and sends the person's actions (a checker moves by a click on it and a click where
+// it goes, or by dragging it there).  The server is the judge of every move: the page
 // only offers the moves the server lists (view.move.targets) and redraws from its answer.
 "use strict";
 
@@ -9,6 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 let view = null;          // the server's last description of the table
 let selected = null;      // the point of the checker picked up, or null
+let pressed = null;       // the point where a drag began, or null
 
 // ------------------------------------------------------------------ geometry
 // x of the centre of the person's point p (1..24): 1-6 bottom right, 7-12 bottom left,
@@ -80,7 +82,7 @@ function drawTray(svg) {
   el("text", {x: 884, y: 30, class: "score", id: "pips-engine"}, svg, `pips ${view.pips.engine}`);
   el("text", {x: 884, y: 602, class: "score", id: "pips-you"}, svg, `pips ${view.pips.you}`);
   const m = view.match;
-  const head = m.length ? `match to ${m.length}` : "money";
+  const head = m.length ? `match to ${m.length}` : m.jacoby ? "money, Jacoby" : "money";
   el("text", {x: 884, y: 272, class: "score"}, svg, head + (m.crawford ? " (C)" : ""));
   el("text", {x: 884, y: 300, class: "score", id: "score-engine"}, svg, `engine ${m.score.engine}`);
   el("text", {x: 884, y: 324, class: "score", id: "score-you"}, svg, `you ${m.score.you}`);
@@ -127,6 +129,19 @@ function drawHits(svg) {
     else if (selected === null && sources.includes(p)) cls += " source";
     const r = el("rect", {x, y, width: w, height: h, class: cls, id: "point-" + p, "data-point": p}, svg);
     r.addEventListener("click", () => clickPoint(p));
+    // dragging: press on a checker, release over where it goes (a click is a press and a
+    // release on the same point, handled by clickPoint)
+    r.addEventListener("pointerdown", (e) => {
+      pressed = sources.includes(p) ? p : null;
+      if (e.target.hasPointerCapture(e.pointerId)) e.target.releasePointerCapture(e.pointerId);
+    });
+    r.addEventListener("pointerup", () => {
+      const from = pressed;
+      pressed = null;
+      if (from !== null && from !== p && (move.targets[from] || []).includes(p)) {
+        act("/api/game/move", {from, to: p});
+      }
+    });
   };
   for (let p = 1; p <= 24; p++) {
     area(p, pointX(p) - W / 2, isTop(p) ? TOP : MID + 20, W, 270);
@@ -255,8 +270,8 @@ function clickPoint(p) {
   render();
 }
 
-async function start(length) {
-  await act("/api/game/new", {length});
+async function start(length, jacoby) {
+  await act("/api/game/new", {length, jacoby});
 }
 
 function init() {
@@ -270,13 +285,17 @@ function init() {
     if (doc) showHint(doc);
   });
   const kind = $("new-kind");
-  kind.addEventListener("change", () => { $("length-label").hidden = kind.value !== "match"; });
+  kind.addEventListener("change", () => {
+    $("length-label").hidden = kind.value !== "match";
+    $("jacoby-label").hidden = kind.value === "match";
+  });
   $("new-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    start(kind.value === "match" ? Number($("new-length").value) : 0);
+    if (kind.value === "match") start(Number($("new-length").value), false);
+    else start(0, $("new-jacoby").checked);
   });
   fetch("/api/game").then(async (res) => {
-    if (res.ok) { view = await res.json(); render(); } else { await start(3); }
+    if (res.ok) { view = await res.json(); render(); } else { await start(3, false); }
   });
   render();
 }

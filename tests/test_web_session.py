@@ -159,6 +159,7 @@ def test_you_double_and_the_engine_takes_then_passes():
     assert s.phase == GAME_OVER
     assert s.view()["result"] == {"winner": "you", "points": 1,
                                   "how": "the engine passed your double"}
+    assert s.view()["cube"] == {"value": 1, "owner": "centre"}     # the cube as it was
     assert s.match.score == [0, 1]
     assert isinstance(s.record.games[0].actions[-2], Drop)
 
@@ -249,5 +250,7 @@ def test_a_gammon_under_the_jacoby_rule(engine, jacoby, points):
     s.move(1, 0)
     s.commit()
     assert s.phase == GAME_OVER and s.match.score == [0, points]
+    view = s.view()                                  # the final position stays on the board
+    assert view["off"]["you"] == 15 and view["off"]["engine"] == 0 and view["dice"] is None
     assert s.view()["result"]["how"].startswith("a gammon")
     assert ("Jacoby" in s.view()["result"]["how"]) == jacoby

@@ -88,6 +88,7 @@ class BoardSession:
         self.phase = ROLL
         self.result: dict[str, Any] | None = None  # the last game's end
         self._recorder: GameRecorder | None = None
+        self._finished: TableGame | None = None    # the last game, once over
         self._start_game()
 
     # ================================================================== views
@@ -116,8 +117,9 @@ class BoardSession:
         checkers on the person's point ``i + 1``, positive the person's, negative the
         engine's; ``bar``/``off``/``pips``: ``{"you": n, "engine": n}``)."""
         g = self.game
+        shown = g if g is not None else self._finished      # a finished game stays in view
         board = self.turn.board if self.turn is not None else (
-            g.board.board if g is not None else Position.initial().board)
+            shown.board.board if shown is not None else Position.initial().board)
         me, opp = board[1], board[0]
         points = [int(me[i]) - int(opp[23 - i]) for i in range(24)]
         pips = Position(board).pips()
@@ -129,8 +131,9 @@ class BoardSession:
             "pips": {"you": int(pips[0]), "engine": int(pips[1])},
             "dice": list(g.dice) if g is not None and g.dice else None,
             "dice_left": self.turn.dice_left if self.turn is not None else [],
-            "cube": {"value": g.cube if g else 1,
-                     "owner": {-1: "centre", ENGINE: "engine", HUMAN: "you"}[g.cube_owner if g else -1]},
+            "cube": {"value": shown.cube if shown else 1,
+                     "owner": {-1: "centre", ENGINE: "engine",
+                               HUMAN: "you"}[shown.cube_owner if shown else -1]},
             "can_double": self.can_double(),
             "match": {"length": self.match.length,
                       "score": {"you": self.match.score[HUMAN], "engine": self.match.score[ENGINE]},
@@ -188,7 +191,7 @@ class BoardSession:
         for line in game_over_lines(self.match, winner, g.number, how, points):
             self._say(line)
         self.result = {"winner": _SIDE[winner], "points": points, "how": how}
-        self.game, self.turn = None, None
+        self._finished, self.game, self.turn = g, None, None
         if self.match.over:
             self._say(final_line(self.match, stopped=False))
             self.phase = MATCH_OVER

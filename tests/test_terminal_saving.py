@@ -22,20 +22,21 @@ SEED = 5
 
 
 class EagerEngine(Engine):
-    """The real cube engine, but it doubles whenever the cube is at 1 and it may."""
+    """The real cube engine, but in the first game it doubles as soon as it may."""
 
     def __init__(self) -> None:
         super().__init__(player="pubeval", network=NET)
 
     def cube_decision(self, board, state, jacoby=None):
-        return state.cube == 1 or super().cube_decision(board, state, jacoby)
+        return (state.cube == 1 and state.score == (0, 0)) or super().cube_decision(
+            board, state, jacoby)
 
 
 def policy(s) -> str:
-    """A player that depends on the table only: you double at your 9th and 10th plays
-    of a game, take every double, play the first legal play."""
+    """A player that depends on the table only: from the second game on you double at
+    the 9th and 10th plays of a game; you take every double and play the first legal play."""
     if s.prompt_kind == "preroll":
-        return "double" if s.g.plays in (8, 9) else "roll"
+        return "double" if s.g.number >= 2 and s.g.plays in (8, 9) else "roll"
     if s.prompt_kind == "move":
         return s.legal[0].notation
     return "take"
@@ -48,12 +49,15 @@ class Recorder(Bot):
     def __init__(self, limit=4000, interrupt=False):
         super().__init__(policy=policy, limit=limit)
         self.kinds: list[str] = []
+        self.games: list[tuple[int, int]] = []      # (game number, plays made) at each line
         self.interrupt = interrupt
 
     def readline(self):
         if self.interrupt and len(self.sent) >= self.limit:
             raise KeyboardInterrupt
         self.kinds.append(self.session.prompt_kind)
+        g = self.session.g
+        self.games.append((g.number, g.plays) if g is not None else (0, 0))
         return super().readline()
 
 
@@ -85,7 +89,8 @@ def test_the_whole_match_is_in_the_file(whole):
     assert Double(0) in actions and Take(1) in actions and Double(1) in actions
     last = match.games[-1].win
     e, h = s.score
-    assert last is not None and max(e, h) >= 3 and len(match.games) == s.games_played
+    assert last is not None and max(e, h) >= 3 and len(match.games) == s.games_played >= 3
+    assert any(g.crawford for g in match.games)
     assert "take" in bot.kinds
 
 
@@ -95,14 +100,17 @@ def read_match_file_text(text: str):
 
 
 @pytest.mark.parametrize("where", ["first move", "after a roll", "take prompt", "second game",
-                                   "ctrl-c"])
+                                   "a game's opening", "ctrl-c"])
 def test_stopped_and_continued_ends_as_the_whole_session(whole, tmp_path, where):
     _, bot, text = whole
     kinds = bot.kinds
     limit = {"first move": 1,
              "after a roll": [i for i, k in enumerate(kinds) if k == "move"][6],
              "take prompt": kinds.index("take"),
-             "second game": len(kinds) // 2,
+             "second game": next(i for i, (n, plays) in enumerate(bot.games)
+                                 if n == 2 and plays > 2),
+             "a game's opening": next(i for i, (n, plays) in enumerate(bot.games)
+                                      if n > 1 and plays == 0),
              "ctrl-c": len(kinds) // 3}[where]
     path = tmp_path / "stopped.mat"
     s1, _ = play(path, limit=limit, interrupt=where == "ctrl-c")
@@ -194,3 +202,45 @@ def test_a_killed_process_loses_nothing(whole, tmp_path):
     check = subprocess.run([sys.executable, "-m", "bgengine", "matchfile", "check", str(path)],
                            capture_output=True, text=True, timeout=300)
     assert check.returncode == 0 and "final" in check.stdout, check.stderr
+
+
+@pytest.mark.gnubg
+def test_gnubg_imports_the_saved_files(whole, tmp_path):
+    """The file of the whole match and of a match stopped mid-game (and one stopped
+    at a new game's opening roll, its header alone): gnubg imports each (``import
+    mat``) and exports the very same games; the whole match as gnubg sees it
+    (every action, dice, position before it, results) is bgengine's replay of it."""
+    live = pytest.importorskip("test_matfiles_live")
+    if live.GNUBG is None:
+        pytest.skip("GNU Backgammon (gnubg) is not installed")
+    files = {"whole": whole[2]}
+    games = whole[1].games
+    # stopped at a later game's first line, nothing played in it yet: its header alone
+    opening = next(i for i, (n, plays) in enumerate(games) if n > 1 and plays == 0)
+    for name, limit in (("middle", len(games) // 3), ("opening", opening)):
+        path = tmp_path / f"{name}.mat"
+        play(path, limit=limit)
+        files[name] = path.read_text()
+    saved = load_session(tmp_path / "opening.mat")
+    assert saved.standing is None and saved.roll is not None
+    assert files["opening"].rstrip().splitlines()[-1].lstrip().startswith("bgengine :")
+    commands = []
+    for name, text in files.items():
+        (tmp_path / f"{name}.in.mat").write_text(text)
+        commands += [f"gnubg.command('import mat {name}.in.mat')",
+                     f"gnubg.command('export match mat {name}.out.mat')",
+                     f"dump('{name}.json')"]
+    live.run_gnubg("import gnubg, json\n"
+                   "def dump(path):\n"
+                   "    with open(path, 'w') as f:\n"
+                   "        json.dump(gnubg.match(0, 1, 0, 0), f, default=str)\n"
+                   + "".join(c + "\n" for c in commands), tmp_path)
+    import json
+
+    from bgengine.matfile import read_mat
+    for name, text in files.items():
+        back = read_mat((tmp_path / f"{name}.out.mat").read_text())
+        assert back.games == read_mat(text).games, name
+    live.as_gnubg_sees_it(read_mat(files["whole"]),
+                          json.loads((tmp_path / "whole.json").read_text()))
+

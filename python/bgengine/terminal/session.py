@@ -19,13 +19,14 @@ import numpy as np
 
 from bgengine._checks import is_int
 from bgengine.dice import Dice
-from bgengine.engine import Engine, RankedPlay
+from bgengine.engine import Engine
 from bgengine.game import MatchScore, game_seed, match_opening, points_scored
 from bgengine.ids import MAX_MATCH_LENGTH, MatchState, match_id
 from bgengine.matchrecord import Action, Play, Resign, Win
 from bgengine.position import Move, Position
 from bgengine.session_file import SavedSession
-from bgengine.terminal.advice import cube_hint, play_hint, take_hint
+from bgengine.state import GameState
+from bgengine.terminal.advice import cube_hint, hint_engine, play_hint, take_hint
 from bgengine.terminal.commands import (HELP, MAX_INPUT, LEVEL_NAMES, CommandError, Reply,
                                         not_understood, quote, read_command, read_move_word,
                                         read_preroll, suggest_command)
@@ -129,6 +130,7 @@ class PlaySession(CubeActions):
         self.games_limit = games
         self.jacoby = bool(jacoby) and match_length == 0
         self.hint_plies = hint_plies
+        self._hint_engine: Engine | None = None       # made at the first hint
         self.console = Console(self.input, self.output, echo)
 
         # ---- who plays for the engine, and its network (hints, cube, level play)
@@ -354,25 +356,23 @@ class PlaySession(CubeActions):
 
     # ------------------------------------------------------------------ hint
     def _hint(self, kind: str, n: int) -> None:
-        if self.g is None:
-            self.say("No game in progress.")
-        elif kind == "move":
-            d1, d2 = self.g.dice
-            self._say_lines(play_hint(self.side, self._board_for(HUMAN), self.legal, d1, d2, n,
-                                      self.hint_plies, self._engine_seed()))
-        elif kind == "preroll":
-            self._say_lines(cube_hint(self.engine, self._board_for(HUMAN), self._state_for(HUMAN),
-                                      self._double_refusal(HUMAN), self.jacoby))
-        elif kind == "take":
-            self._say_lines(take_hint(self.engine, self._board_for(ENGINE), self._state_for(ENGINE)))
+        """What ``bgengine hint`` says of the moment: the plays of your roll, or the cube
+        action before you roll or when the engine has doubled."""
+        if self.g is None or kind not in ("move", "preroll", "take"):
+            self.say("No game in progress." if self.g is None else "No hint now.")
+            return
+        if self._hint_engine is None and self.network is not None:
+            self._hint_engine = hint_engine(self.network, self.hint_plies)
+        engine = self._hint_engine
+        if kind == "take":      # the doubler (the engine) on roll, the double offered
+            self._say_lines(take_hint(engine, GameState(Position(self._board_for(ENGINE)),
+                                                        self.match_state())))
+            return
+        state = GameState(Position(self._board_for(HUMAN)), self._state_for(HUMAN))
+        if kind == "move":
+            self._say_lines(play_hint(engine, self.side, state, self.legal, n, self._engine_seed()))
         else:
-            self.say("No hint now.")
-
-    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5,
-                   plies: int | None = None) -> list[RankedPlay]:
-        """The engine's best ``n`` plays, best first (:func:`bgengine.engine.rank_plays`
-        at ``plies``, default ``hint_plies``); ``[]`` without a network."""
-        return self.side.rank_plays(board, d1, d2, n, self.hint_plies if plies is None else plies)
+            self._say_lines(cube_hint(engine, state, self._double_refusal(HUMAN)))
 
     # ------------------------------------------------------------------ undo
     def _snapshot(self) -> None:

@@ -244,3 +244,16 @@ def test_gnubg_imports_the_saved_files(whole, tmp_path):
     live.as_gnubg_sees_it(read_mat(files["whole"]),
                           json.loads((tmp_path / "whole.json").read_text()))
 
+
+
+def test_a_money_session_with_the_jacoby_rule_goes_on_for_more_games(tmp_path):
+    path = tmp_path / "money.mat"
+    s = session(Bot(policy=policy), seed=SEED, jacoby=True, games=1, save=path)
+    assert s.run() == 0 and s.games_played == 1
+    saved = load_session(path)
+    assert saved.record.length == 0 and saved.record.jacoby and saved.standing is None
+    s2 = session(Bot(policy=policy), games=1, save=path, resume=saved)
+    assert s2.jacoby and s2.run() == 0 and s2.games_played == 2        # one more game
+    match = read_match_file(path)
+    assert len(match.games) == 2 and match.jacoby
+    assert list(match.games[1].score) == s.score           # [engine, you]: the file's players 0, 1

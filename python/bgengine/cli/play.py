@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                       help=f"play a match to N points (1..{MAX_MATCH_LENGTH}), Crawford rule")
     mode.add_argument("--money", action="store_true", help="money play (the default)")
     p.add_argument("--games", type=int, default=None, metavar="N",
-                   help="money play: stop after N games (default: until you quit)")
+                   help="money play: stop after N games, N more with --continue (default: "
+                        "until you quit)")
     p.add_argument("--jacoby", action="store_true",
                    help="money play with the Jacoby rule (gammons count only after a double)")
     p.add_argument("--level", choices=sorted(LEVELS), default=None,

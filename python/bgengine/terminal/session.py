@@ -71,7 +71,8 @@ class PlaySession(CubeActions):
         The network for the engine's plays, hints and cube decisions.
         Default: the shipped network if installed, else none (pubeval plays).
     games : int, optional
-        Money play: stop after this many games (default: play until quit).
+        Money play: stop after this many games (default: play until quit);
+        with ``resume``, this many more.
     jacoby : bool
         Money play with the Jacoby rule (gammons count only once the cube
         has been turned).

@@ -110,3 +110,17 @@ def test_cube_checks_use_is_int():
     assert CubeInfo(cube=np.int64(4)).cube == 4
     with pytest.raises(ValueError, match="power of two"):
         CubeInfo(cube=True)
+
+
+def test_gnubg_settings_use_is_int():
+    """gnubg's plies and process count: numpy integers accepted (kept as int), bools not."""
+    from bgengine.gnubg.driver import GnubgSettings
+    from bgengine.gnubg.process import GnubgConfig
+
+    assert type(GnubgSettings(plies=np.int64(2)).plies) is int
+    assert type(GnubgConfig(processes=np.int32(3)).processes) is int
+    for bad in (True, 1.0, "2"):
+        with pytest.raises(ValueError, match="gnubg plies must be an integer"):
+            GnubgSettings(plies=bad)
+        with pytest.raises(ValueError, match="gnubg processes must be a positive integer"):
+            GnubgConfig(processes=bad)

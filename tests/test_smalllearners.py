@@ -165,3 +165,29 @@ def test_network_files(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"nonsense")
     with pytest.raises(ValueError, match="not a small game's network"):
         GameNetwork.load(tmp_path / "bad.npz")
+
+
+def trained_against_the_solver(train, seed: int) -> GameNetwork:
+    """The issue's targets' learner: 200,000 games against the exact solver, the step size
+    falling from 0.3 to 0.01 in 40 chunks, 0..2 random opening plies, epsilon 0.2."""
+    net = GameNetwork("tictactoe", "separated", (80,), seed=seed)
+    chunks, per = 40, 5000
+    for k in range(chunks):
+        train(net, per, 0.3 + (0.01 - 0.3) * k / (chunks - 1), first_game=k * per, seed=seed)
+    return net
+
+
+@pytest.mark.parametrize("train", [
+    lambda net, n, alpha, **kw: learners.train_q(net, n, alpha, 0.9, epsilon=0.2, opening=2,
+                                                 opponent="solver", **kw),
+    lambda net, n, alpha, **kw: learners.train_td(net, n, alpha, 0.0, epsilon=0.2, opening=2,
+                                                  opponent="solver", **kw),
+], ids=["q-learning", "td"])
+def test_the_learners_reach_the_tictactoe_targets(train):
+    """Never a loss to the exact solver in 1000 greedy games from either seat, and >= 95%
+    wins against random as first player (when this was written, Q-learning reached them on
+    seeds 1-7 and TD(0) on seeds 1-4, evaluated on other games)."""
+    net = trained_against_the_solver(train, seed=1)
+    assert learners.play("tictactoe", net, "solver", 1000, seed=11).losses == 0
+    assert learners.play("tictactoe", "solver", net, 1000, seed=11).wins == 0
+    assert learners.play("tictactoe", net, "random", 1000, seed=11).wins >= 950

@@ -12,11 +12,15 @@ that made it: exactly (1 or 1/2) when the move ends the game, else ``1 - V(a)``;
 player takes the best (the first of equals).
 
 TD(lambda) (:func:`train_td`)
-    Self-play, greedy but for a random move with chance ``epsilon``.  Each afterstate ``a_k``
+    Self-play (or, as in Sutton and Barto's tic-tac-toe, against a reference player: then each
+    of the learner's afterstates is trained toward its next one, or toward the result),
+    greedy but for a random move with chance ``epsilon``.  Each afterstate ``a_k``
     is trained toward its successor's value from the same side, ``1 - V(a_{k+1})`` (the exact
     result at the end), with eligibility traces; afterstates alternate sides, so the trace is
     kept in the frame of the latest one: ``e <- -lambda e + grad V(a_k)``, ``w += alpha delta
-    e``.  A random move is not learned from and clears the trace.
+    e``.  A random move is not learned from and clears the trace.  ``opening``: each game
+    starts with 0..opening random plies (uniform), so that the learner meets the many
+    openings a greedy self-play would not (tic-tac-toe's solver plays any drawing move).
 Q-learning (:func:`train_q`)
     Over afterstates: ``Q(a) = 2 (1 - V(a)) - 1`` in [-1, 1] (rewards +1 win, -1 loss, 0 draw,
     exact for a final move).  After each of its moves a learning side's previous afterstate
@@ -204,52 +208,79 @@ cdef int _play_game(work_t* w, const player_t* first, const player_t* second) no
         side ^= 1
 
 
-cdef void _td_game(work_t* w, net_t* net, int rep, double alpha, double lam, double epsilon,
-                   real_t* trace) noexcept nogil:
-    cdef unsigned char s[SG_MAX_STATE]
-    cdef unsigned char prev[SG_MAX_STATE]
-    cdef int moves[SG_MAX_MOVES]
-    cdef double values[SG_MAX_MOVES]
-    cdef int n, i, k, r
-    cdef bint have_prev = False, explore
+cdef inline int _opening_plies(work_t* w, int opening) noexcept nogil:
+    """Plies played at random at the start of a training game: 0..opening, uniform."""
+    return rng_below(&w.rng, opening + 1) if opening > 0 else 0
+
+
+cdef void _td_update(work_t* w, net_t* net, int rep, const void* a, double target,
+                     double alpha, double decay, real_t* trace) noexcept nogil:
+    """One TD step of V(a) toward ``target``: ``trace <- decay trace + grad logit V(a)``,
+    ``w += alpha (target - V(a)) trace`` (decay = -lambda when successive afterstates are the
+    two sides', lambda when they are one side's); decay 0: the plain step (_step)."""
     cdef double v
     cdef real_t slope, step
+    cdef int k
+    if decay == 0:
+        _step(w, net, rep, a, target, alpha)
+        return
+    v = _value(w, net, rep, a)
+    for k in range(net.n_params):
+        trace[k] = <real_t> decay * trace[k]
+    slope = _output_step(1, 1 + v, v)       # 1 / (v (1 - v)): the logit's gradient
+    net_backward_dense(net, w.x, w.buf, &slope, trace)
+    step = <real_t> (alpha * (target - v))
+    for k in range(net.n_params):
+        net.params[k] += step * trace[k]
+
+
+cdef void _td_game(work_t* w, net_t* net, int rep, double alpha, double lam, double epsilon,
+                   int opening, real_t* trace, const player_t* opponent,
+                   int learner_side) noexcept nogil:
+    """learner_side: 0 or 1, the learner's seat against ``opponent``; 2: self-play."""
+    cdef unsigned char s[SG_MAX_STATE]
+    cdef unsigned char prev[SG_MAX_STATE]     # the learner's last afterstate (self-play: the
+    cdef int moves[SG_MAX_MOVES]              # last one)
+    cdef double values[SG_MAX_MOVES]
+    cdef int n, i, r, side = 0
+    cdef bint have_prev = False, opening_ply
+    cdef int ply = 0, random_plies = _opening_plies(w, opening)
     w.game.init(s)
     if lam > 0:
         memset(trace, 0, net.n_params * sizeof(real_t))
     while True:
+        opening_ply = ply < random_plies
+        ply += 1
         n = w.game.legal(s, moves)
-        explore = epsilon > 0 and _uniform(&w.rng) < epsilon
-        if explore:
-            i = rng_below(&w.rng, n)
-            if lam > 0:
-                memset(trace, 0, net.n_params * sizeof(real_t))
-        else:
-            _move_values(w, net, rep, s, moves, n, values)
-            i = _argmax(values, n)
-            if have_prev:       # prev's side to move is this mover: target values[i]
-                v = _value(w, net, rep, prev)
+        if learner_side == 2 or side == learner_side:
+            if opening_ply or (epsilon > 0 and _uniform(&w.rng) < epsilon):
+                i = rng_below(&w.rng, n)
                 if lam > 0:
-                    for k in range(net.n_params):
-                        trace[k] = <real_t> (-lam) * trace[k]
-                    slope = _output_step(1, 1 + v, v)       # 1 / (v (1 - v)): the logit's
-                    net_backward_dense(net, w.x, w.buf, &slope, trace)     # gradient
-                    step = <real_t> (alpha * (values[i] - v))
-                    for k in range(net.n_params):
-                        net.params[k] += step * trace[k]
-                else:
-                    step = _output_step(alpha, values[i], v)
-                    net_backward_dense(net, w.x, w.buf, &step, net.params)
-        w.game.play(s, moves[i])
-        r = w.game.result(s)
-        if r != SG_ONGOING:
-            return
-        memcpy(prev, s, w.game.state_size)
-        have_prev = True
+                    memset(trace, 0, net.n_params * sizeof(real_t))
+            else:
+                _move_values(w, net, rep, s, moves, n, values)
+                i = _argmax(values, n)
+                if have_prev and learner_side == 2:   # prev's side to move is this mover
+                    _td_update(w, net, rep, prev, values[i], alpha, -lam, trace)
+                elif have_prev:         # prev and this move's afterstate: the same side to move
+                    _td_update(w, net, rep, prev, 1 - values[i], alpha, lam, trace)
+            w.game.play(s, moves[i])
+            if w.game.result(s) != SG_ONGOING:
+                return
+            memcpy(prev, s, w.game.state_size)
+            have_prev = True
+        else:
+            w.game.play(s, moves[rng_below(&w.rng, n)] if opening_ply else _choose(w, opponent, s))
+            r = w.game.result(s)
+            if r != SG_ONGOING:
+                if have_prev:           # prev's side to move made the last move
+                    _td_update(w, net, rep, prev, _exact(r), alpha, lam, trace)
+                return
+        side ^= 1
 
 
 cdef void _q_game(work_t* w, net_t* net, int rep, double alpha, double gamma, double epsilon,
-                  const player_t* opponent, int learner_side) noexcept nogil:
+                  int opening, const player_t* opponent, int learner_side) noexcept nogil:
     """learner_side: 0 or 1, the learner's seat; 2: both (self-play)."""
     cdef unsigned char s[SG_MAX_STATE]
     cdef unsigned char pending[2][SG_MAX_STATE]
@@ -257,22 +288,28 @@ cdef void _q_game(work_t* w, net_t* net, int rep, double alpha, double gamma, do
     cdef int moves[SG_MAX_MOVES]
     cdef double values[SG_MAX_MOVES]
     cdef int n, i, r, side = 0
-    cdef bint learns
+    cdef bint learns, opening_ply
     cdef double best
+    cdef int ply = 0, random_plies = _opening_plies(w, opening)
     has_pending[0] = has_pending[1] = False
     w.game.init(s)
     while True:
         learns = learner_side == 2 or learner_side == side
+        opening_ply = ply < random_plies
+        ply += 1
         if learns:
             n = w.game.legal(s, moves)
             best = 2 * _move_values(w, net, rep, s, moves, n, values) - 1
             if has_pending[side]:       # Q(a) = 2 (1 - V(a)) - 1 -> V target (1 - Q) / 2
                 _step(w, net, rep, pending[side], (1 - gamma * best) / 2, alpha)
-            if epsilon > 0 and _uniform(&w.rng) < epsilon:
+            if opening_ply or (epsilon > 0 and _uniform(&w.rng) < epsilon):
                 i = rng_below(&w.rng, n)
             else:
                 i = _argmax(values, n)
             w.game.play(s, moves[i])
+        elif opening_ply:
+            n = w.game.legal(s, moves)
+            w.game.play(s, moves[rng_below(&w.rng, n)])
         else:
             w.game.play(s, _choose(w, opponent, s))
         r = w.game.result(s)
@@ -445,6 +482,7 @@ ctypedef struct train_args_t:
     net_t* net
     int representation
     double alpha, lam, gamma, epsilon
+    int opening             # TD, Q: at most this many opening plies at random
     player_t opponent       # Q-learning against a reference player
     bint self_play
     int best, trials        # network-guided simulations
@@ -453,12 +491,13 @@ ctypedef struct train_args_t:
 
 cdef void _td_one(work_t* w, void* args, Py_ssize_t g) noexcept nogil:
     cdef train_args_t* t = <train_args_t*> args
-    _td_game(w, t.net, t.representation, t.alpha, t.lam, t.epsilon, t.trace)
+    _td_game(w, t.net, t.representation, t.alpha, t.lam, t.epsilon, t.opening, t.trace,
+             &t.opponent, 2 if t.self_play else <int> (g % 2))
 
 
 cdef void _q_one(work_t* w, void* args, Py_ssize_t g) noexcept nogil:
     cdef train_args_t* t = <train_args_t*> args
-    _q_game(w, t.net, t.representation, t.alpha, t.gamma, t.epsilon, &t.opponent,
+    _q_game(w, t.net, t.representation, t.alpha, t.gamma, t.epsilon, t.opening, &t.opponent,
             2 if t.self_play else <int> (g % 2))
 
 
@@ -490,33 +529,50 @@ cdef double _fraction(double value, str name) except -1:
     return value
 
 
+cdef int _opponent(object game, object opponent, object simulations,
+                   train_args_t* t) except -1:
+    cdef _Nets none = _Nets()
+    t.self_play = isinstance(opponent, (int, np.integer)) and opponent == SELF_PLAY
+    if not t.self_play:
+        _player(opponent, 1, none, sg_from_capsule(game), simulations, &t.opponent)
+        if t.opponent.kind == PL_NET:
+            raise ValueError("a learner's opponent is a reference player or SELF_PLAY")
+    return 0
+
+
+cdef int _opening(object opening) except -1:
+    return checked_int(opening, "opening", 0, 1 << 20, "0..2**20", "an integer")
+
+
 def train_td(game, network, n_games: int, alpha: float, lam: float = 0.0, *,
-             epsilon: float = 0.1, seed: int = 0, first_game: int = 0) -> None:
-    """TD(lambda) by self-play over afterstates: ``n_games`` games (numbers ``first_game``
-    onward), ``network.params`` updated in place.  ``epsilon``: chance of a random move."""
+             epsilon: float = 0.1, opening: int = 0, opponent: int = SELF_PLAY, seed: int = 0,
+             first_game: int = 0, simulations: int = 100) -> None:
+    """TD(lambda) over afterstates: ``n_games`` games (numbers ``first_game`` onward) by
+    self-play or against ``opponent`` (as for :func:`train_q`), ``network.params`` updated in
+    place.  ``epsilon``: chance of a random move; ``opening``: each game starts with
+    0..opening random plies (uniform)."""
     cdef train_args_t t
     memset(&t, 0, sizeof(t))
+    t.opening = _opening(opening)
+    _opponent(game, opponent, simulations, &t)
     t.lam = _fraction(lam, "lam")
     t.epsilon = _fraction(epsilon, "epsilon")
     _train(game, network, n_games, alpha, seed, first_game, _td_one, &t)
 
 
 def train_q(game, network, n_games: int, alpha: float, gamma: float = 0.9, *,
-            epsilon: float = 0.1, opponent: int = SELF_PLAY, seed: int = 0,
-            first_game: int = 0, simulations: int = 100) -> None:
+            epsilon: float = 0.1, opening: int = 0, opponent: int = SELF_PLAY,
+            seed: int = 0, first_game: int = 0, simulations: int = 100) -> None:
     """Q-learning over afterstates, epsilon-greedy: ``n_games`` games against reference player
     ``opponent`` (an index of the game's PLAYERS, or ``SIMULATION``; the learner's seat is
-    drawn per game) or ``SELF_PLAY``; ``network.params`` updated in place."""
+    drawn per game) or ``SELF_PLAY``; ``network.params`` updated in place.  ``opening``: as
+    for :func:`train_td` (both sides' opening plies)."""
     cdef train_args_t t
-    cdef _Nets none = _Nets()
     memset(&t, 0, sizeof(t))
+    t.opening = _opening(opening)
+    _opponent(game, opponent, simulations, &t)
     t.gamma = _fraction(gamma, "gamma")
     t.epsilon = _fraction(epsilon, "epsilon")
-    t.self_play = isinstance(opponent, (int, np.integer)) and opponent == SELF_PLAY
-    if not t.self_play:
-        _player(opponent, 1, none, sg_from_capsule(game), simulations, &t.opponent)
-        if t.opponent.kind == PL_NET:
-            raise ValueError("the opponent of Q-learning is a reference player or SELF_PLAY")
     _train(game, network, n_games, alpha, seed, first_game, _q_one, &t)
 
 

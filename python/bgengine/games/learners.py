@@ -66,23 +66,35 @@ def play(game: str, first: PlayerSpec, second: PlayerSpec, games: int, *, seed: 
     return GameRecord(r["wins"], r["draws"], r["losses"])
 
 
+def _opponent(game: str, opponent: str) -> int:
+    """A learner's opponent: a named player's number, or the compiled SELF_PLAY for "self"."""
+    if opponent == "self":
+        return _core.SELF_PLAY
+    who = _player(game, opponent)
+    if isinstance(who, GameNetwork):
+        raise ValueError("a learner's opponent is a named player or 'self'")
+    return who
+
+
 def train_td(net: GameNetwork, games: int, alpha: float, lam: float = 0.0, *,
-             epsilon: float = 0.1, seed: int = 0, first_game: int = 0) -> None:
-    """TD(lambda) self-play over afterstates (see :mod:`bgengine.smalllearners`), in place."""
+             epsilon: float = 0.1, opening: int = 0, opponent: str = "self", seed: int = 0,
+             first_game: int = 0, simulations: int = 100) -> None:
+    """TD(lambda) over afterstates (see :mod:`bgengine.smalllearners`) by self-play
+    (``"self"``) or against ``opponent`` (a player name), in place; each game opens with
+    0..``opening`` random plies."""
     _core.train_td(game_module(net.game).GAME, net, games, alpha, lam, epsilon=epsilon,
-                   seed=seed, first_game=first_game)
+                   opening=opening, opponent=_opponent(net.game, opponent), seed=seed,
+                   first_game=first_game, simulations=simulations)
 
 
 def train_q(net: GameNetwork, games: int, alpha: float, gamma: float = 0.9, *,
-            epsilon: float = 0.1, opponent: str = "self", seed: int = 0, first_game: int = 0,
-            simulations: int = 100) -> None:
+            epsilon: float = 0.1, opening: int = 0, opponent: str = "self", seed: int = 0,
+            first_game: int = 0, simulations: int = 100) -> None:
     """Q-learning over afterstates, epsilon-greedy, against ``opponent`` (a player name) or
     by self-play (``"self"``), in place."""
-    who = _core.SELF_PLAY if opponent == "self" else _player(net.game, opponent)
-    if isinstance(who, GameNetwork):
-        raise ValueError("Q-learning's opponent is a named player or 'self'")
     _core.train_q(game_module(net.game).GAME, net, games, alpha, gamma, epsilon=epsilon,
-                  opponent=who, seed=seed, first_game=first_game, simulations=simulations)
+                  opening=opening, opponent=_opponent(net.game, opponent), seed=seed,
+                  first_game=first_game, simulations=simulations)
 
 
 def train_simulation(net: GameNetwork, games: int, alpha: float, *, best: int = 3,

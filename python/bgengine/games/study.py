@@ -49,11 +49,13 @@ class GameRunConfig:
                                         # "simulation" (network-guided simulations)
     representation: str = "separated"   # "simple" or "separated"
     hidden: list[int] = field(default_factory=lambda: [40])
-    alpha: float = 0.1
+    alpha: float = 0.1                  # step size at the start ...
+    alpha_end: float = 0.0              # ... falling linearly to this at the last game (0: constant)
     lam: float = 0.0                    # td: trace decay
     gamma: float = 0.9                  # q: discount
     epsilon: float = 0.1                # td, q: chance of a random move
-    opponent: str = "self"              # q: a named player, or "self"
+    opening: int = 0                    # td, q: each game opens with 0..opening random plies
+    opponent: str = "self"              # td, q: a named player, or "self"
     best: int = 3                       # simulation: candidates ...
     trials: int = 30                    # ... and playouts each
     games: int = 30_000
@@ -77,6 +79,9 @@ class GameRunConfig:
         if not (isinstance(self.hidden, list) and self.hidden
                 and all(isinstance(h, int) and h >= 1 for h in self.hidden)):
             problems.append(f"hidden must list positive widths, got {self.hidden!r}")
+        if not isinstance(self.opening, int) or isinstance(self.opening, bool) \
+                or not 0 <= self.opening <= 100:
+            problems.append(f"opening must be a whole number in 0..100, got {self.opening!r}")
         for name in ("games", "eval_every", "eval_games", "best", "trials"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -87,6 +92,8 @@ class GameRunConfig:
                 problems.append(f"{name} must be in [0, 1], got {v!r}")
         if not isinstance(self.alpha, (int, float)) or not 0 < self.alpha < 100:
             problems.append(f"alpha must be in (0, 100), got {self.alpha!r}")
+        if not isinstance(self.alpha_end, (int, float)) or not 0 <= self.alpha_end < 100:
+            problems.append(f"alpha_end must be in [0, 100), got {self.alpha_end!r}")
         if self.game in GAMES:
             names = player_names(self.game)
             if self.opponent != "self" and self.opponent not in names:
@@ -140,15 +147,23 @@ def evaluate(net: GameNetwork, opponents: list[str], games: int, seed: int) -> l
     return out
 
 
+def alpha_at(config: GameRunConfig, games_done: int) -> float:
+    """The step size of a chunk starting after ``games_done`` games."""
+    if not config.alpha_end:
+        return config.alpha
+    return config.alpha + (config.alpha_end - config.alpha) * games_done / config.games
+
+
 def _train_chunk(config: GameRunConfig, net: GameNetwork, n: int, first_game: int) -> None:
+    alpha = alpha_at(config, first_game)
     if config.method == "td":
-        train_td(net, n, config.alpha, config.lam, epsilon=config.epsilon, seed=config.seed,
-                 first_game=first_game)
+        train_td(net, n, alpha, config.lam, epsilon=config.epsilon, opening=config.opening,
+                 opponent=config.opponent, seed=config.seed, first_game=first_game)
     elif config.method == "q":
-        train_q(net, n, config.alpha, config.gamma, epsilon=config.epsilon,
+        train_q(net, n, alpha, config.gamma, epsilon=config.epsilon, opening=config.opening,
                 opponent=config.opponent, seed=config.seed, first_game=first_game)
     else:
-        train_simulation(net, n, config.alpha, best=config.best, trials=config.trials,
+        train_simulation(net, n, alpha, best=config.best, trials=config.trials,
                          seed=config.seed, first_game=first_game)
 
 

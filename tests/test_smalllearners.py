@@ -191,3 +191,11 @@ def test_the_learners_reach_the_tictactoe_targets(train):
     assert learners.play("tictactoe", net, "solver", 1000, seed=11).losses == 0
     assert learners.play("tictactoe", "solver", net, 1000, seed=11).wins == 0
     assert learners.play("tictactoe", net, "random", 1000, seed=11).wins >= 950
+
+
+def test_learning_against_the_simulation_player_is_not_self_play():
+    a = GameNetwork("tictactoe", hidden=(6,), seed=1)
+    b = a.copy()
+    learners.train_q(a, 20, 0.1, opponent="simulation", simulations=20, seed=2)
+    learners.train_q(b, 20, 0.1, opponent="self", seed=2)
+    assert not np.array_equal(a.params, b.params)

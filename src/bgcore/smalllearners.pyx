@@ -61,8 +61,8 @@ REPRESENTATIONS = ("simple", "separated")
 #: A player of :func:`play_games` besides networks and the game's reference players: random
 #: playouts spread evenly over every move (``simulations`` per move in all).
 SIMULATION = -1
-#: ``opponent`` of :func:`train_q` for self-play.
-SELF_PLAY = -1
+#: ``opponent`` of :func:`train_td` and :func:`train_q` for self-play.
+SELF_PLAY = -2
 
 cdef enum:
     PL_NET = -2             # player kinds; >= 0 are the game's reference players

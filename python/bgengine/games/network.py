@@ -56,7 +56,8 @@ class GameNetwork:
         return self.sizes[1:-1]
 
     def copy(self) -> "GameNetwork":
-        return GameNetwork(self.game, self.representation_name, self.hidden, params=self.params)
+        return GameNetwork(self.game, self.representation_name, self.hidden, params=self.params,
+                           metadata=json.loads(json.dumps(self.metadata)))
 
     def __repr__(self) -> str:
         return (f"GameNetwork({self.game}, {'-'.join(map(str, self.sizes))}, "

@@ -106,7 +106,8 @@ def test_q_learning_by_self_play_is_the_reference():
 
 
 @pytest.mark.parametrize("train", [
-    lambda net, n, first: learners.train_td(net, n, 0.1, 0.5, epsilon=0.2, seed=9, first_game=first),
+    lambda net, n, first: learners.train_td(net, n, 0.1, 0.5, epsilon=0.2, seed=9,
+                                            first_game=first),
     lambda net, n, first: learners.train_q(net, n, 0.1, 0.9, epsilon=0.2, opponent="smart",
                                            seed=9, first_game=first),
     lambda net, n, first: learners.train_simulation(net, n, 0.1, best=2, trials=5, seed=9,
@@ -161,7 +162,8 @@ def test_network_files(tmp_path):
     back = GameNetwork.load(tmp_path / "n.npz")
     assert back.sizes == (19, 7, 5, 1) and back.representation_name == "simple"
     assert np.array_equal(back.params, net.params) and back.metadata == {"games": 12}
-    assert learners.play("tictactoe", back, "random", 50) == learners.play("tictactoe", net, "random", 50)
+    assert learners.play("tictactoe", back, "random", 50) == \
+        learners.play("tictactoe", net, "random", 50)
     (tmp_path / "bad.npz").write_bytes(b"nonsense")
     with pytest.raises(ValueError, match="not a small game's network"):
         GameNetwork.load(tmp_path / "bad.npz")

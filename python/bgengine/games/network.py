@@ -44,7 +44,8 @@ class GameNetwork:
             params = np.random.default_rng(seed).uniform(-init_range, init_range, n)
         self.params = np.array(params, dtype=np.float32).reshape(-1)
         if self.params.shape[0] != n:
-            raise ValueError(f"params has {self.params.shape[0]} values; sizes {self.sizes} need {n}")
+            raise ValueError(f"params has {self.params.shape[0]} values; sizes {self.sizes} "
+                             f"need {n}")
 
     @property
     def representation(self) -> int:

@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 from bgengine.fileio import atomic_write
 from bgengine.games import GAMES
-from bgengine.games.learners import GameRecord, play, player_names, train_q, train_simulation, train_td
+from bgengine.games.learners import (GameRecord, play, player_names, train_q, train_simulation,
+                                     train_td)
 from bgengine.games.network import GameNetwork
 from bgengine.runs import RunDir
 from bgengine.smalllearners import REPRESENTATIONS
@@ -50,7 +51,8 @@ class GameRunConfig:
     representation: str = "separated"   # "simple" or "separated"
     hidden: list[int] = field(default_factory=lambda: [40])
     alpha: float = 0.1                  # step size at the start ...
-    alpha_end: float = 0.0              # ... falling linearly to this at the last game (0: constant)
+    alpha_end: float = 0.0              # ... falling linearly to this at the last game
+                                        # (0: constant)
     lam: float = 0.0                    # td: trace decay
     gamma: float = 0.9                  # q: discount
     epsilon: float = 0.1                # td, q: chance of a random move
@@ -198,9 +200,9 @@ def train_game_run(config: GameRunConfig, run: str | os.PathLike, *, resume: boo
             head = records[0]
             ppg = head["win"] - head["loss"]
             var = head["win"] + head["loss"] - ppg ** 2
+            ci95 = 1.96 * math.sqrt(max(var, 0) / config.eval_games)
             f.write(json.dumps({"kind": "eval", "games": done, "a": "net", "b": head["opponent"],
-                                "ppg": ppg, "ci95": 1.96 * math.sqrt(max(var, 0) / config.eval_games)})
-                    + "\n")
+                                "ppg": ppg, "ci95": ci95}) + "\n")
             f.flush()
             net.save(rd.checkpoint)
             if progress is not None:

@@ -18,6 +18,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     own = RunDir(args.run).config       # a run resumes from its own config
     source = args.config or (own if own.is_file() else None)
+    if source:
+        from bgengine.games.study import is_game_config
+        if is_game_config(source):      # a small game's run (bgengine.games.study)
+            return _cmd_train_game(args, source)
     config = TrainConfig.from_toml(source) if source else TrainConfig()
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                    ("encoder", args.encoder)) if v is not None}
@@ -53,6 +57,28 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_game(args: argparse.Namespace, source) -> int:
+    from bgengine.games.study import GameRunConfig, train_game_run
+    from bgengine.runs import RunDir
+
+    config = GameRunConfig.from_toml(source)
+    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
+                                   ("representation", args.encoder), ("hidden", args.hidden))
+                 if v is not None}
+    if overrides:
+        config = GameRunConfig(**{**dataclasses.asdict(config), **overrides})
+    logging.getLogger("bgengine").setLevel(logging.INFO)
+    bar = ProgressBar(f"train {args.run}", "games", total=config.games, quiet=args.quiet)
+    with bar:
+        net = train_game_run(config, args.run, resume=not args.restart,
+                             progress=lambda done, total: bar(done, total))
+    emit(args, {"run": args.run, "game": config.game, "games": net.metadata["games"],
+                "network": str(RunDir(args.run).network)},
+         f"{args.run}: {net!r}, {net.metadata['games']} games, network in "
+         f"{RunDir(args.run).network}")
+    return 0
+
+
 def _cmd_plot(args: argparse.Namespace) -> int:
     from bgengine.plot import plot_run
 
@@ -77,7 +103,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "own RUN/config.toml, else the defaults)")
     p.add_argument("--games", type=int,
                    help="total self-play games of the run; more than a finished run's extends it")
-    p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race")
+    p.add_argument("--encoder", help="tesauro198, tesauro198+extra, expert, contact or race "
+                                     "(a small game's run: its representation)")
     p.add_argument("--hidden", type=int, nargs="+", help="hidden layer widths, e.g. 80 or 128 64")
     p.add_argument("--seed", type=int, help="seed for weights and dice")
     p.add_argument("--restart", action="store_true",

@@ -1,0 +1,104 @@
+"""The Python face of the small games' compiled learners and matches
+(:mod:`bgengine.smalllearners`), with players and opponents by name.
+
+A player is a :class:`~bgengine.games.network.GameNetwork` (greedy), the name of one of the
+game's reference players (``random``, ``primitive``, ``smart``, ``solver`` for tic-tac-toe),
+or ``simulation`` (random playouts spread evenly over the moves, no network).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from bgengine import smalllearners as _core
+from bgengine.games import game_module
+from bgengine.games.network import GameNetwork
+
+__all__ = ["GameRecord", "play", "train_td", "train_q", "train_simulation", "player_names"]
+
+PlayerSpec = Union[GameNetwork, str]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Results of the first player (who always moves first) over ``games`` games."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def rates(self) -> dict[str, float]:
+        """Win, draw and loss rates."""
+        n = max(self.games, 1)
+        return {"win": self.wins / n, "draw": self.draws / n, "loss": self.losses / n}
+
+
+def player_names(game: str) -> tuple[str, ...]:
+    """The named players of ``game``: its reference players, then ``simulation``."""
+    return (*game_module(game).PLAYERS, "simulation")
+
+
+def _player(game: str, spec: PlayerSpec) -> object:
+    if isinstance(spec, GameNetwork):
+        if spec.game != game:
+            raise ValueError(f"a {spec.game} network cannot play {game}")
+        return spec
+    names = game_module(game).PLAYERS
+    if spec == "simulation":
+        return _core.SIMULATION
+    if spec not in names:
+        raise ValueError(f"unknown {game} player {spec!r}; known: "
+                         f"{', '.join(player_names(game))} or a network")
+    return names.index(spec)
+
+
+def play(game: str, first: PlayerSpec, second: PlayerSpec, games: int, *, seed: int = 0,
+         simulations: int = 100) -> GameRecord:
+    """``games`` games of ``first`` (moving first) against ``second``; game ``g`` draws its
+    random choices from stream ``g`` of ``seed``."""
+    r = _core.play_games(game_module(game).GAME, _player(game, first), _player(game, second),
+                         games, seed=seed, simulations=simulations)
+    return GameRecord(r["wins"], r["draws"], r["losses"])
+
+
+def _opponent(game: str, opponent: str) -> int:
+    """A learner's opponent: a named player's number, or the compiled SELF_PLAY for "self"."""
+    if opponent == "self":
+        return _core.SELF_PLAY
+    who = _player(game, opponent)
+    if isinstance(who, GameNetwork):
+        raise ValueError("a learner's opponent is a named player or 'self'")
+    return who
+
+
+def train_td(net: GameNetwork, games: int, alpha: float, lam: float = 0.0, *,
+             epsilon: float = 0.1, opening: int = 0, opponent: str = "self", seed: int = 0,
+             first_game: int = 0, simulations: int = 100) -> None:
+    """TD(lambda) over afterstates (see :mod:`bgengine.smalllearners`) by self-play
+    (``"self"``) or against ``opponent`` (a player name), in place; each game opens with
+    0..``opening`` random plies."""
+    _core.train_td(game_module(net.game).GAME, net, games, alpha, lam, epsilon=epsilon,
+                   opening=opening, opponent=_opponent(net.game, opponent), seed=seed,
+                   first_game=first_game, simulations=simulations)
+
+
+def train_q(net: GameNetwork, games: int, alpha: float, gamma: float = 0.9, *,
+            epsilon: float = 0.1, opening: int = 0, opponent: str = "self", seed: int = 0,
+            first_game: int = 0, simulations: int = 100) -> None:
+    """Q-learning over afterstates, epsilon-greedy, against ``opponent`` (a player name) or
+    by self-play (``"self"``), in place."""
+    _core.train_q(game_module(net.game).GAME, net, games, alpha, gamma, epsilon=epsilon,
+                  opening=opening, opponent=_opponent(net.game, opponent), seed=seed,
+                  first_game=first_game, simulations=simulations)
+
+
+def train_simulation(net: GameNetwork, games: int, alpha: float, *, best: int = 3,
+                     trials: int = 30, seed: int = 0, first_game: int = 0) -> None:
+    """Network-guided simulations by self-play, in place."""
+    _core.train_simulation(game_module(net.game).GAME, net, games, alpha, best=best,
+                           trials=trials, seed=seed, first_game=first_game)

@@ -76,7 +76,7 @@ def save_positions(path: str | Path, boards: np.ndarray, metadata: dict | None =
     """Write ``boards`` (checked: (N, 2, 25) positions) and ``metadata`` to ``path`` (atomically)."""
     arr = validate_boards(boards)
     text = json.dumps(metadata or {}, sort_keys=True)
-    atomic_write(Path(path), lambda f: np.savez(f, boards=arr, metadata=np.array(text)))
+    atomic_write(Path(path), lambda f: np.savez_compressed(f, boards=arr, metadata=np.array(text)))
 
 
 def load_positions(path: str | Path) -> tuple[np.ndarray, dict]:

@@ -174,7 +174,8 @@ def phase(board: np.ndarray, number: int) -> str:
     """
     if number < 6:
         return "opening"
-    pips = pip_counts(board)          # (opponent's, mover's)
+    mover, opponent = pip_counts(board)
+    pips = (opponent, mover)          # by row: row 0 is the opponent, row 1 the mover
     for s in (0, 1):
         behind = int(pips[s]) - int(pips[1 - s])
         if (board[s, 18:24] >= 2).sum() >= 2 and behind >= 30:
@@ -202,8 +203,9 @@ def report(out: Path) -> dict:
             if line.strip():
                 j = json.loads(line)
                 judged[j["id"]] = j
-    # games with a judged decision (all of them once the judge has finished)
-    games = sorted({(d["pair"], d["game"]) for d in decisions.values() if d["id"] in judged})
+    # games whose every decision is judged (all of them once the judge has finished)
+    partial = {(d["pair"], d["game"]) for d in decisions.values() if d["id"] not in judged}
+    games = sorted({(d["pair"], d["game"]) for d in decisions.values()} - partial)
     gindex = {g: i for i, g in enumerate(games)}
     n_games = len(games)
     keys = [(c, None) for c in CLASSES] + [("contact", p) for p in PHASES] + [("all", None)]
@@ -215,7 +217,7 @@ def report(out: Path) -> dict:
     n_judged = 0
     for i, d in decisions.items():
         j = judged.get(i)
-        if j is None:
+        if j is None or (d["pair"], d["game"]) in partial:
             continue
         n_judged += 1
         board = np.array(d["board"], np.uint8)
@@ -249,8 +251,10 @@ def report(out: Path) -> dict:
                                                               if n_all else math.nan)
         rows[name] = row
     points = json.loads((out / "points.json").read_text()) if (out / "points.json").exists() else []
+    judged_points = np.array([points[2 * p + g] for p, g in games], float) if points else None
     summary = {"games": n_games, "decisions": len(decisions), "judged": n_judged,
-               "network_ppg": ci95(np.array(points, float)) if points else None, "rows": rows}
+               "network_ppg": ci95(np.array(points, float)) if points else None,
+               "network_ppg_judged_games": ci95(judged_points) if points else None, "rows": rows}
     (out / "report.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -259,8 +263,11 @@ def markdown(summary: dict) -> str:
     """The report as markdown tables (equities x 1000, i.e. millipoints)."""
     def pm(v):
         return f"{1000 * v[0]:+.1f} ± {1000 * v[1]:.1f}"
-    lines = [f"{summary['games']} games, {summary['judged']} of {summary['decisions']} "
-             "decisions judged (equity x 1000)", "",
+    ppg = summary["network_ppg_judged_games"]
+    lines = [f"{summary['games']} games judged in full ({summary['judged']} of "
+             f"{summary['decisions']} decisions; equity x 1000)"
+             + (f"; the network scored {ppg[0]:+.3f} ± {ppg[1]:.3f} ppg in them" if ppg else ""),
+             "",
              "| class | decisions net / gnubg | error per decision net / gnubg | "
              "error per game net | error per game gnubg | net - gnubg per game | "
              "plays differ | gnubg's play - net's play, per game (same decisions) |",

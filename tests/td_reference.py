@@ -95,7 +95,8 @@ def trained_network(model, b: np.ndarray):
 
 def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
               first_game: int = 0, method: str = "td", epsilon: float = 0.0,
-              freeze: bool = False, target_plies: int = 0) -> dict:
+              freeze: bool = False, target_plies: int = 0,
+              starts: np.ndarray | None = None) -> dict:
     """train_games re-done in Python, one move at a time.
 
     The network arithmetic is the library's own (evaluate / backward), so
@@ -105,7 +106,8 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
     ``model`` is a Network or an Evaluator (each state trains its class network;
     exact values train nothing); ``target_plies`` > 0 takes the state's n-ply value
     (a cache-less Searcher summing first layers in full, as training does) as the TD(0)
-    target.
+    target.  ``starts``: game ``g`` starts from ``starts[g % len(starts)]`` with an
+    ordinary roll instead of the opening.
     """
     from bgengine.search import Searcher
 
@@ -117,8 +119,12 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
     total = np.zeros(P, np.float64)
     for g in range(first_game, first_game + n_games):
         dice, explore = Dice(seed, g), Dice(seed, EXPLORE_STREAM + g)
-        b = start_board()
-        d1, d2 = dice.opening_roll()
+        if starts is None:
+            b = start_board()
+            d1, d2 = dice.opening_roll()
+        else:
+            b = np.array(starts[g % len(starts)], np.uint8)
+            d1, d2 = dice.roll()
         parity, err, n_moves, hist = 0, 0.0, 0, []
         e = np.zeros((K, P), np.float64)
         while True:

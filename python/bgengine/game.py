@@ -79,11 +79,13 @@ class CubeTurn(NamedTuple):
 
 
 def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = None,
-                   cube_turns: bool = False) -> Generator[Decision | CubeTurn, int | None, tuple[int, int]]:
-    """A game from the starting position as a generator.
+                   cube_turns: bool = False, start: Board | None = None,
+                   ) -> Generator[Decision | CubeTurn, int | None, tuple[int, int]]:
+    """A game from the starting position (or ``start``: any position, seat ``first`` on
+    roll in row 1) as a generator.
 
-    Seat ``first`` moves first with ``opening`` (default
-    ``dice.opening_roll()``), then every turn rolls ``dice.roll()`` (a
+    Seat ``first`` moves first with ``opening`` (default ``dice.opening_roll()``, or
+    ``dice.roll()`` from ``start``), then every turn rolls ``dice.roll()`` (a
     :class:`bgengine.dice.Dice`).  Each ``yield`` hands out a
     :class:`Decision` and takes back the index of the chosen play; with
     ``cube_turns`` a :class:`CubeTurn` is handed out before every roll but the
@@ -93,9 +95,11 @@ def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = No
     over (1, 2 or 3 points, signed).  Raises ``ValueError`` for an index out
     of range.
     """
-    board = STARTING_BOARD.copy()
+    board = STARTING_BOARD.copy() if start is None else np.array(start, np.uint8)
     turn = first
-    d1, d2 = dice.opening_roll() if opening is None else opening
+    if opening is None:             # a game from ``start`` begins with an ordinary roll
+        opening = dice.opening_roll() if start is None else dice.roll()
+    d1, d2 = opening
     n_moves = 0
     while n_moves < MAX_PLAYS:
         after, _ = legal_afterstates(board, d1, d2)
@@ -116,17 +120,17 @@ def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = No
 
 
 def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int,
-              game: int) -> tuple[int, int]:
-    """One cubeless game, ``players[0]`` moving first with ``dice.opening_roll()``;
-    returns ``(points for players[0], plays)``.  Play ``n`` is chosen with
+              game: int, start: Board | None = None) -> tuple[int, int]:
+    """One cubeless game, ``players[0]`` moving first with ``dice.opening_roll()`` (or
+    from ``start``, ``players[0]`` on roll in row 1, with ``dice.roll()``); returns ``(points for players[0], plays)``.  Play ``n`` is chosen with
     ``game_seed(seed, pair, game, n)``.  A play index out of range raises
     ``ValueError`` naming the player.  A player with a ``new_game()`` method (a
     UBGI engine) is told when the game begins."""
     for p in players:
-        start = getattr(p, "new_game", None)
-        if start is not None:
-            start()
-    loop = game_decisions(dice)
+        new_game = getattr(p, "new_game", None)
+        if new_game is not None:
+            new_game()
+    loop = game_decisions(dice, start=start)
     k = None
     while True:
         try:

@@ -150,7 +150,8 @@ def _worker(merger: _Merger, worker: Network | Evaluator, indices: list[int], mo
 def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float, lam: float,
                          *, threads: int, sync_games: int, mode: str = "round", seed: int = 0,
                          first_game: int = 0, method: str = "td", epsilon: float = 0.0,
-                         target_plies: int = 0) -> dict[str, np.ndarray]:
+                         target_plies: int = 0,
+                         starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``n_games`` self-play games on ``threads`` threads, updating ``model`` in place.
 
     The arguments after ``lam`` that :func:`bgengine.td.train_games` takes mean the same
@@ -167,11 +168,12 @@ def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float,
     jobs = _deal(n_games, threads, sync_games)
     if not jobs:
         return train_games(model, 0, alpha, lam, seed=seed, first_game=first_game,
-                           method=method, epsilon=epsilon, target_plies=target_plies)
+                           method=method, epsilon=epsilon, target_plies=target_plies,
+                           starts=starts)
     master = _weight_arrays(model)
     merger = _Merger(master, jobs)
     train_kw = dict(alpha=alpha, lam=lam, seed=seed, method=method, epsilon=epsilon,
-                    target_plies=target_plies)
+                    target_plies=target_plies, starts=starts)
     results: dict = {}
     workers = []
     for t in range(threads):

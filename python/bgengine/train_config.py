@@ -64,6 +64,9 @@ class TrainConfig:
     bearoff: bool = False               # exact bear-off database: exact targets where it covers
     target_plies: int = 0               # TD(0) target: 0 = the next state's value; 1..3 = the
                                         # state's own n-ply value (no roll noise; ~21x the cost)
+    starts: str = ""                    # start every game from this positions file's positions
+                                        # (bgengine.startpositions; e.g. races, to train a race
+                                        # network on short games); "" = from the opening
     train_threads: int = 1              # self-play threads (method "td"); 1 = one core
     sync_games: int = 16                # games each thread plays between merges of updates
     sync_mode: str = "round"            # after a merge: "round" = wait for every thread's;
@@ -140,6 +143,9 @@ class TrainConfig:
             problems.append(f"target_plies must be in 0..3, got {self.target_plies}")
         if self.target_plies and (self.method != "td" or self.lam > 0):
             problems.append("n-ply targets (target_plies > 0) are for TD(0): method td, lam = 0")
+        if self.starts and self.method not in ("td", "backprop"):
+            problems.append(f"starts (start positions) are for methods td and backprop, not "
+                            f"{self.method!r}")
         if self.train_threads < 1 or self.sync_games < 1:
             problems.append(f"train_threads and sync_games must be >= 1, got "
                             f"{self.train_threads} and {self.sync_games}")

@@ -15,7 +15,9 @@ evaluator file; with ``bearoff``, positions the exact bear-off database covers
 give exact targets and train nothing.  With ``train_threads`` > 1, the threads
 each play ``sync_games`` games on their own copy of the weights, then their updates
 are summed in thread order (``sync_mode``: see :mod:`bgengine.threaded_td`): the run
-is reproducible from its seed and thread count.
+is reproducible from its seed and thread count.  With ``starts`` (a positions file of
+:mod:`bgengine.startpositions`), game ``g`` starts from the file's position ``g`` (cycling)
+instead of the opening: e.g. races only, to train a race network on short games.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from bgengine.match import default_threads
 from bgengine.results import summarize
 from bgengine.network import Network
 from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
+from bgengine.startpositions import load_positions
 from bgengine.td import train_games
 from bgengine.threaded_td import train_games_threaded
 from bgengine.train_config import METHODS, STEP_LIST, TrainConfig, alpha_at
@@ -217,8 +220,9 @@ def _copy_weights(source: Network, target: Network, where: str) -> None:
 
 
 def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int,
-                 threads: int) -> dict:
-    """``n`` games of the run's learning method, from game ``first_game``."""
+                 threads: int, starts: np.ndarray | None = None) -> dict:
+    """``n`` games of the run's learning method, from game ``first_game`` (from the
+    positions ``starts`` when given: ``config.starts``'s)."""
     if config.method == "mutation":
         from bgengine.learners import mutation_games
 
@@ -237,10 +241,10 @@ def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int
                                     sync_games=config.sync_games, mode=config.sync_mode,
                                     seed=config.seed, first_game=first_game,
                                     method=config.method, epsilon=config.epsilon,
-                                    target_plies=config.target_plies)
+                                    target_plies=config.target_plies, starts=starts)
     return train_games(net, n, alpha, config.lam, seed=config.seed, first_game=first_game,
                        method=config.method, epsilon=config.epsilon,
-                       target_plies=config.target_plies)
+                       target_plies=config.target_plies, starts=starts)
 
 
 def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
@@ -279,6 +283,7 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
         saved = _check_run_dir(config, run, resume)
         resuming = saved is not None
         net = _new_network(config, {"config": dataclasses.asdict(config)})
+        starts = load_positions(config.starts)[0] if config.starts else None
         if resuming:
             # checked against the run's own length: ``games`` alone may have changed
             state = _load_checkpoint(run, net, dataclasses.replace(
@@ -308,7 +313,7 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
             # resumed with this config should the new run stop before its first checkpoint
             for path in (rd.checkpoint, rd.log):
                 path.unlink(missing_ok=True)
-        return _train_loop(config, run, net, state, progress, stop_after, stop)
+        return _train_loop(config, run, net, state, progress, stop_after, stop, starts)
     finally:
         rd.unlock(lock)
 
@@ -390,7 +395,7 @@ def _write_config(run: Path, config: TrainConfig) -> None:
 
 def _train_loop(config: TrainConfig, run: Path, net, state: _State,
                 progress: bool | Callable[[TrainProgress], None],
-                stop_after: int | None, stop):
+                stop_after: int | None, stop, starts: np.ndarray | None = None):
     """Play the run's chunks from ``state`` on (see :func:`train`)."""
     opponent = Player(config.eval_opponent) if config.eval_opponent != "net" else None
     threads = config.threads or default_threads()
@@ -405,7 +410,7 @@ def _train_loop(config: TrainConfig, run: Path, net, state: _State,
             n = min(config.checkpoint_every, end - state.games)
             alpha = alpha_at(config, state.games, state.step_index)
             t0 = time.perf_counter()
-            stats = _train_chunk(config, net, n, alpha, state.games, threads)
+            stats = _train_chunk(config, net, n, alpha, state.games, threads, starts)
             dt = time.perf_counter() - t0
             state.games += n
             state.elapsed += dt

@@ -7,4 +7,5 @@ from bgengine.network import Network
 
 def train_games(net: Network | Evaluator, n_games: int, alpha: float, lam: float = ..., *,
                 seed: int = ..., first_game: int = ..., method: str = ..., epsilon: float = ...,
-                target_plies: int = ...) -> dict[str, np.ndarray]: ...   # moves, result, error
+                target_plies: int = ...,
+                starts: np.ndarray | None = ...) -> dict[str, np.ndarray]: ...   # moves, result, error

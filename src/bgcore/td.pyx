@@ -48,6 +48,7 @@ from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CL
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
 
+from bgengine.board import validate_boards
 from bgengine.evaluator import as_evaluator
 from bgengine.movegen import check_seed
 
@@ -174,8 +175,20 @@ cdef int _value(learner_t* L, const board_t* b, int32_t* idx, real_t* val, int* 
     return c
 
 
-cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, double lam,
-                     double epsilon, int* n_moves, int* result) except -1 nogil:
+cdef void _begin(board_t* b, const board_t* start, rng_t* dice, int* d1, int* d2) noexcept nogil:
+    """A game's first position and roll: the starting position and an opening roll, or
+    ``start`` (a position with its side on roll in row 1) and an ordinary roll."""
+    if start == NULL:
+        board_start(b)
+        rng_opening_roll(dice, d1, d2)
+    else:
+        memcpy(b, start, sizeof(board_t))
+        rng_roll(dice, d1, d2)
+
+
+cdef double _td_game(learner_t* L, const board_t* start, rng_t* dice, rng_t* explore,
+                     double alpha, double lam, double epsilon, int* n_moves,
+                     int* result) except -1 nogil:
     """One self-play game with online TD(lambda) updates; returns the mean
     absolute TD error of the first output."""
     cdef board_t b
@@ -190,10 +203,9 @@ cdef double _td_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha, do
     cdef bint done = False
     cdef double err_sum = 0
     cdef net_t* net
-    board_start(&b)
     if lam > 0:
         _clear_traces(L)
-    rng_opening_roll(dice, &d1, &d2)
+    _begin(&b, start, dice, &d1, &d2)
     n_moves[0] = 0
     while not done:
         # value and gradient of the state before the move, current weights (an exact
@@ -282,7 +294,8 @@ ctypedef struct record_t:
     real_t val[MAX_INPUTS]
 
 
-cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alpha,
+cdef double _backprop_game(learner_t* L, const board_t* start, rng_t* dice, rng_t* explore,
+                           double alpha,
                            double epsilon, record_t** hist, int* cap, int* n_moves,
                            int* result) except -1 nogil:
     """Play one greedy game, then train every position toward the result."""
@@ -293,8 +306,7 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
     cdef double err_sum = 0
     cdef net_t* net
     cdef real_t V[MAX_OUTPUTS]
-    board_start(&b)
-    rng_opening_roll(dice, &d1, &d2)
+    _begin(&b, start, dice, &d1, &d2)
     n_moves[0] = 0
     while True:
         if n_moves[0] == cap[0]:
@@ -335,7 +347,8 @@ cdef double _backprop_game(learner_t* L, rng_t* dice, rng_t* explore, double alp
 
 
 def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
-                seed=0, first_game=0, str method="td", double epsilon=0.0, int target_plies=0):
+                seed=0, first_game=0, str method="td", double epsilon=0.0, int target_plies=0,
+                starts=None):
     """Play ``n_games`` self-play games, updating ``net`` in place.
 
     Parameters
@@ -362,6 +375,12 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         after the roll thrown); 1 to 3 toward the state's own value at that many
         plies (1: the mean over the 21 rolls of the best play's 0-ply value), which
         removes the roll's noise from the target at about 21 times the cost per move.
+    starts : array (S, 2, 25), optional
+        Positions to start the games from (side on roll in row 1, neither side borne
+        off): game number ``n`` (``first_game + g``) starts from ``starts[n % S]`` with an
+        ordinary roll of its dice stream, instead of the starting position and an
+        opening roll.  E.g. races sampled from self-play, to train a race network on
+        short games.  None: every game from the starting position.
 
     Ctrl-C (any signal handler that raises, in the main thread) stops after the game
     being played and raises ``KeyboardInterrupt``; the network keeps the updates of the
@@ -395,6 +414,13 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         raise ValueError("TD(lambda) with lam > 0 needs one network for every position class; "
                          "train class networks with lam = 0 (TD(0))")
     cdef uint64_t sd = check_seed(seed), g0 = check_seed(first_game, "first_game")
+    cdef cnp.ndarray start_arr = _checked_starts(starts)
+    cdef const board_t* start_boards = NULL
+    cdef const board_t* start = NULL
+    cdef Py_ssize_t n_starts = 0
+    if start_arr is not None:
+        start_boards = <const board_t*> cnp.PyArray_DATA(start_arr)
+        n_starts = start_arr.shape[0]
     cdef learner_t* L = <learner_t*> calloc(1, sizeof(learner_t))
     if L == NULL:
         raise MemoryError()
@@ -443,10 +469,12 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
                     break
                 rng_seed(&dice, sd, g0 + g)
                 rng_seed(&explore, sd, EXPLORE_STREAM + g0 + g)
+                if n_starts:
+                    start = &start_boards[(g0 + g) % <uint64_t>n_starts]
                 if td:
-                    errv[g] = _td_game(L, &dice, &explore, alpha, lam, epsilon, &nm, &res)
+                    errv[g] = _td_game(L, start, &dice, &explore, alpha, lam, epsilon, &nm, &res)
                 else:
-                    errv[g] = _backprop_game(L, &dice, &explore, alpha, epsilon, &hist, &cap,
+                    errv[g] = _backprop_game(L, start, &dice, &explore, alpha, epsilon, &hist, &cap,
                                            &nm, &res)
                 mv[g] = nm
                 rv[g] = res
@@ -465,3 +493,18 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         raise FloatingPointError("training diverged: the network's weights are no longer finite "
                                  "(try a smaller alpha)")
     return {"moves": moves, "result": result, "error": error}
+
+
+def _checked_starts(starts):
+    """``starts`` as contiguous uint8 boards (S, 2, 25), None for None; ``ValueError`` for
+    an empty list, an invalid position or a finished game (a side with no checker)."""
+    if starts is None:
+        return None
+    arr = validate_boards(starts)
+    if arr.shape[0] == 0:
+        raise ValueError("starts must hold at least one position")
+    done = np.flatnonzero(arr.reshape(-1, 2, 25).sum(axis=2).min(axis=1) == 0)
+    if done.size:
+        raise ValueError(f"starts[{done[0]}] is a finished game (a side has borne off every "
+                         f"checker)")
+    return arr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -98,3 +99,23 @@ def test_match_command_plays_connect4(capsys):
     assert main(["match", "connect4:mm4", "connect4:random", "--games", "10"]) == 0
     assert "score" in capsys.readouterr().out
     assert main(["match", "connect4:mm4", "pubeval", "--games", "10"]) == 2
+
+
+def test_console_game_to_the_end():
+    from bgengine.games.connect4_console import play_connect4
+
+    out = io.StringIO()
+    # the human stacks column 1; the greedy MM2 player blocks at once, so the human keeps
+    # playing the next open column until the game ends
+    moves = "\n".join(["9", "hint"] + [str(c) for c in range(1, 8) for _ in range(6)]) + "\n"
+    assert play_connect4(io.StringIO(moves), out, "mm2-greedy", seed=1) == 0
+    text = out.getvalue()
+    assert "'9' is no open column" in text and "hints from 12 stones" in text
+    assert text.rstrip().endswith(("You win.", "mm2-greedy wins.", "A draw."))
+
+
+def test_play_command_takes_the_game(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("4\nquit\n"))
+    assert main(["play", "--game", "connect4", "--player", "random", "--second"]) == 0
+    text = capsys.readouterr().out
+    assert "against random" in text and "random plays" in text

@@ -47,6 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="start the first game from this Position ID, you on roll")
     p.add_argument("--seed", type=int, default=None,
                    help="dice seed (default: random, printed); same seed and input, same game")
+    p.add_argument("--game", choices=("backgammon", "connect4"), default="backgammon",
+                   help="the game (default backgammon); connect4: --player is a Connect Four "
+                        "spec (default mm4-greedy), --second to let it start")
+    p.add_argument("--second", action="store_true", help="connect4: the engine moves first")
     p.set_defaults(func=play_main)
     return p
 
@@ -76,6 +80,11 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         echo = not inp.isatty()
     except (AttributeError, ValueError, OSError):
         pass
+    if getattr(args, "game", "backgammon") == "connect4":
+        from bgengine.games.connect4_console import play_connect4
+
+        return play_connect4(inp, out, args.player or "mm4-greedy", not args.second,
+                             seed=args.seed or 0, echo=echo)
     player, network = args.player, None
     if player is not None and is_network_spec(player):  # a network: at the level, hints, cube
         file = network_file(player)

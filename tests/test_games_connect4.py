@@ -119,3 +119,16 @@ def test_play_command_takes_the_game(monkeypatch, capsys):
     assert main(["play", "--game", "connect4", "--player", "random", "--second"]) == 0
     text = capsys.readouterr().out
     assert "against random" in text and "random plays" in text
+
+
+def test_agreement_with_the_solver(solver):
+    positions = connect4.random_positions(20, seed=3, min_stones=16)
+    assert len(positions) == 20
+    for seq in positions:
+        board = Board.from_moves(seq)
+        assert board.moves >= 16 and board.legal_moves()
+    perfect = connect4.solver_agreement(lambda b: solver.best_moves(b)[0], positions, solver)
+    assert perfect == {"exact": 1.0, "outcome": 1.0}
+    dice, player = Dice(0), make_player("random")
+    rnd = connect4.solver_agreement(lambda b: player.move(b, dice), positions, solver)
+    assert rnd["exact"] <= rnd["outcome"] < 1.0

@@ -61,7 +61,7 @@ cdef class Board:
             if ch not in "1234567":
                 raise ValueError(f"move {i + 1} of {moves!r}: {ch!r} is no column 1..7")
             col = ord(ch) - ord("1")
-            if c4_result(&b.s) != C4_ONGOING and b.s.moves > 0:
+            if c4_result(&b.s) != C4_ONGOING:
                 raise ValueError(f"move {i + 1} of {moves!r}: the game is already over")
             if not c4_can_play(&b.s, col):
                 raise ValueError(f"move {i + 1} of {moves!r}: column {col + 1} is full")
@@ -71,7 +71,8 @@ cdef class Board:
     @staticmethod
     def from_bits(own: int, mask: int) -> Board:
         """A position from its bitboards; ``ValueError`` unless the stones lie on the board,
-        rest on one another, and their counts fit a game with ``own`` to move."""
+        rest on one another, and their counts fit a game with ``own`` to move (whether some
+        order of play reaches it is not checked)."""
         cdef uint64_t o = checked_int(own, "own", 0, (1 << 64) - 1, "0..2**64-1", "an integer")
         cdef uint64_t m = checked_int(mask, "mask", 0, (1 << 64) - 1, "0..2**64-1",
                                       "an integer")
@@ -117,7 +118,7 @@ cdef class Board:
     def legal_moves(self) -> list[int]:
         """The 0-based columns not full (empty once the game is over)."""
         cdef int cols[C4_WIDTH]
-        if self.s.moves > 0 and c4_result(&self.s) != C4_ONGOING:
+        if c4_result(&self.s) != C4_ONGOING:
             return []
         n = c4_legal(&self.s, cols)
         return [cols[i] for i in range(n)]
@@ -127,7 +128,7 @@ cdef class Board:
         is out of range or full or the game is over."""
         if not 0 <= col < C4_WIDTH:
             raise ValueError(f"col must be in 0..6, got {col}")
-        if self.s.moves > 0 and c4_result(&self.s) != C4_ONGOING:
+        if c4_result(&self.s) != C4_ONGOING:
             raise ValueError("the game is over")
         if not c4_can_play(&self.s, col):
             raise ValueError(f"column {col + 1} is full")
@@ -136,8 +137,6 @@ cdef class Board:
     def result(self) -> int:
         """1 if the side that moved last made four in a line, 0 for a full board without one,
         -1 while the game goes on (the empty board goes on)."""
-        if self.s.moves == 0:
-            return C4_ONGOING
         return c4_result(&self.s)
 
     def winning_moves(self) -> list[int]:

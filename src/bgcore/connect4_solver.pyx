@@ -177,7 +177,7 @@ cdef int c4_move_scores(c4_solver_t* sv, const c4_t* s, bint weak, int* scores) 
 
 
 def _board_state(Board board):
-    if board.s.moves > 0 and c4_result(&board.s) != C4_ONGOING:
+    if c4_result(&board.s) != C4_ONGOING:
         raise ValueError("the game is over: no score to solve")
 
 

@@ -20,7 +20,7 @@ from bgengine.connect4_solver import Solver, plies_to_end
 from bgengine.dice import Dice
 
 __all__ = ["Position", "Concept", "make_player", "match", "load_concepts", "concept_rates",
-           "line_kinds", "classify_concept", "SPEC_HELP", "STUDY_EPSILON"]
+           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "SPEC_HELP", "STUDY_EPSILON"]
 
 #: the studies' MM players play a uniformly random move this often
 STUDY_EPSILON = 0.2
@@ -104,6 +104,49 @@ class Position:
 
     def __str__(self) -> str:
         return str(self.board)
+
+
+# --- agreement with the solver ----------------------------------------------------------
+
+def random_positions(n: int, seed: int = 0, min_stones: int = 14,
+                     player: str = "random") -> list[str]:
+    """``n`` positions (move sequences) where the game goes on, each from its own game of
+    ``player`` against itself, stopped at a uniformly random stone count from ``min_stones``
+    on (the solver answers quickly there)."""
+    dice, chooser, out = Dice(seed), make_player(player), []
+    while len(out) < n:
+        board, seq, seen = Board(), "", []
+        while board.legal_moves():
+            if board.moves >= min_stones:
+                seen.append(seq)
+            col = chooser.move(board, dice)
+            board.play(col)
+            seq += str(col + 1)
+        if seen:
+            out.append(seen[dice.next_uint32() % len(seen)])
+    return out
+
+
+def solver_agreement(choose: Callable[[Board], int], positions: list[str],
+                     solver: Solver | None = None) -> dict[str, float]:
+    """How often ``choose`` (a board -> 0-based column) plays a move the exact solver rates
+    best: ``exact`` (the best score: fastest win, slowest loss) and ``outcome`` (a move keeping
+    the best win/draw/loss)."""
+    solver = solver or Solver()
+    exact = outcome = 0
+    for seq in positions:
+        board = Board.from_moves(seq)
+        col = choose(board.copy())
+        scores = solver.move_scores(board)
+        best = max(v for v in scores if v is not None)
+        exact += scores[col] == best
+        outcome += _sign(scores[col]) == _sign(best)
+    n = max(len(positions), 1)
+    return {"exact": exact / n, "outcome": outcome / n}
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
 
 
 # --- the concept positions ---------------------------------------------------------------

@@ -77,6 +77,22 @@ def test_the_sixty_concept_positions(solver):
                     after.play(col)
                     assert c.answer in after.winning_moves()
         assert classify_concept(c.moves, solver) == c
+    # the defences are the attacks inverted: the same stones, the other side to move
+    attacks = [c for c in concepts if c.kind == "attack"]
+    defences = [c for c in concepts if c.kind == "defence"]
+    for a, d in zip(attacks, defences):
+        ba, bd = Board.from_moves(a.moves), Board.from_moves(d.moves)
+        assert bd.mask == ba.mask and bd.own == ba.own ^ ba.mask
+        assert (d.line, d.answer) == (a.line, a.answer)
+
+
+def test_moves_of_reaches_the_position():
+    for seq in ("", "4453", "2252576253462244111563365343671351441"):
+        board = Board.from_moves(seq)
+        assert Board.from_moves(connect4.moves_of(board)) == board
+    # four stones of the second player stacked on the first's one: no game reaches it
+    assert connect4.moves_of(Board.from_bits(0b11110, 0b11111 | 1 << 7 | 1 << 14 | 1 << 21)) \
+        is None
 
 
 def test_concept_rates():

@@ -1,10 +1,12 @@
 """Write python/bgengine/data/connect4_concepts.txt: the 60 Connect Four concept positions.
 
 30 attack positions (the side to move makes four at once: 10 by a column, 10 by a diagonal,
-10 by a row) and 30 defence positions (the only move that does not lose blocks the opponent's
-immediate four; 10 of each line), found in games of the reference players and each checked by
-the exact solver to have exactly one correct move (``classify_concept``).  One position a game
-at most, and none earlier than MIN_STONES (the solver's checks stay quick).  Usage::
+10 by a row) and the same 30 inverted: the same stones with the other side to move, whose only
+move that does not lose blocks that four.  The attack positions are found in games of the
+reference players, with the first player to move (so that the inverted position is one of a
+game too: the stones' counts fit either side to move), and both members of each pair are
+checked by the exact solver to have exactly one correct move (``classify_concept``).  One pair
+a game at most, and none earlier than MIN_STONES (the solver's checks stay quick).  Usage::
 
     python tools/connect4_concepts.py [--seed 0]
 """
@@ -17,7 +19,8 @@ from pathlib import Path
 
 from bgengine.connect4 import Board
 from bgengine.dice import Dice
-from bgengine.games.connect4 import CONCEPTS_FILE, Concept, classify_concept, make_player
+from bgengine.games.connect4 import (CONCEPTS_FILE, Concept, classify_concept, make_player,
+                                     moves_of)
 from bgengine.connect4_solver import Solver
 
 OUT = Path(__file__).resolve().parents[1] / "python" / "bgengine" / "data" / CONCEPTS_FILE
@@ -42,22 +45,35 @@ def game_positions(first: str, second: str, dice: Dice) -> list[str]:
     return out
 
 
+def inverted(moves: str) -> str | None:
+    """The moves of the position with the same stones and the other side to move."""
+    board = Board.from_moves(moves)
+    return moves_of(Board.from_bits(board.own ^ board.mask, board.mask))
+
+
 def find(seed: int) -> list[Concept]:
     dice, solver = Dice(seed), Solver()
-    found: dict[tuple[str, str], list[Concept]] = {
-        (k, line): [] for k in ("attack", "defence") for line in ("column", "diagonal", "row")}
+    found: dict[str, list[tuple[Concept, Concept]]] = {
+        line: [] for line in ("column", "diagonal", "row")}
     games = 0
     while any(len(v) < PER_CLASS for v in found.values()):
         first, second = PAIRINGS[games % len(PAIRINGS)]
         games += 1
         for seq in reversed(game_positions(first, second, dice)):   # late positions solve fast
-            concept = classify_concept(seq, solver)
-            if concept is not None and len(found[concept.kind, concept.line]) < PER_CLASS:
-                found[concept.kind, concept.line].append(concept)
-                log.info("game %d: %s %s %s", games, concept.kind, concept.line, seq)
+            if len(seq) % 2:                    # the second player to move: no inversion
+                continue
+            attack = classify_concept(seq, solver)
+            if attack is None or attack.kind != "attack" or len(found[attack.line]) >= PER_CLASS:
+                continue
+            other = inverted(seq)
+            defence = classify_concept(other, solver) if other is not None else None
+            if defence == Concept(other, "defence", attack.line, attack.answer):
+                found[attack.line].append((attack, defence))
+                log.info("game %d: %s %s / %s", games, attack.line, seq, other)
                 break
     log.info("%d games searched", games)
-    return [c for v in found.values() for c in v]
+    pairs = [p for v in found.values() for p in v]
+    return [a for a, _ in pairs] + [d for _, d in pairs]
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from bgengine.connect4_solver import Solver, plies_to_end
 from bgengine.dice import Dice
 
 __all__ = ["Position", "Concept", "make_player", "match", "load_concepts", "concept_rates",
-           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "SPEC_HELP", "STUDY_EPSILON"]
+           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "moves_of", "SPEC_HELP", "STUDY_EPSILON"]
 
 #: the studies' MM players play a uniformly random move this often
 STUDY_EPSILON = 0.2
@@ -104,6 +104,33 @@ class Position:
 
     def __str__(self) -> str:
         return str(self.board)
+
+
+def moves_of(board: Board) -> str | None:
+    """A sequence of columns (1-based) whose play reaches ``board``, or None if none does;
+    found by taking back top stones, last mover first (depth-first, failures remembered)."""
+    dead: set[int] = set()
+
+    def back(own: int, mask: int) -> str | None:
+        if mask == 0:
+            return ""
+        key = own + mask
+        if key in dead:
+            return None
+        last = own ^ mask                       # the stones of the side that moved last
+        for col in range(7):
+            column = mask >> (col * 7) & 0x3F
+            if not column:
+                continue
+            top = 1 << (col * 7 + column.bit_length() - 1)
+            if last & top:
+                rest = back(last ^ top, mask ^ top)
+                if rest is not None:
+                    return rest + str(col + 1)
+        dead.add(key)
+        return None
+
+    return back(board.own, board.mask)
 
 
 # --- agreement with the solver ----------------------------------------------------------
@@ -226,7 +253,8 @@ CONCEPTS_FILE = "connect4_concepts.txt"
 
 def load_concepts() -> list[Concept]:
     """The 60 concept positions shipped in bgengine/data (made by tools/connect4_concepts.py):
-    30 attack and 30 defence, 10 of each by row, column and diagonal."""
+    30 attack, 10 each by column, diagonal and row, then the same 30 inverted (the same stones,
+    the other side to move: defence), in the same order."""
     text = resources.files("bgengine").joinpath("data", CONCEPTS_FILE).read_text()
     out = []
     for line in text.splitlines():

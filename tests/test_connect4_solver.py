@@ -113,3 +113,4 @@ def test_nodes_are_counted_and_the_table_clears(solver):
     solver.reset_nodes()
     solver.solve(Board.from_moves("274552224131661"))
     assert solver.nodes < searched          # the table remembers
+

@@ -84,7 +84,7 @@ cdef int _negamax(c4_solver_t* sv, const c4_t* s, int alpha, int beta) noexcept 
     cdef int hi = (C4_CELLS - 1 - s.moves) // 2      # we cannot win at once
     cdef uint64_t key = c4_key(s)
     cdef size_t slot = key % sv.size
-    if sv.keys[slot] == key:
+    if sv.keys[slot] == key and sv.values[slot] != 0:    # (the empty board's key is 0)
         hi = sv.values[slot] + MIN_STORED - 1
     if beta > hi:
         beta = hi

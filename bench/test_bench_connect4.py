@@ -7,9 +7,10 @@ random player, and random against random, from the empty board.
 The gate is a same-run ratio, never an absolute time: the compiled random-against-random games
 against the plain-Python reference rules of tests/connect4_reference.py (target >= 20x).
 
-Figures (AMD EPYC 2-core KVM guest, training paused, one run, the first version of this file
-with 2000/1000/400/200 MM games): solver 2.37 M nodes/s; mm2/mm3/mm4 against random 125 k /
-18.1 k / 3.3 k games/s; random against random 1.65 M games/s, 6900x pure Python (gate 20x).
+Figures (AMD EPYC 2-core KVM guest, training paused, two runs 2x apart on the shared machine):
+solver 2.28 / 4.50 M nodes/s; mm1/mm2/mm3/mm4 against random 0.74 M / 92 k / 18.2 k / 2.5 k and
+1.39 M / 203 k / 39.4 k / 5.4 k games/s; random against random 1.56 / 3.29 M games/s, 8700x /
+7200x pure Python (gate 20x).
 ``pytest bench/test_bench_connect4.py -s`` prints them with the CPU model.
 """
 

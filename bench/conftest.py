@@ -33,13 +33,24 @@ def rolls() -> np.ndarray:
     return ROLLS
 
 
+def load_test_module(name: str) -> ModuleType:
+    """A pure-Python reference module kept in tests/ (``tests/NAME.py``), imported by name."""
+    path = ROOT / "tests" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="session")
 def rules_oracle() -> ModuleType:
     """The pure-Python rules implementation kept in tests/ as the reference."""
-    path = ROOT / "tests" / "rules_oracle.py"
-    spec = importlib.util.spec_from_file_location("rules_oracle", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["rules_oracle"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_test_module("rules_oracle")
+
+
+@pytest.fixture(scope="session")
+def connect4_reference() -> ModuleType:
+    """The plain-Python Connect Four kept in tests/ as the reference."""
+    return load_test_module("connect4_reference")

@@ -16,8 +16,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from bgengine.agents import Player
     from bgengine.gnubg import GnubgConfig
     from bgengine.match import run_match
+    from bgengine.games.specs import describe, game_match, split_game_spec
     from bgengine.players import make_player
 
+    if split_game_spec(args.a) or split_game_spec(args.b):     # Connect Four, ...
+        result = game_match(args.a, args.b, args.games, seed=args.seed)
+        emit(args, result, describe(result))
+        return 0
     if args.games >= 2 and args.games % 2:
         raise ValueError(f"--games {args.games}: games are played in pairs (each dice sequence "
                          f"twice, the seats swapped), so --games must be even, e.g. "
@@ -51,6 +56,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``match`` to the ``bgengine`` sub-commands."""
+    from bgengine.games.specs import SPEC_HELP as GAME_SPEC_HELP
     from bgengine.players import SPEC_HELP
 
     p = sub.add_parser("match", help="play two players against each other and report ppg",
@@ -59,7 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "per game with a 95% confidence interval, win, gammon and "
                                    "backgammon rates.  With --cube: money games with the doubling "
                                    "cube; with --match-length N: matches to N points.  "
-                                   f"Players: {SPEC_HELP}.")
+                                   f"Players: {SPEC_HELP}.  Other games: {GAME_SPEC_HELP} "
+                                   "(wins, draws and losses; seats alternate).")
     p.add_argument("a", help="player A, e.g. net, pubeval, runs/r1/best.npz"
                    ).completer = complete_player  # type: ignore[attr-defined]
     p.add_argument("b", help="player B").completer = complete_player  # type: ignore[attr-defined]

@@ -59,6 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="resume", default=None, metavar="FILE",
                    help="continue the match saved in FILE (a .mat file) where it stopped: "
                         "score, cube, Crawford, the game in progress and whose turn it is")
+    p.add_argument("--game", choices=("backgammon", "connect4"), default="backgammon",
+                   help="the game (default backgammon); connect4: --player is a Connect Four "
+                        "spec (default mm4-greedy), --second to let it start")
+    p.add_argument("--second", action="store_true", help="connect4: the engine moves first")
     p.set_defaults(func=play_main)
     return p
 
@@ -75,13 +79,6 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.seed is not None and not 0 <= args.seed < 1 << 64:
         raise ValueError("--seed must be in 0..2**64-1")
-    resume = _resume(args)
-    if resume is not None:
-        match_length = resume.record.length
-    level = args.level or (resume.tags.get("level") if resume is not None else None) or "medium"
-    if level not in LEVELS:
-        raise ValueError(f"{args.resume}: its level {level!r} is none of {', '.join(LEVELS)}")
-    save = _save_path(args, match_length)
     inp = input if input is not None else sys.stdin
     out = output if output is not None else sys.stdout
     for stream in (inp, out):
@@ -95,6 +92,18 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         echo = not inp.isatty()
     except (AttributeError, ValueError, OSError):
         pass
+    if getattr(args, "game", "backgammon") == "connect4":
+        from bgengine.games.connect4_console import play_connect4
+
+        return play_connect4(inp, out, args.player or "mm4-greedy", not args.second,
+                             seed=args.seed or 0, echo=echo)
+    resume = _resume(args)
+    if resume is not None:
+        match_length = resume.record.length
+    level = args.level or (resume.tags.get("level") if resume is not None else None) or "medium"
+    if level not in LEVELS:
+        raise ValueError(f"{args.resume}: its level {level!r} is none of {', '.join(LEVELS)}")
+    save = _save_path(args, match_length)
     player, network = args.player, None
     if player is not None and is_network_spec(player):  # a network: at the level, hints, cube
         file = network_file(player)

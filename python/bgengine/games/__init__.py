@@ -2,7 +2,8 @@
 compiled rules, reference players and exact solvers, and the one compiled set of learners that
 trains networks on any of them (``bgengine.smalllearners``).
 
-One module per game (:mod:`bgengine.games.tictactoe`); :mod:`~bgengine.games.network` holds
+One module per game (:mod:`bgengine.games.tictactoe`, :mod:`bgengine.games.connect4`, whose
+learner table is still to come); :mod:`~bgengine.games.network` holds
 their networks, :mod:`~bgengine.games.learners` the Python face of the learners and matches,
 :mod:`~bgengine.games.study` the studies' training runs.
 """
@@ -14,7 +15,7 @@ from types import ModuleType
 
 __all__ = ["GAMES", "game_module"]
 
-#: The small games, by name: each is the module ``bgengine.games.<name>``, which defines the
+#: The small games the learners can train on, by name: each is the module ``bgengine.games.<name>``, which defines the
 #: compiled ``GAME`` table, ``PLAYERS`` (reference players by number) and ``N_INPUTS``.
 GAMES = ("tictactoe",)
 

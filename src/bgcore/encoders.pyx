@@ -98,7 +98,8 @@ from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
 from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, ENC_CONTACT, ENC_RACE,
                                 N_ENCODERS, MAX_INPUTS, N_SIDE_UNITS, N_EXPERT_SIDE,
-                                N_CONTACT_SIDE, N_CONTACT_OWN, side_summary_t, enc_head_t)
+                                N_CONTACT_SIDE, N_CONTACT_OWN, N_CONTACT_CROSS,
+                                N_CONTACT_TAIL_FEATURES, side_summary_t, enc_head_t)
 
 from bgengine.board import validate_boards
 
@@ -193,7 +194,8 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
     return out
 
 
-from bgengine.bitops cimport bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks
+from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
+                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64)
 
 cdef extern from "encoders_simd.h":
     # the AVX2 shots and hits kernels (encoders_simd.h); -1 / 0 where AVX2 is missing
@@ -1075,6 +1077,11 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
 
 cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil:
+    return encode_tail_features(encoder, other, head, idx, val, NULL)
+
+
+cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* head,
+                              int32_t* idx, real_t* val, real_t* feat) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
     cdef real_t f[N_CONTACT_SIDE]
@@ -1092,8 +1099,12 @@ cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
             head.q_known |= 1u << q
         _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], f)
         k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
+        if feat != NULL:
+            memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
         _contact_own(other, &S0, f, contain)
         _contact_cross_all(other, &S0, contain, S1, f)
+        if feat != NULL:
+            memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
         return _contact_put(f, 0, N_CONTACT_SIDE, CONTACT_HALF, idx, val, k)
     if encoder == ENC_RACE:
         k = _race_side(other, RACE_HALF, idx, val, 0, &S0)
@@ -1121,6 +1132,83 @@ cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
             for n in range(run if run < 6 else 6):
                 idx[k] = 200 + 6 * i + n; val[k] = 1.0; k += 1
     return k
+
+
+# The dense units of a point with n checkers by offset (0..3), contact's (n == 1 first) and
+# the bar's (n >= 1 first): unit differences between two counts without compacting.
+cdef real_t G_DENSE[16][4]
+
+
+cdef void _init_dense_units() noexcept nogil:
+    cdef int n
+    for n in range(16):
+        G_DENSE[n][0] = 1.0 if n == 1 else 0.0
+        G_DENSE[n][1] = 1.0 if n >= 2 else 0.0
+        G_DENSE[n][2] = 1.0 if n >= 3 else 0.0
+        G_DENSE[n][3] = (n - 3) * 0.5 if n > 3 else 0.0
+
+_init_dense_units()
+
+
+# Feature k of a contact tail's dense features (encode_tail_features): its input index.
+cdef int32_t TAIL_FEATURE_INPUT[N_CONTACT_TAIL_FEATURES]
+
+
+cdef void _init_tail_feature_inputs() noexcept nogil:
+    cdef int j
+    for j in range(N_CONTACT_CROSS):
+        TAIL_FEATURE_INPUT[j] = CONTACT_FEAT + N_CONTACT_OWN + j
+    for j in range(N_CONTACT_SIDE):
+        TAIL_FEATURE_INPUT[N_CONTACT_CROSS + j] = CONTACT_HALF + CONTACT_FEAT + j
+
+_init_tail_feature_inputs()
+
+
+cdef int contact_tail_delta(const checker_t* ref_c, const real_t* ref_feat,
+                            const checker_t* c, const real_t* feat,
+                            int32_t* didx, real_t* dval) noexcept nogil:
+    cdef uint32_t diff = bg_diff_mask25(ref_c, c)
+    cdef unsigned long long fdiff
+    cdef int i, j, a, b, u, nd = 0
+    cdef const real_t* ga
+    cdef const real_t* gb
+    cdef real_t d
+    if diff:
+        # the other side's units (from CONTACT_HALF): four per point that changed, its bar's
+        # four, and the off units when its count of checkers changed
+        while diff:
+            i = bg_ctz32(diff)
+            diff &= diff - 1
+            a = ref_c[i]
+            b = c[i]
+            if i < BAR:
+                ga = &G_DENSE[a][0]
+                gb = &G_DENSE[b][0]
+            else:
+                ga = &UNIT_VALUE[a][0]
+                gb = &UNIT_VALUE[b][0]
+            u = CONTACT_HALF + 4 * i
+            for j in range(4):
+                d = gb[j] - ga[j]
+                didx[nd] = u + j
+                dval[nd] = d
+                nd += d != 0
+        a = 15 - bg_sum25(ref_c)
+        b = 15 - bg_sum25(c)
+        if a != b:
+            for j in range(3):
+                d = OFF3_VAL[b][j] - OFF3_VAL[a][j]
+                didx[nd] = CONTACT_HALF + 100 + j
+                dval[nd] = d
+                nd += d != 0
+    fdiff = bg_diff_mask_f32(feat, ref_feat, N_CONTACT_TAIL_FEATURES)
+    while fdiff:
+        j = bg_ctz64(fdiff)
+        fdiff &= fdiff - 1
+        didx[nd] = TAIL_FEATURE_INPUT[j]
+        dval[nd] = feat[j] - ref_feat[j]
+        nd += 1
+    return nd
 
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:

@@ -42,9 +42,11 @@ from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_parti
 from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT)
-from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
+from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
+                                ENC_CONTACT, N_CONTACT_TAIL_FEATURES)
 from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
-                                   MAX_DELTA, LAYER_DELTA_MIN_WIDTH)
+                                   layer_ref_set_parts, layer_ref_delta_parts, MAX_DELTA,
+                                   LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -89,12 +91,19 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
 
 cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
                             const int32_t* idx, const real_t* val, int nnz,
+                            const checker_t* other, const real_t* feat,
                             netbuf_t* buf) noexcept nogil:
     """The forward pass of a tail whose head has reference ``ref``, by difference from it
-    when that adds fewer rows.  Apart from the common path, whose frame stays small."""
+    when that adds fewer rows: compared by parts when ``feat`` is given (a contact tail, its
+    other side's checkers ``other``), else input by input.  Apart from the common path, whose
+    frame stays small."""
     cdef int32_t didx[MAX_DELTA]
     cdef real_t dval[MAX_DELTA]
-    cdef int nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
+    cdef int nd
+    if feat != NULL:
+        nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
+    else:
+        nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
     if nd < nnz:
         net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
     else:
@@ -111,7 +120,9 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t t[MAX_OUTPUTS]
-    cdef bint fresh
+    cdef real_t feat_buf[N_CONTACT_TAIL_FEATURES]
+    cdef real_t* feat = NULL        # by parts: the tail's contact features
+    cdef bint fresh, delta
     if board_side_empty(after, MOVER):
         outputs_target(K, board_win_value(after, MOVER), mine)
         return
@@ -123,6 +134,11 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
             return
         c = CLASS_RACE
     net = ev.net[c]
+    delta = V.by_delta and net.sizes[1] >= (LAYER_DELTA_MIN_WIDTH_PARTS
+                                            if ev.encoder[c] == ENC_CONTACT
+                                            else LAYER_DELTA_MIN_WIDTH)
+    if delta and ev.encoder[c] == ENC_CONTACT:
+        feat = feat_buf
     h = 0
     while h < 2 and (V.head_of[h] < 0 or V.head_cls[h] != c
                      or memcmp(ml.boards[V.head_of[h]].c[OPPONENT], after.c[OPPONENT],
@@ -133,20 +149,23 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         h = V.lru
         encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
         net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
-        if V.by_delta and not V.ref_ready[h] and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
+        if delta and not V.ref_ready[h]:
             layer_ref_init(&V.ref[h])   # (a head slot may serve a narrow class network first)
             V.ref_ready[h] = True
         V.head_of[h] = i
         V.head_cls[h] = c
     V.lru = 1 - h
-    nnz = encode_tail(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val)
-    if not V.by_delta or net.sizes[1] < LAYER_DELTA_MIN_WIDTH:
+    nnz = encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val, feat)
+    if not delta:
         net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
     elif fresh:
-        layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
+        if feat != NULL:
+            layer_ref_set_parts(&V.ref[h], net, V.pre[h], idx, val, nnz, after.c[MOVER], feat)
+        else:
+            layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
         net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
     else:
-        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
+        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, after.c[MOVER], feat, buf)
     outputs_flip(K, buf.act[net.n_layers], mine)
 
 

@@ -131,3 +131,22 @@ def test_head_slots_shared_by_race_and_wide_contact_networks():
         _, full = play_outputs(ev, board, d1, d2, by_delta=False)
         _, delta = play_outputs(ev, board, d1, d2, by_delta=True)
         np.testing.assert_allclose(delta, full, rtol=0, atol=TOLERANCE)
+
+
+def test_contact_tails_compared_by_parts_give_each_differing_input():
+    """The comparison by parts (the other side's checkers point by point, the dense
+    features) lists exactly the inputs in which two siblings' contact encodings differ,
+    each with the difference of its values, bit for bit."""
+    from bgengine.encoders import _contact_tail_delta, encode
+    pairs = 0
+    for i, b in enumerate(random_positions(12, seed=23, every=2)):
+        d1, d2 = ROLLS[i % 21]
+        after, _ = legal_afterstates(b, d1, d2)
+        live = np.ascontiguousarray(after[after[:, 1].sum(axis=1) > 0][:, ::-1])
+        for j in range(1, len(live)):
+            if not np.array_equal(live[0, 1], live[j, 1]):
+                continue                    # a play that hits: another head
+            want = encode(live[j], "contact") - encode(live[0], "contact")
+            np.testing.assert_array_equal(_contact_tail_delta(live[0], live[j]), want)
+            pairs += 1
+    assert pairs > 500

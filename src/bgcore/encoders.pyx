@@ -1279,6 +1279,36 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([val[i] for i in range(n)], dtype=np.float32)))
 
 
+def _contact_tail_delta(ref_board, board) -> np.ndarray:
+    """contact_tail_delta of two positions with the same side on roll (row 1), as a dense
+    float32 vector of the 250 contact inputs (0 where they agree), for tests: the contact
+    encoding of ``board`` minus that of ``ref_board``."""
+    cdef cnp.ndarray rarr = validate_boards(np.asarray(ref_board)[None])
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef const board_t* r = <const board_t*> cnp.PyArray_DATA(rarr)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    if memcmp(r.c[1], b.c[1], sizeof(b.c[1])) != 0:
+        raise ValueError("the two positions' sides on roll differ: they share no head")
+    cdef enc_head_t head
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int32_t didx[4 * 25 + 3 + N_CONTACT_TAIL_FEATURES]
+    cdef real_t dval[4 * 25 + 3 + N_CONTACT_TAIL_FEATURES]
+    cdef real_t rfeat[N_CONTACT_TAIL_FEATURES]
+    cdef real_t feat[N_CONTACT_TAIL_FEATURES]
+    cdef int k, nd
+    encode_head(ENC_CONTACT, r.c[1], &head)
+    encode_tail_features(ENC_CONTACT, r.c[0], &head, idx, val, rfeat)
+    encode_tail_features(ENC_CONTACT, b.c[0], &head, idx, val, feat)
+    nd = contact_tail_delta(r.c[0], rfeat, b.c[0], feat, didx, dval)
+    out = np.zeros(CONTACT_SIZE, dtype=np.float32)
+    for k in range(nd):
+        if out[didx[k]] != 0:
+            raise AssertionError(f"input {didx[k]} listed twice")
+        out[didx[k]] = dval[k]
+    return out
+
+
 def _encode_timed(boards, name: str, bint head_only=False, bint siblings=False) -> tuple:
     """(pairs written, seconds of this thread's CPU time: a shared machine's other jobs do
     not count): encode_sparse of every position in one nogil loop, for benchmarks.  With

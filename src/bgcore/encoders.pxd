@@ -79,7 +79,8 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
 cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil
 # encode_tail, and for the contact encoder its N_CONTACT_TAIL_FEATURES features densely in
-# ``feat`` (NULL: not wanted; other encoders leave it alone).
+# ``feat`` (NULL: not wanted; other encoders leave it alone).  Contact only: with idx and
+# val NULL, the features alone (no pairs; returns 0).
 cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* head,
                               int32_t* idx, real_t* val, real_t* feat) noexcept nogil
 # The inputs in which two contact tails of one head differ, as (didx, dval) with dval = the

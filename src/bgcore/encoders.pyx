@@ -250,8 +250,9 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
                         side_summary_t* S, bint gnubg) noexcept nogil:
     """The units of one side's points 1..24 from input ``base``, four per point: tesauro's
     (n >= 1, n >= 2, n >= 3, (n - 3) / 2) or, with ``gnubg``, gnubg's (n == 1 first).  Four
-    entries written per occupied point, ``k`` advanced by the nonzero ones.  And the side's
-    summary.  (Inline with a constant ``gnubg``: one specialised loop each.)"""
+    entries written per occupied point, ``k`` advanced by the nonzero ones (none with a
+    NULL ``idx``).  And the side's summary.  (Inline with a constant ``gnubg``: one
+    specialised loop each.)"""
     cdef uint32_t occ, blot, x
     cdef int i, n, u, total = 0, pips = 0, stack = 0
     cdef int region[3]
@@ -263,7 +264,9 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
         x &= x - 1
         n = c[i]
         u = base + 4 * i
-        if gnubg:
+        if idx == NULL:
+            pass
+        elif gnubg:
             # its nonzero units are not a prefix: their offsets come from a table
             idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
             idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
@@ -1090,7 +1093,10 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
     cdef unsigned char contain[9]
     cdef double lead
     if encoder == ENC_CONTACT:
-        k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
+        if idx == NULL:             # the features alone: the other side's summary
+            k = _points(other, 0, NULL, NULL, 0, &S0, True)
+        else:
+            k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
         # the side on roll's terms that depend on the other side through its rearmost
         # point alone: made once per rearmost point for all the tails of this head
         q = _rearmost(&S0)
@@ -1098,13 +1104,16 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
             _q_terms(head.c, S1, q, head.q_terms[q])
             head.q_known |= 1u << q
         _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], f)
-        k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
         if feat != NULL:
             memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
+        if idx != NULL:
+            k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
         _contact_own(other, &S0, f, contain)
         _contact_cross_all(other, &S0, contain, S1, f)
         if feat != NULL:
             memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
+        if idx == NULL:
+            return 0
         return _contact_put(f, 0, N_CONTACT_SIDE, CONTACT_HALF, idx, val, k)
     if encoder == ENC_RACE:
         k = _race_side(other, RACE_HALF, idx, val, 0, &S0)

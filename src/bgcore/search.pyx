@@ -89,21 +89,25 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.ref_ready[0] = V.ref_ready[1] = False
 
 
-cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
-                            const int32_t* idx, const real_t* val, int nnz,
-                            const checker_t* other, const real_t* feat,
-                            netbuf_t* buf) noexcept nogil:
-    """The forward pass of a tail whose head has reference ``ref``, by difference from it
-    when that adds fewer rows: compared by parts when ``feat`` is given (a contact tail, its
-    other side's checkers ``other``), else input by input.  Apart from the common path, whose
-    frame stays small."""
+cdef void _forward_by_parts(const layer_ref_t* ref, const net_t* net, const checker_t* other,
+                            const real_t* feat, netbuf_t* buf) noexcept nogil:
+    """The forward pass of a contact tail (its other side's checkers ``other``, features
+    ``feat``) by difference from its head's reference ``ref``.  Apart from the common path,
+    whose frame stays small."""
     cdef int32_t didx[MAX_DELTA]
     cdef real_t dval[MAX_DELTA]
-    cdef int nd
-    if feat != NULL:
-        nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
-    else:
-        nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
+    cdef int nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
+    net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+
+
+cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
+                            const int32_t* idx, const real_t* val, int nnz,
+                            netbuf_t* buf) noexcept nogil:
+    """The forward pass of a tail whose head has reference ``ref``, by difference from it
+    when that adds fewer rows.  Apart from the common path, whose frame stays small."""
+    cdef int32_t didx[MAX_DELTA]
+    cdef real_t dval[MAX_DELTA]
+    cdef int nd = layer_ref_delta(ref, idx, val, nnz, didx, dval)
     if nd < nnz:
         net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
     else:
@@ -155,6 +159,12 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         V.head_of[h] = i
         V.head_cls[h] = c
     V.lru = 1 - h
+    if feat != NULL and not fresh:
+        # by parts from the head's reference: the features suffice, no pairs
+        encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], NULL, NULL, feat)
+        _forward_by_parts(&V.ref[h], net, after.c[MOVER], feat, buf)
+        outputs_flip(K, buf.act[net.n_layers], mine)
+        return
     nnz = encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val, feat)
     if not delta:
         net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
@@ -165,7 +175,7 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
             layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
         net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
     else:
-        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, after.c[MOVER], feat, buf)
+        _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
     outputs_flip(K, buf.act[net.n_layers], mine)
 
 

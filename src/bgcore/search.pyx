@@ -503,8 +503,9 @@ cdef class Searcher:
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
     by_delta : bool
         Value sibling plays' first layers by difference from one of them where the network
-        is at least 256 wide (faster; outputs within 1e-5), as play and rollouts do; False:
-        each summed in full, bit for bit as ``evaluate`` and as training's targets.
+        is wide enough to gain (contact networks from 128 units, others from 256: faster;
+        outputs within 1e-5), as play and rollouts do; False: each summed in full, bit for
+        bit as ``evaluate`` and as training's targets.
 
     A searcher may be shared by threads: its searches take turns (each holds the
     searcher's cache and move lists while it runs).
@@ -594,7 +595,8 @@ def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple
     move choice values them (one after the other, sharing what siblings share), and the
     index of the play chosen.  ``by_delta=False``: each first layer summed in full, bit for
     bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)
-    where the network is at least 256 wide, else in full too."""
+    where the network is wide enough (contact networks from 128 units, others from 256),
+    else in full too."""
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
     cdef Evaluator ev = as_evaluator(network)

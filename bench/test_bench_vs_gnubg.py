@@ -97,6 +97,21 @@ units finding the differing inputs costs more than their rows save (in-build A/B
 ``bench/test_bench_layer_delta.py`` with the threshold set to 128: 0.958x; against main
 about 5% slower), hence the 256 threshold.
 
+Session 9 (2026-11-24, same AMD EPYC guest, ``lscpu`` family 25 model 17, training paused,
+other engineers' jobs running): contact tails compared by parts (the mover's checkers point by
+point, the 34 features as a dense vector), so that the shipped evaluator's 128-wide contact
+network takes the first layer by difference too, and the AVX2 sigmoid's table pairs by scalar
+loads.  Three runs of this file in one locked session: rollouts 4.79x, 4.34x, 4.69x gnubg on
+one thread (1845-1888 vs 356-435 trials/s: gnubg's own rate drifted), 4.49x, 4.21x, 4.26x on
+two; our two threads 1.93x, 2.05x, 1.76x our one (same runs); static 4.42x, 4.57x, 5.22x on
+afterstates, 2.89x, 2.73x, 3.44x calibrate-like.  Against main, CPU-time A/B of 1296-trial
+rollouts (best of 3 per process, two alternations): +18.9%, +15.2%.  The 5x rollout target is
+still not met.  Profile of a rollout process (perf, one thread, the bear-off tables' start-up
+about 10% of it; taken before the features-only tails, the SIMD feature mask and the sigmoid's
+scalar loads): network forward 24%, contact encoder about 27% (its tail 14.5%, hit counting
+8.6%, own features 3.5%), the comparison by parts 5%, move generation 4%: the encoder is what
+is left.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
 target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x

@@ -7,9 +7,11 @@
 #if defined(_MSC_VER)
 #include <intrin.h>
 static inline int bg_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+static inline int bg_ctz64(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
 static inline int bg_msb32(unsigned int x) { unsigned long i; _BitScanReverse(&i, x); return (int)i; }
 #else
 static inline int bg_ctz32(unsigned int x) { return __builtin_ctz(x); }
+static inline int bg_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
 static inline int bg_msb32(unsigned int x) { return 31 - __builtin_clz(x); }
 #endif
 
@@ -50,6 +52,54 @@ static inline void bg_point_masks(const unsigned char *c, unsigned int *occ, uns
     *occ = o;
     *one = b;
 #endif
+}
+
+/* bit i (0..24): slot i (points 1..24, the bar) holds a different count in a and b */
+static inline unsigned int bg_diff_mask25(const unsigned char *a, const unsigned char *b)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    __m128i lo = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)a),
+                                _mm_loadu_si128((const __m128i *)b));
+    __m128i hi = _mm_cmpeq_epi8(_mm_loadl_epi64((const __m128i *)(a + 16)),
+                                _mm_loadl_epi64((const __m128i *)(b + 16)));
+    unsigned int same = (unsigned int)_mm_movemask_epi8(lo)
+                      | ((unsigned int)_mm_movemask_epi8(hi) << 16);
+    return (~same & 0xFFFFFFu) | ((unsigned int)(a[24] != b[24]) << 24);
+#else
+    unsigned int m = 0;
+    int i;
+    for (i = 0; i < 25; i++) m |= (unsigned int)(a[i] != b[i]) << i;
+    return m;
+#endif
+}
+
+/* checkers on slots 0..24 (points and bar) */
+static inline int bg_sum25(const unsigned char *c)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    __m128i z = _mm_setzero_si128();
+    __m128i s = _mm_add_epi64(_mm_sad_epu8(_mm_loadu_si128((const __m128i *)c), z),
+                              _mm_sad_epu8(_mm_loadl_epi64((const __m128i *)(c + 16)), z));
+    return (int)(_mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s))) + c[24];
+#else
+    int i, n = 0;
+    for (i = 0; i < 25; i++) n += c[i];
+    return n;
+#endif
+}
+
+/* bit j (0..n-1, n <= 64): a[j] != b[j] as floats (0 and -0 equal) */
+static inline unsigned long long bg_diff_mask_f32(const float *a, const float *b, int n)
+{
+    unsigned long long m = 0;
+    int j = 0;
+#if defined(__SSE2__) || defined(_M_X64)
+    for (; j + 4 <= n; j += 4)
+        m |= (unsigned long long)_mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(a + j),
+                                                               _mm_loadu_ps(b + j))) << j;
+#endif
+    for (; j < n; j++) m |= (unsigned long long)(a[j] != b[j]) << j;
+    return m;
 }
 
 #endif  /* BG_BITOPS_H */

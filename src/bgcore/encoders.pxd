@@ -31,6 +31,9 @@ cdef enum:
     N_EXPERT_SIDE = 12      # hand-made features per side of the expert encoder
     N_CONTACT_SIDE = 22     # ... of the contact encoder
     N_CONTACT_OWN = 10      # of which the first 10 need the side's checkers alone
+    N_CONTACT_CROSS = 12    # ... and the other 12 the other side's too
+    N_CONTACT_TAIL_FEATURES = 34    # a contact tail's features: the head side's 12 cross
+                                    # features, then the other side's 22
     N_HEAD_MAX = 128        # pairs an encode_head may write (the largest head + room)
     Q_BREAK = 0             # contact terms of a side that depend on the other side through
     Q_FREE = 1              # its rearmost point q (0..25) alone: pips to break contact,
@@ -75,6 +78,18 @@ cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val)
 cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) noexcept nogil
 cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil
+# encode_tail, and for the contact encoder its N_CONTACT_TAIL_FEATURES features densely in
+# ``feat`` (NULL: not wanted; other encoders leave it alone).  Contact only: with idx and
+# val NULL, the features alone (no pairs; returns 0).
+cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* head,
+                              int32_t* idx, real_t* val, real_t* feat) noexcept nogil
+# The inputs in which two contact tails of one head differ, as (didx, dval) with dval = the
+# value in (c, feat) - the value in (ref_c, ref_feat): c the other side's checkers (25 slots),
+# feat encode_tail_features' features.  Returns how many; didx and dval hold
+# 4 * 25 + 3 + N_CONTACT_TAIL_FEATURES entries.
+cdef int contact_tail_delta(const checker_t* ref_c, const real_t* ref_feat,
+                            const checker_t* c, const real_t* feat,
+                            int32_t* didx, real_t* dval) noexcept nogil
 cdef void encode_dense(int encoder, const board_t* b, real_t* out) noexcept nogil
 # The encoder's summation order: its encoder_size input indices in the order encode_sparse
 # writes the nonzero ones (a static array).

@@ -98,7 +98,8 @@ from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, BAR
 from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, ENC_CONTACT, ENC_RACE,
                                 N_ENCODERS, MAX_INPUTS, N_SIDE_UNITS, N_EXPERT_SIDE,
-                                N_CONTACT_SIDE, N_CONTACT_OWN, side_summary_t, enc_head_t)
+                                N_CONTACT_SIDE, N_CONTACT_OWN, N_CONTACT_CROSS,
+                                N_CONTACT_TAIL_FEATURES, side_summary_t, enc_head_t)
 
 from bgengine.board import validate_boards
 
@@ -193,7 +194,8 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
     return out
 
 
-from bgengine.bitops cimport bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks
+from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
+                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64)
 
 cdef extern from "encoders_simd.h":
     # the AVX2 shots and hits kernels (encoders_simd.h); -1 / 0 where AVX2 is missing
@@ -248,8 +250,9 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
                         side_summary_t* S, bint gnubg) noexcept nogil:
     """The units of one side's points 1..24 from input ``base``, four per point: tesauro's
     (n >= 1, n >= 2, n >= 3, (n - 3) / 2) or, with ``gnubg``, gnubg's (n == 1 first).  Four
-    entries written per occupied point, ``k`` advanced by the nonzero ones.  And the side's
-    summary.  (Inline with a constant ``gnubg``: one specialised loop each.)"""
+    entries written per occupied point, ``k`` advanced by the nonzero ones (none with a
+    NULL ``idx``).  And the side's summary.  (Inline with a constant ``gnubg``: one
+    specialised loop each.)"""
     cdef uint32_t occ, blot, x
     cdef int i, n, u, total = 0, pips = 0, stack = 0
     cdef int region[3]
@@ -261,7 +264,9 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
         x &= x - 1
         n = c[i]
         u = base + 4 * i
-        if gnubg:
+        if idx == NULL:
+            pass
+        elif gnubg:
             # its nonzero units are not a prefix: their offsets come from a table
             idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
             idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
@@ -1075,6 +1080,11 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
 
 cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
                      int32_t* idx, real_t* val) noexcept nogil:
+    return encode_tail_features(encoder, other, head, idx, val, NULL)
+
+
+cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* head,
+                              int32_t* idx, real_t* val, real_t* feat) noexcept nogil:
     cdef const side_summary_t* S1 = &head.side
     cdef side_summary_t S0
     cdef real_t f[N_CONTACT_SIDE]
@@ -1083,7 +1093,10 @@ cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
     cdef unsigned char contain[9]
     cdef double lead
     if encoder == ENC_CONTACT:
-        k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
+        if idx == NULL:             # the features alone: the other side's summary
+            k = _points(other, 0, NULL, NULL, 0, &S0, True)
+        else:
+            k = _contact_units(other, CONTACT_HALF, idx, val, 0, &S0)
         # the side on roll's terms that depend on the other side through its rearmost
         # point alone: made once per rearmost point for all the tails of this head
         q = _rearmost(&S0)
@@ -1091,9 +1104,16 @@ cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
             _q_terms(head.c, S1, q, head.q_terms[q])
             head.q_known |= 1u << q
         _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], f)
-        k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
+        if feat != NULL:
+            memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
+        if idx != NULL:
+            k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
         _contact_own(other, &S0, f, contain)
         _contact_cross_all(other, &S0, contain, S1, f)
+        if feat != NULL:
+            memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
+        if idx == NULL:
+            return 0
         return _contact_put(f, 0, N_CONTACT_SIDE, CONTACT_HALF, idx, val, k)
     if encoder == ENC_RACE:
         k = _race_side(other, RACE_HALF, idx, val, 0, &S0)
@@ -1121,6 +1141,83 @@ cdef int encode_tail(int encoder, const checker_t* other, enc_head_t* head,
             for n in range(run if run < 6 else 6):
                 idx[k] = 200 + 6 * i + n; val[k] = 1.0; k += 1
     return k
+
+
+# The dense units of a point with n checkers by offset (0..3), contact's (n == 1 first) and
+# the bar's (n >= 1 first): unit differences between two counts without compacting.
+cdef real_t G_DENSE[16][4]
+
+
+cdef void _init_dense_units() noexcept nogil:
+    cdef int n
+    for n in range(16):
+        G_DENSE[n][0] = 1.0 if n == 1 else 0.0
+        G_DENSE[n][1] = 1.0 if n >= 2 else 0.0
+        G_DENSE[n][2] = 1.0 if n >= 3 else 0.0
+        G_DENSE[n][3] = (n - 3) * 0.5 if n > 3 else 0.0
+
+_init_dense_units()
+
+
+# Feature k of a contact tail's dense features (encode_tail_features): its input index.
+cdef int32_t TAIL_FEATURE_INPUT[N_CONTACT_TAIL_FEATURES]
+
+
+cdef void _init_tail_feature_inputs() noexcept nogil:
+    cdef int j
+    for j in range(N_CONTACT_CROSS):
+        TAIL_FEATURE_INPUT[j] = CONTACT_FEAT + N_CONTACT_OWN + j
+    for j in range(N_CONTACT_SIDE):
+        TAIL_FEATURE_INPUT[N_CONTACT_CROSS + j] = CONTACT_HALF + CONTACT_FEAT + j
+
+_init_tail_feature_inputs()
+
+
+cdef int contact_tail_delta(const checker_t* ref_c, const real_t* ref_feat,
+                            const checker_t* c, const real_t* feat,
+                            int32_t* didx, real_t* dval) noexcept nogil:
+    cdef uint32_t diff = bg_diff_mask25(ref_c, c)
+    cdef unsigned long long fdiff
+    cdef int i, j, a, b, u, nd = 0
+    cdef const real_t* ga
+    cdef const real_t* gb
+    cdef real_t d
+    if diff:
+        # the other side's units (from CONTACT_HALF): four per point that changed, its bar's
+        # four, and the off units when its count of checkers changed
+        while diff:
+            i = bg_ctz32(diff)
+            diff &= diff - 1
+            a = ref_c[i]
+            b = c[i]
+            if i < BAR:
+                ga = &G_DENSE[a][0]
+                gb = &G_DENSE[b][0]
+            else:
+                ga = &UNIT_VALUE[a][0]
+                gb = &UNIT_VALUE[b][0]
+            u = CONTACT_HALF + 4 * i
+            for j in range(4):
+                d = gb[j] - ga[j]
+                didx[nd] = u + j
+                dval[nd] = d
+                nd += d != 0
+        a = 15 - bg_sum25(ref_c)
+        b = 15 - bg_sum25(c)
+        if a != b:
+            for j in range(3):
+                d = OFF3_VAL[b][j] - OFF3_VAL[a][j]
+                didx[nd] = CONTACT_HALF + 100 + j
+                dval[nd] = d
+                nd += d != 0
+    fdiff = bg_diff_mask_f32(feat, ref_feat, N_CONTACT_TAIL_FEATURES)
+    while fdiff:
+        j = bg_ctz64(fdiff)
+        fdiff &= fdiff - 1
+        didx[nd] = TAIL_FEATURE_INPUT[j]
+        dval[nd] = feat[j] - ref_feat[j]
+        nd += 1
+    return nd
 
 
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil:
@@ -1189,6 +1286,36 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([head.val[i] for i in range(head.nnz)], dtype=np.float32)),
             (np.array([idx[i] for i in range(n)], dtype=np.int32),
              np.array([val[i] for i in range(n)], dtype=np.float32)))
+
+
+def _contact_tail_delta(ref_board, board) -> np.ndarray:
+    """contact_tail_delta of two positions with the same side on roll (row 1), as a dense
+    float32 vector of the 250 contact inputs (0 where they agree), for tests: the contact
+    encoding of ``board`` minus that of ``ref_board``."""
+    cdef cnp.ndarray rarr = validate_boards(np.asarray(ref_board)[None])
+    cdef cnp.ndarray barr = validate_boards(np.asarray(board)[None])
+    cdef const board_t* r = <const board_t*> cnp.PyArray_DATA(rarr)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    if memcmp(r.c[1], b.c[1], sizeof(b.c[1])) != 0:
+        raise ValueError("the two positions' sides on roll differ: they share no head")
+    cdef enc_head_t head
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef int32_t didx[4 * 25 + 3 + N_CONTACT_TAIL_FEATURES]
+    cdef real_t dval[4 * 25 + 3 + N_CONTACT_TAIL_FEATURES]
+    cdef real_t rfeat[N_CONTACT_TAIL_FEATURES]
+    cdef real_t feat[N_CONTACT_TAIL_FEATURES]
+    cdef int k, nd
+    encode_head(ENC_CONTACT, r.c[1], &head)
+    encode_tail_features(ENC_CONTACT, r.c[0], &head, idx, val, rfeat)
+    encode_tail_features(ENC_CONTACT, b.c[0], &head, idx, val, feat)
+    nd = contact_tail_delta(r.c[0], rfeat, b.c[0], feat, didx, dval)
+    out = np.zeros(CONTACT_SIZE, dtype=np.float32)
+    for k in range(nd):
+        if out[didx[k]] != 0:
+            raise AssertionError(f"input {didx[k]} listed twice")
+        out[didx[k]] = dval[k]
+    return out
 
 
 def _encode_timed(boards, name: str, bint head_only=False, bint siblings=False) -> tuple:

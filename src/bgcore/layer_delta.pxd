@@ -12,7 +12,9 @@
 # order (and x_k - ref_k rounded to float), so the last bits of h differ from the full sum;
 # a few float ulps of h, below 1e-5 on the outputs (tests pin it).  The reference itself is
 # valued bit for bit as on its own.  Everything is deterministic: a sibling's bits depend
-# only on its list of siblings.  Used for first layers at least LAYER_DELTA_MIN_WIDTH wide.
+# only on its list of siblings.  Used for first layers at least LAYER_DELTA_MIN_WIDTH wide,
+# and for contact networks at least LAYER_DELTA_MIN_WIDTH_PARTS wide, whose tails are
+# compared by their parts (layer_ref_set_parts, layer_ref_delta_parts).
 # Header-only (inline): cimporting it adds no module.
 #
 #     cdef layer_ref_t ref                           # per head (a few KB)
@@ -23,16 +25,20 @@
 
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport int32_t, real_t
+from bgengine._types cimport int32_t, real_t, checker_t
 from bgengine.network cimport net_t, MAX_WIDTH, net_first_layer_add
-from bgengine.encoders cimport MAX_INPUTS
+from bgengine.encoders cimport MAX_INPUTS, N_CONTACT_TAIL_FEATURES, contact_tail_delta
 
 cdef enum:
     MAX_DELTA = 2 * MAX_INPUTS      # inputs of a difference: at most both lists (+ slack)
-    # Narrower first layers are summed in full: finding the differing inputs costs about
-    # what their rows save at 128 hidden units (rollouts, shipped 250-128-5: 2-4% slower
-    # by difference), and gains from 256 (rollouts of a 250-256-5: 7% faster).
+    # Narrower first layers are summed in full: finding the differing inputs one by one
+    # costs about what their rows save at 128 hidden units (rollouts, shipped 250-128-5:
+    # 2-4% slower by difference), and gains from 256 (rollouts of a 250-256-5: 7% faster).
     LAYER_DELTA_MIN_WIDTH = 256
+    # Contact tails are compared by their parts (layer_ref_set_parts): the other side's
+    # checkers point by point and the dense features, a few times cheaper than input by
+    # input, so that 128-wide first layers gain too.
+    LAYER_DELTA_MIN_WIDTH_PARTS = 128
 
 ctypedef struct layer_ref_t:
     int nnz                         # the reference tail's nonzero inputs (idx, val)
@@ -41,6 +47,8 @@ ctypedef struct layer_ref_t:
     real_t dense[MAX_INPUTS]        # the reference tail's value of every input (0 elsewhere)
     unsigned int seen[MAX_INPUTS]
     real_t pre[MAX_WIDTH]           # h(ref): first-layer pre-activations of the reference
+    checker_t c[32]                 # by parts (contact): the reference's other side (25 slots)
+    real_t feat[N_CONTACT_TAIL_FEATURES]    # ... and its features
 
 
 cdef inline void layer_ref_init(layer_ref_t* ref) noexcept nogil:
@@ -92,3 +100,21 @@ cdef inline int layer_ref_delta(layer_ref_t* ref, const int32_t* idx, const real
         dval[nd] = -ref.dense[j]
         nd += ref.seen[j] != stamp
     return nd
+
+
+# By parts, for contact tails (encoders.pxd, contact_tail_delta): make the tail (idx, val,
+# nnz) over ``pre_head``, whose other side's checkers are ``c`` and features ``feat``, the
+# reference.
+cdef inline void layer_ref_set_parts(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
+                                     const int32_t* idx, const real_t* val, int nnz,
+                                     const checker_t* c, const real_t* feat) noexcept nogil:
+    memcpy(ref.c, c, 25 * sizeof(checker_t))
+    memcpy(ref.feat, feat, N_CONTACT_TAIL_FEATURES * sizeof(real_t))
+    net_first_layer_add(net, pre_head, idx, val, nnz, ref.pre)
+
+
+# ... and the inputs in which the tail of (c, feat) differs from it, as layer_ref_delta's.
+cdef inline int layer_ref_delta_parts(const layer_ref_t* ref, const checker_t* c,
+                                      const real_t* feat, int32_t* didx,
+                                      real_t* dval) noexcept nogil:
+    return contact_tail_delta(ref.c, ref.feat, c, feat, didx, dval)

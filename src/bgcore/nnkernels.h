@@ -29,7 +29,7 @@
 #define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
 
 static float bg_sig_value[BG_SIG_STEPS + 2];
-/* (v[i], v[i + 1] - v[i]) side by side, so that one 64-bit gather fetches both */
+/* (v[i], v[i + 1] - v[i]) side by side, so that one 64-bit load fetches both */
 static float bg_sig_pair[2 * (BG_SIG_STEPS + 1)] __attribute__((aligned(64)));
 
 static void bg_sigmoid_init(void)
@@ -135,13 +135,15 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     i = _mm256_cvttps_epi32(t);
     t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
     {
-        /* pairs of lanes 0, 1, 4, 5 and 2, 3, 6, 7: the in-lane shuffles below then give
-           the values and the steps back in lane order */
-        __m256i p = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
-        __m256 a = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)bg_sig_pair,
-                                                        _mm256_castsi256_si128(p), 8));
-        __m256 b = _mm256_castpd_ps(_mm256_i32gather_pd((const double *)bg_sig_pair,
-                                                        _mm256_extracti128_si256(p, 1), 8));
+        /* the (value, step) pairs of lanes 0, 1, 4, 5 and 2, 3, 6, 7, by eight scalar loads
+           (faster than two gathers on the AMD EPYC we measure on); the in-lane shuffles
+           below then give the values and the steps back in lane order */
+        int32_t k[8] __attribute__((aligned(32)));
+        const double *pair = (const double *)bg_sig_pair;
+        __m256 a, b;
+        _mm256_store_si256((__m256i *)k, i);
+        a = _mm256_castpd_ps(_mm256_setr_pd(pair[k[0]], pair[k[1]], pair[k[4]], pair[k[5]]));
+        b = _mm256_castpd_ps(_mm256_setr_pd(pair[k[2]], pair[k[3]], pair[k[6]], pair[k[7]]));
         x = _mm256_shuffle_ps(a, b, 0x88);
         return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_shuffle_ps(a, b, 0xDD)));
     }

@@ -36,7 +36,8 @@ ctypedef struct searcher_t:
 # Index of the afterstate of highest 0-ply equity for the mover; its outputs
 # (mover's side) in ``out``.  Game-ending afterstates score their exact value.
 # by_delta: the first layer of sibling afterstates by difference (layer_delta.pxd) where the
-# network is at least LAYER_DELTA_MIN_WIDTH wide: faster, outputs within 1e-5 of each
+# network is at least LAYER_DELTA_MIN_WIDTH wide (LAYER_DELTA_MIN_WIDTH_PARTS for contact
+# networks): faster, outputs within 1e-5 of each
 # afterstate's own evaluation; False, or narrower networks: bit for bit those.
 cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
                       real_t* out, bint by_delta) noexcept nogil

@@ -42,9 +42,11 @@ from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_parti
 from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT)
-from bgengine.encoders cimport encode_head, encode_tail, enc_head_t, MAX_INPUTS
+from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
+                                ENC_CONTACT, N_CONTACT_TAIL_FEATURES)
 from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
-                                   MAX_DELTA, LAYER_DELTA_MIN_WIDTH)
+                                   layer_ref_set_parts, layer_ref_delta_parts, MAX_DELTA,
+                                   LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -87,6 +89,17 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.ref_ready[0] = V.ref_ready[1] = False
 
 
+cdef void _forward_by_parts(const layer_ref_t* ref, const net_t* net, const checker_t* other,
+                            const real_t* feat, netbuf_t* buf) noexcept nogil:
+    """The forward pass of a contact tail (its other side's checkers ``other``, features
+    ``feat``) by difference from its head's reference ``ref``.  Apart from the common path,
+    whose frame stays small."""
+    cdef int32_t didx[MAX_DELTA]
+    cdef real_t dval[MAX_DELTA]
+    cdef int nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
+    net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+
+
 cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
                             const int32_t* idx, const real_t* val, int nnz,
                             netbuf_t* buf) noexcept nogil:
@@ -111,7 +124,9 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t t[MAX_OUTPUTS]
-    cdef bint fresh
+    cdef real_t feat_buf[N_CONTACT_TAIL_FEATURES]
+    cdef real_t* feat = NULL        # by parts: the tail's contact features
+    cdef bint fresh, delta
     if board_side_empty(after, MOVER):
         outputs_target(K, board_win_value(after, MOVER), mine)
         return
@@ -123,6 +138,11 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
             return
         c = CLASS_RACE
     net = ev.net[c]
+    delta = V.by_delta and net.sizes[1] >= (LAYER_DELTA_MIN_WIDTH_PARTS
+                                            if ev.encoder[c] == ENC_CONTACT
+                                            else LAYER_DELTA_MIN_WIDTH)
+    if delta and ev.encoder[c] == ENC_CONTACT:
+        feat = feat_buf
     h = 0
     while h < 2 and (V.head_of[h] < 0 or V.head_cls[h] != c
                      or memcmp(ml.boards[V.head_of[h]].c[OPPONENT], after.c[OPPONENT],
@@ -133,17 +153,26 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         h = V.lru
         encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
         net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
-        if V.by_delta and not V.ref_ready[h] and net.sizes[1] >= LAYER_DELTA_MIN_WIDTH:
+        if delta and not V.ref_ready[h]:
             layer_ref_init(&V.ref[h])   # (a head slot may serve a narrow class network first)
             V.ref_ready[h] = True
         V.head_of[h] = i
         V.head_cls[h] = c
     V.lru = 1 - h
-    nnz = encode_tail(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val)
-    if not V.by_delta or net.sizes[1] < LAYER_DELTA_MIN_WIDTH:
+    if feat != NULL and not fresh:
+        # by parts from the head's reference: the features suffice, no pairs
+        encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], NULL, NULL, feat)
+        _forward_by_parts(&V.ref[h], net, after.c[MOVER], feat, buf)
+        outputs_flip(K, buf.act[net.n_layers], mine)
+        return
+    nnz = encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val, feat)
+    if not delta:
         net_forward_sparse_from(net, V.pre[h], idx, val, nnz, buf)
     elif fresh:
-        layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
+        if feat != NULL:
+            layer_ref_set_parts(&V.ref[h], net, V.pre[h], idx, val, nnz, after.c[MOVER], feat)
+        else:
+            layer_ref_set(&V.ref[h], net, V.pre[h], idx, val, nnz)
         net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
     else:
         _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
@@ -474,8 +503,9 @@ cdef class Searcher:
         The cache holds ``2**cache_bits`` evaluations (0 = no cache).
     by_delta : bool
         Value sibling plays' first layers by difference from one of them where the network
-        is at least 256 wide (faster; outputs within 1e-5), as play and rollouts do; False:
-        each summed in full, bit for bit as ``evaluate`` and as training's targets.
+        is wide enough to gain (contact networks from 128 units, others from 256: faster;
+        outputs within 1e-5), as play and rollouts do; False: each summed in full, bit for
+        bit as ``evaluate`` and as training's targets.
 
     A searcher may be shared by threads: its searches take turns (each holds the
     searcher's cache and move lists while it runs).
@@ -565,7 +595,8 @@ def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple
     move choice values them (one after the other, sharing what siblings share), and the
     index of the play chosen.  ``by_delta=False``: each first layer summed in full, bit for
     bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)
-    where the network is at least 256 wide, else in full too."""
+    where the network is wide enough (contact networks from 128 units, others from 256),
+    else in full too."""
     if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
         raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
     cdef Evaluator ev = as_evaluator(network)

@@ -10,10 +10,12 @@ from bgengine.cli.options import add_player_argument, parse_dice
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
 
-__all__ = ["register"]
+__all__ = ["register", "engine_from_args"]
 
 
-def _engine(args: argparse.Namespace):
+def engine_from_args(args: argparse.Namespace):
+    """The engine of ``--player`` (default net) at ``--plies``; a depth it does not search
+    is bad input."""
     from bgengine.engine import Engine, EngineError
 
     try:
@@ -76,7 +78,7 @@ def _evaluation_lines(ev) -> list[str]:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     state = _state(args)
-    ev = _engine(args).evaluate_state(state)
+    ev = engine_from_args(args).evaluate_state(state)
     if args.json:
         emit(args, ev.to_dict())
         return 0
@@ -88,7 +90,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_hint(args: argparse.Namespace) -> int:
     state = _state(args)
-    hint = _engine(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
+    hint = engine_from_args(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
                               threads=args.threads)
     if args.json:
         emit(args, hint.to_dict())

@@ -87,10 +87,13 @@ def marked_decisions(path, names, game):
 def player_stats(stats):
     moves, cube, dice = stats["moves"], stats["cube"], stats["dice"]
     n = moves["unforced-moves"] + cube["close-cube"]
-    error = moves["error-skill"] + cube["error-skill"]
+    # the cube's "error-skill" of gnubg.match() is per close cube decision (the chequer
+    # play's is a total): the total is the sum of the kinds of cube error
+    cube_error = sum(v for k, v in cube.items() if k.startswith("err-") and k.endswith("-skill"))
+    error = moves["error-skill"] + cube_error
     return {"unforced_moves": moves["unforced-moves"], "total_moves": moves["total-moves"],
             "close_cube": cube["close-cube"], "total_cube": cube["total-cube"],
-            "checker_error": moves["error-skill"], "cube_error": cube["error-skill"],
+            "checker_error": moves["error-skill"], "cube_error": cube_error,
             "error_rate": 1000.0 * error / n if n else 0.0,
             "marked_moves": moves["marked"],
             "luck": dice["luck"], "rolls": sum(dice["marked-rolls"].values())}

@@ -77,7 +77,9 @@ def play_match(specs: tuple[str, str], length: int, seed: int) -> MatchRecord:
                     for i, (p, s) in enumerate(zip(players, specs)))
     dice = Dice(seed)
     score = MatchScore(length)
-    record = MatchRecord(players=specs, length=length)
+    # distinct names: gnubg's text export tells the players apart by name
+    names = (specs[0], specs[1] if specs[1] != specs[0] else specs[1] + "2")
+    record = MatchRecord(players=names, length=length)
     while not score.over:
         crawford = score.start_game()
         recorder = GameRecorder(tuple(score.score), crawford)

@@ -44,14 +44,16 @@ from bgengine.position import Move
 from bgengine.state import GameState
 
 __all__ = ["Decision", "PlayerSummary", "MatchAnalysis", "analyse_match", "DOUBTFUL", "ERROR",
-           "BLUNDER", "CLOSE_CUBE", "PLAYS_SEARCHED"]
+           "BLUNDER", "CLOSE_CUBE", "PLAYS_SEARCHED", "PLAYS_WITHIN"]
 
 #: gnubg 1.07's default marks (``set analysis threshold``), EMG lost.
 DOUBTFUL, ERROR, BLUNDER = 0.03, 0.06, 0.12
 #: A no-double counts as a decision when no double is within this of the double (EMG).
 CLOSE_CUBE = 0.16
-#: Plays searched at the analysis depth besides the one made (the best at 0-ply).
+#: Plays searched at the analysis depth besides the one made: the best at 0-ply, at most
+#: this many, within ``PLAYS_WITHIN`` cubeless equity of the best.
 PLAYS_SEARCHED = 5
+PLAYS_WITHIN = 0.08
 
 #: The 21 rolls with their weights out of 36.
 _ROLLS = tuple((d1, d2, 1 if d1 == d2 else 2) for d1 in range(1, 7) for d2 in range(1, d1 + 1))
@@ -236,7 +238,8 @@ class _Analyst:
         made = next(k for k, mv in enumerate(legal)
                     if mv.position.position_id == m.move.position.position_id)
         rows = rank_plays(self.engine.searcher(), m.position.board, d1, d2,
-                          n=PLAYS_SEARCHED, plies=self.plies, include=(made,))
+                          n=PLAYS_SEARCHED, plies=self.plies, include=(made,),
+                          within=PLAYS_WITHIN)
         values = {r.index: self.engine.value_after(state, legal[r.index].position.board, r.outputs)
                   for r in rows}
         best = max(values, key=values.__getitem__)

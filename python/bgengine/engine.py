@@ -419,18 +419,24 @@ class RankedPlay(NamedTuple):
 
 
 def rank_plays(searcher: Searcher, board: Board, d1: int, d2: int, n: int = 5,
-               plies: int = 0, include: Sequence[int] = ()) -> list[RankedPlay]:
+               plies: int = 0, include: Sequence[int] = (),
+               within: float | None = None) -> list[RankedPlay]:
     """The best ``n`` plays of ``d1``-``d2`` for the side on roll (row 1 of ``board``), best first.
 
     All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
     searched at ``plies`` and re-sorted.  ``include``: indices of plays that are
     searched at ``plies`` and returned (after the best ``n``) even when not among
-    them, e.g. the play an analysed player made.
+    them, e.g. the play an analysed player made.  ``within``: of the best ``n`` only
+    those within this cubeless equity of the best at 0-ply are searched at ``plies``
+    (the rest keep their 0-ply values and are not returned).
     """
     wanted = set(include)
     rows = searcher.rank_moves(board, d1, d2, 0)
     top = [RankedPlay(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
     wide = max(n, 5)
+    if within is not None:
+        wide = max(1, sum(r.equity >= top[0].equity - within for r in top[:wide]))
+        n = min(n, wide)
     if plies > 0:
         legal = Position(board).legal_moves(d1, d2)
 

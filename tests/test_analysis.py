@@ -163,8 +163,8 @@ def test_against_gnubg_golden_analysis():
     for p in result["players"]:
         assert abs(p["decisions"] - p["gnubg_decisions"]) <= 2, p
         assert p["unforced"] == p["gnubg_unforced"], p
-    assert result["checker_rate_correlation"] > 0.9
-    assert result["error_rate_correlation"] > 0.7
+    assert result["checker_rate_correlation"] > 0.95
+    assert result["error_rate_correlation"] > 0.95
     assert result["blunders_flagged"] >= 0.8 * result["gnubg_blunders"]
     assert result["gnubg_blunders"] >= 10
 

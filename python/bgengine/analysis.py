@@ -240,8 +240,8 @@ class _Analyst:
         rows = rank_plays(self.engine.searcher(), m.position.board, d1, d2,
                           n=PLAYS_SEARCHED, plies=self.plies, include=(made,),
                           within=PLAYS_WITHIN)
-        values = {r.index: self.engine.value_after(state, legal[r.index].position.board, r.outputs)
-                  for r in rows}
+        values = dict(zip((r.index for r in rows), self.engine.values_after(
+            state, [legal[r.index].position.board for r in rows], [r.outputs for r in rows])))
         best = max(values, key=values.__getitem__)
         scale = self.emg_scale(m.state, a.player)
         return Decision(m.game + 1, m.number, a.player, "play", _play_text(d1, d2, legal[made]),
@@ -252,24 +252,16 @@ class _Analyst:
     def luck(self, state: GameState, first: bool) -> float:
         """The roll's value minus the mean roll's, in the mover's values (0-ply best plays)."""
         pre = state.without_dice()
-        total = weight = 0.0
-        made = None
-        for d1, d2, w in _ROLLS:
-            if first and d1 == d2:
-                continue        # a game's first roll is never a double
-            value = self._roll_value(pre, d1, d2)
-            total += w * value
-            weight += w
-            if {d1, d2} == set(state.dice) and (d1 == d2) == (state.dice[0] == state.dice[1]):
-                made = value
-        assert made is not None
-        return made - total / weight
-
-    def _roll_value(self, pre: GameState, d1: int, d2: int) -> float:
-        """The mover's value after the best 0-ply play of ``d1``-``d2``."""
-        index, outputs = self.engine.searcher().best_move(pre.board, d1, d2, plies=0)
-        after = legal_afterstates(pre.board, d1, d2)[0][index][::-1]
-        return self.engine.value_after(pre, after, outputs)
+        rolls = [(d1, d2, w) for d1, d2, w in _ROLLS if not (first and d1 == d2)]
+        afters, outputs = [], []
+        for d1, d2, _ in rolls:           # a game's first roll is never a double
+            index, out = self.engine.searcher().best_move(pre.board, d1, d2, plies=0)
+            afters.append(legal_afterstates(pre.board, d1, d2)[0][index][::-1])
+            outputs.append(out)
+        values = self.engine.values_after(pre, afters, outputs)
+        mean = sum(w * v for (_, _, w), v in zip(rolls, values)) / sum(w for *_, w in rolls)
+        rolled = (max(state.dice), min(state.dice))
+        return values[next(k for k, r in enumerate(rolls) if r[:2] == rolled)] - mean
 
     def cube_decision(self, m: Moment, cube: CubeDecision, doubled: bool) -> Decision:
         """The roller's double or no double."""

@@ -398,11 +398,19 @@ class Engine:
         """Cubeful value for the side on roll in ``state`` of a play that leaves ``after``
         (the board with the opponent on roll, row 1) whose outputs (mover's view) are
         ``outputs``: the opponent's value before its roll, turned round."""
+        return self.values_after(state, [after], [outputs])[0]
+
+    def values_after(self, state: GameState, afters: Sequence[Board],
+                     outputs: Sequence[np.ndarray]) -> list[float]:
+        """:meth:`value_after` of several plays from ``state`` (the cube seen once)."""
         m = state.match
         opponent = 1 - m.player_on_roll
         match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
-        opp = self._cubeful(flip_outputs(outputs), after, match, jacoby=m.jacoby)
-        return -opp if state.is_money else 1.0 - opp
+        info = self.cube_info(match, jacoby=m.jacoby)
+        base = 0.0 if state.is_money else 1.0      # the mover: minus the money equity, 1 - MWC
+        return [base - float(cubeful_value(flip_outputs(out), info, x=cube_efficiency(after),
+                                           met=self.met))
+                for after, out in zip(afters, outputs)]
 
 
 # ====================================================================== hint ranking

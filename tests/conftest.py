@@ -5,6 +5,8 @@ from __future__ import annotations
 import pathlib
 import sys
 
+import pytest
+
 TESTS = pathlib.Path(__file__).resolve().parent
 DATA = TESTS / "data"
 
@@ -32,3 +34,11 @@ try:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "bgengine"))
 except ImportError:  # hypothesis is a test extra; tests that need it import it themselves
     pass
+
+
+
+@pytest.fixture(autouse=True)
+def _sessions_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """``bgengine play`` saves its sessions under ``$XDG_DATA_HOME``: never the user's own
+    folder during the tests (subprocesses inherit the variable)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))

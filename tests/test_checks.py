@@ -73,3 +73,54 @@ def test_the_core_checks_its_integer_arguments_alike(case):
     for out in (lo - 1, hi + 1):
         with pytest.raises(ValueError, match=re.escape(f"{name} must be in {span}, got {out}")):
             call(out)
+
+
+# ---------------------------------------------------------------- the checks that used their own test
+
+def test_network_sizes_use_the_shared_check(tmp_path):
+    """A network file's ``sizes`` go through checks.pxd: bools, floats and text refused
+    (as before), numpy integers accepted (metadata built in Python), the range said."""
+    from bgengine.network import Network, network_from_parts, network_meta
+
+    MAX_WIDTH = 1024            # network.pxd: the widest layer, inputs included
+
+    net = Network((4,), 5, "tesauro198", seed=1)
+    meta = network_meta(net)
+    for bad in (True, 4.0, "4"):
+        m = dict(meta, sizes=[meta["sizes"][0], bad, 5])
+        with pytest.raises(ValueError, match=r"here: metadata: sizes must be whole numbers"):
+            network_from_parts(m, net.params, "here")
+    with pytest.raises(ValueError, match=rf"sizes must be in 1..{MAX_WIDTH}, got 0"):
+        network_from_parts(dict(meta, sizes=[meta["sizes"][0], 0, 5]), net.params, "here")
+    again = network_from_parts(dict(meta, sizes=[np.int64(s) for s in meta["sizes"]]),
+                               net.params, "here")
+    assert again.sizes == net.sizes and all(type(s) is int for s in again.sizes)
+    with pytest.raises(ValueError, match="lacks a valid 'sizes'"):
+        network_from_parts({k: v for k, v in meta.items() if k != "sizes"}, net.params, "here")
+
+
+def test_cube_checks_use_is_int():
+    """The match table's length and the cube's value: numpy integers accepted, bools not."""
+    from bgengine.cube import CubeInfo, gnubg_met
+
+    met = gnubg_met()
+    assert met.extended(np.int64(met.length + 2)).length == met.length + 2
+    with pytest.raises(ValueError, match="whole number of points"):
+        met.extended(True)
+    assert CubeInfo(cube=np.int64(4)).cube == 4
+    with pytest.raises(ValueError, match="power of two"):
+        CubeInfo(cube=True)
+
+
+def test_gnubg_settings_use_is_int():
+    """gnubg's plies and process count: numpy integers accepted (kept as int), bools not."""
+    from bgengine.gnubg.driver import GnubgSettings
+    from bgengine.gnubg.process import GnubgConfig
+
+    assert type(GnubgSettings(plies=np.int64(2)).plies) is int
+    assert type(GnubgConfig(processes=np.int32(3)).processes) is int
+    for bad in (True, 1.0, "2"):
+        with pytest.raises(ValueError, match="gnubg plies must be an integer"):
+            GnubgSettings(plies=bad)
+        with pytest.raises(ValueError, match="gnubg processes must be a positive integer"):
+            GnubgConfig(processes=bad)

@@ -404,3 +404,45 @@ def test_play_refuses_jacoby_in_a_match():
     args = build_parser().parse_args(["play", "--match", "3", "--jacoby", "--seed", "1"])
     with pytest.raises(ValueError, match="--jacoby.*money"):
         play_main(args, io.StringIO("quit\n"), io.StringIO())
+
+
+def test_a_file_that_cannot_be_read_or_written_is_one_line(tmp_path, capsys):
+    """An OSError from any command (here: a directory where a file is asked for, a file
+    in a folder that does not exist) is one line on standard error, exit 2."""
+    folder = tmp_path / "a-folder.mat"
+    folder.mkdir()
+    assert main(["matchfile", "show", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bgengine: error: "), err
+    assert str(folder) in err and "Traceback" not in err
+    src = tmp_path / "m.mat"
+    src.write_text(" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 31: 8/5 6/5\n")
+    assert main(["matchfile", "convert", str(src), str(tmp_path / "nope" / "out.sgf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope" in err and "Traceback" not in err, err
+
+
+def test_a_broken_pipe_is_still_exit_141_not_an_error_line(monkeypatch, capsys):
+    """BrokenPipeError is an OSError: the pipe's own status comes first."""
+    import bgengine.cli as cli
+
+    def gone(argv):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "_run", gone)
+    assert main(["demo"]) == EXIT_BROKEN_PIPE
+    assert "error" not in capsys.readouterr().err
+
+
+def test_a_broken_pipe_inside_a_command_is_exit_141(monkeypatch, capsys):
+    """Raised by a command's handler, the pipe still wins over the OSError line."""
+    import bgengine.cli.position as position
+    from bgengine.cli import build_parser
+
+    def gone(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    handler = build_parser().parse_args(["show", "4HPwATDgc/ABMA"]).func
+    monkeypatch.setattr(position, handler.__name__, gone)    # registered afresh by main
+    assert main(["show", "4HPwATDgc/ABMA"]) == EXIT_BROKEN_PIPE
+    assert "error" not in capsys.readouterr().err

@@ -186,20 +186,43 @@ def test_board_drawing_pips_and_ids():
 
 # ---------------------------------------------------------------- hints
 
-def test_hint_lists_top_plays_with_equities():
-    s = session(script("hint", "hint 3", "hint x", "8/5 6/5"), dice=FixedDice([(3, 1)]),
-                hint_plies=1)
+def _cli_hint(tmp_path, capsys, gnubg_id: str, plies: int, *extra: str) -> str:
+    """What ``bgengine hint`` prints for ``gnubg_id`` with NET: the advice, without the board."""
+    from bgengine.cli import main
+
+    net = tmp_path / "net.npz"
+    NET.save(net)
+    capsys.readouterr()
+    assert main(["hint", gnubg_id, "--plies", str(plies), "--player", str(net), *extra]) == 0
+    out = capsys.readouterr().out
+    return out[out.index("\n\n") + 2:]          # the advice follows the state's drawing
+
+
+def _shown_ids(out: str) -> list[str]:
+    return [f"{p}:{m}" for p, m in re.findall(r"Position ID: (\S+)   Match ID: (\S+)", out)]
+
+
+def test_hint_shows_what_bgengine_hint_shows_for_the_plays(tmp_path, capsys):
+    s = session(script("show", "hint", "hint 3", "hint x", "8/5 6/5"),
+                dice=FixedDice([(3, 1)]), hint_plies=1, match_length=5)
     s.run()
     out = text(s)
-    assert "The engine's best plays for 3-1" in out
-    block = out.split("The engine's best plays for 3-1")[1].split("Your move")[0]
-    eqs = [float(x) for x in re.findall(r"1-ply\s+([+-]\d\.\d{3})", block)]
-    assert len(eqs) == 5 and eqs == sorted(eqs, reverse=True)
-    assert "win " in block and "lose " in block
-    second = out.split("The engine's best plays for 3-1")[2].split("Your move")[0]
-    assert len(re.findall(r"^\s+\d+\. ", second, re.M)) == 3
-    assert "hint takes a number" in out
-    assert "You play 8/5 6/5." in out
+    state = _shown_ids(out.split("Best plays")[0])[-1]      # 'show', the dice rolled
+    assert state.endswith(match_id_with_dice(state, (3, 1)))
+    full = _cli_hint(tmp_path, capsys, state, 1)
+    assert full in out and "Best plays for 3-1 at 1-ply (match-winning chance of the mover)" in full
+    values = [float(v) for v in re.findall(r"1-ply\s+(\d+\.\d+)%", full)]
+    assert len(values) == 5 and values == sorted(values, reverse=True)
+    assert "gammon" in full and "(-" in full                      # probabilities, differences
+    assert _cli_hint(tmp_path, capsys, state, 1, "--num", "3") in out
+    assert "hint takes a number" in out and "You play 8/5 6/5." in out
+
+
+def match_id_with_dice(gnubg_id: str, dice) -> str:
+    """The Match ID part of ``gnubg_id``, checked to carry ``dice``."""
+    mid = gnubg_id.split(":")[1]
+    assert sorted(match_state_from_id(mid).dice) == sorted(dice)
+    return mid
 
 
 def test_hint_at_zero_ply_agrees_with_searcher():
@@ -209,21 +232,39 @@ def test_hint_at_zero_ply_agrees_with_searcher():
     s.run()
     idx = Searcher(NET).rank_moves(Position.initial().board, 4, 2, 0)[0][0]
     best = Position.initial().legal_moves(4, 2)[idx].notation
-    assert re.search(rf"1\. {re.escape(best)}\s+0-ply", text(s))
+    assert re.search(rf"1\. {re.escape(best)}\s+0-ply\s+[+-]\d\.\d{{3}}", text(s))
 
 
-def test_hint_before_rolling_and_when_doubled():
+def test_hint_before_rolling_and_when_doubled_is_bgengine_hint_s_cube_action(tmp_path, capsys):
     s = session(Bot(script={"preroll": ["hint", "quit"]}), position=Position.initial())
     s.run()
-    assert "Before rolling: win" in text(s) and "The engine would" in text(s)
+    out = text(s)
+    full = _cli_hint(tmp_path, capsys, _shown_ids(out)[-1], 2)
+    assert full in out and "Cube action at 2-ply (cubeful equity per cube" in full
+    for words in ("No double", "Double, take", "Double, pass", "Proper action: "):
+        assert words in full
 
     bot = Bot(script={"take": ["hint", "take"]}, limit=10)
-    s = session(bot, dice=FixedDice([(1, 2)]), engine=StubEngine(double=True))  # engine opens
+    s = session(bot, dice=FixedDice([(1, 2)]), engine=StubEngine(double=True),  # engine opens
+                match_length=3)
     s.run()
     out = text(s)
     assert "The engine doubles to 2." in out
-    assert "Your chances: win" in out and "in your place" in out
+    doubled = _shown_ids(out.split("The engine doubles to 2.")[1])[0]
+    assert match_state_from_id(doubled.split(":")[1]).double_offered
+    full = _cli_hint(tmp_path, capsys, doubled, 2)
+    assert full in out and "Proper action: " in full and "match-winning chance" in full
+    took = "take" in full.split("Proper action: ")[1].splitlines()[0].replace("no double", "")
+    assert f"In your place the engine would {'take' if took else 'drop'}." in out
     assert "You take. The cube is at 2, yours." in out
+
+
+def test_hint_without_a_network():
+    s = PlaySession(script("hint", "quit"), io.StringIO(), seed=1, network=None,
+                    dice=FixedDice([(3, 1)]), player="pubeval")
+    s.network = s.side.network = s.side.searcher = None       # as when none is installed
+    s.run()
+    assert "No network loaded, so no equities; the engine (pubeval) would play" in text(s)
 
 
 # ---------------------------------------------------------------- undo

@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.board import is_race, pip_counts
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cubeful_value",
@@ -145,11 +146,12 @@ class MatchEquityTable:
         half the games, a quarter of them gammons,
         ``post(n) = 0.5 * (0.25 * post(n - 4) + 0.75 * post(n - 2))``.
         Entries of the native table are kept; a table at least ``length``
-        long is returned unchanged.
+        long is returned unchanged.  ``length``: a Python or numpy integer.
         """
         n = self.length
-        if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        if not is_int(length) or length < 1:
             raise ValueError(f"length must be a whole number of points >= 1, got {length!r}")
+        length = int(length)
         if length <= n:
             return self
         pre = [list(row) + [0.0] * (length - n) for row in self.pre]
@@ -215,7 +217,7 @@ class CubeInfo:
 
     def __post_init__(self) -> None:
         c = self.cube
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1 or c > MAX_CUBE or c & (c - 1):
+        if not is_int(c) or c < 1 or c > MAX_CUBE or c & (c - 1):
             raise ValueError(f"cube must be a power of two from 1 to {MAX_CUBE}, got {c!r}")
         if self.owner not in ("centre", "me", "opponent"):
             raise ValueError(f"owner must be 'centre', 'me' or 'opponent', got {self.owner!r}")

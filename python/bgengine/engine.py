@@ -369,25 +369,27 @@ class Engine:
         found = [(legal[r.index], np.asarray(r.outputs, dtype=np.float64), r.equity, r.plies, None)
                  for r in rows]
         if rollout:
-            top = sorted(found, key=lambda f: -self.value_after(state, f[0].position.board, f[1]))[:n]
+            top = sorted(found, key=lambda f: -self.value_after(state, f[0].position.board,
+                                                                f[1]))[:n]
             results = {r.label: r for r in rollout_moves(
                 self.network, state.board, *m.dice, rollout,
                 indices=[legal.index(f[0]) for f in top], **kw)}
             found = [(move, _clean_probs(five_outputs(results[str(move)].outputs)),
                       results[str(move)].equity, plies, results[str(move)])
                      for move, *_ in top]
-        scored = sorted(((self.value_after(state, f[0].position.board, f[1]),) + f for f in found),
+        scored = sorted(((self.value_after(state, f[0].position.board, f[1]),) + f
+                         for f in found),
                         key=lambda t: -t[0])[:n]
         best = scored[0][0]
         plays = tuple(
-            PlayHint(notation=str(move), after=self._after(state, move), outputs=out,
+            PlayHint(notation=str(move), after=self.state_after(state, move), outputs=out,
                      cubeless=cubeless, value=value, difference=value - best, plies=depth,
                      rollout=r)
             for value, move, out, cubeless, depth, r in scored)
         return Hint(state=state, plies=plies, cube=None, plays=plays)
 
     @staticmethod
-    def _after(state: GameState, move: Move) -> GameState:
+    def state_after(state: GameState, move: Move) -> GameState:
         """The state after ``move``: the opponent on roll, no dice."""
         opponent = 1 - state.match.player_on_roll
         return replace(state, position=move.position,

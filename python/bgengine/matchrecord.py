@@ -43,7 +43,8 @@ from bgengine.types import Step
 __all__ = ["Play", "Double", "Take", "Drop", "Resign", "Win", "Action", "GameRecord",
            "MatchRecord", "Moment", "MatchRecordError", "replay", "replay_game", "move_numbers",
            "describe",
-           "checked", "infer_resignations", "GameRecorder"]
+           "checked", "check_scores", "infer_resignations", "GameRecorder", "GameStanding",
+           "game_standing"]
 
 
 # ====================================================================== actions
@@ -363,9 +364,13 @@ def replay_game(match: MatchRecord, index: int) -> Iterator[Moment]:
     last...).  Only the game itself is checked; :func:`replay` also checks the
     scores and the Crawford game from game to game.
     """
-    game = match.games[index]
+    return _replayed(_GameReplay(match, index, match.games[index]))
+
+
+def _replayed(rules: _GameReplay) -> Iterator[Moment]:
+    """``rules.game``'s actions applied to ``rules`` one by one (see :func:`replay_game`)."""
+    game, index = rules.game, rules.index
     numbers = move_numbers(game.actions)
-    rules = _GameReplay(match, index, game)
     for k, action in enumerate(game.actions):
         if isinstance(action, Win) and k != len(game.actions) - 1:
             raise MatchRecordError(f"{describe(action)} before the last action", index + 1,
@@ -377,10 +382,40 @@ def replay_game(match: MatchRecord, index: int) -> Iterator[Moment]:
         yield replace(moment, number=numbers[k])
 
 
-def _check_scores(match: MatchRecord) -> None:
-    """Every game's starting score and Crawford flag follow from the games before it.
-    The first game may start at any score (a record of a match's later part); if it
-    is not marked Crawford where it could be, the Crawford game was before it."""
+@dataclass(frozen=True)
+class GameStanding:
+    """Where game ``game`` (0-based) stands after its recorded actions: ``position``
+    (row 1 = ``on_roll``), ``on_roll`` (-1 before the opening roll), the ``cube``'s
+    value and its ``owner`` (-1 centred), ``doubler`` (the player whose double waits
+    for an answer, else -1), ``plays`` made so far and ``result`` (``(winner,
+    points)`` once the game is decided, else ``None``)."""
+
+    game: int
+    position: Position
+    on_roll: int
+    cube: int
+    owner: int
+    doubler: int
+    plays: int
+    result: tuple[int, int] | None
+
+
+def game_standing(match: MatchRecord, index: int) -> GameStanding:
+    """Game ``index`` of ``match`` replayed to its last action (a :class:`Win`
+    included); :class:`MatchRecordError` as :func:`replay_game` raises it."""
+    rules = _GameReplay(match, index, match.games[index])
+    plays = sum(isinstance(m.action, Play) for m in _replayed(rules))
+    return GameStanding(index, Position(rules.board), rules.on_roll, rules.cube, rules.owner,
+                        rules.pending_double, plays, rules.ended)
+
+
+def check_scores(match: MatchRecord) -> None:
+    """Every game's starting score and Crawford flag follow from the games before it
+    (:class:`MatchRecordError` if not; the games' actions are :func:`replay_game`'s to
+    check).  The first game may start at any score (a record of a match's later part);
+    if it is not marked Crawford where it could be, the Crawford game was before it."""
+    if match.length < 0:
+        raise MatchRecordError(f"match length must be 0 (money) or more, got {match.length}")
     score = tuple(match.games[0].score) if match.games else (0, 0)
     crawford_done = bool(match.games) and not match.games[0].crawford and is_crawford_game(
         match.length, score, False)
@@ -413,9 +448,7 @@ def replay(match: MatchRecord) -> Iterator[Moment]:
     """Replay every game of ``match`` (see :func:`replay_game`), after checking that
     each game's score and Crawford flag follow from the games before it (the first
     game's score is where the record starts: 0-0 for a whole match)."""
-    if match.length < 0:
-        raise MatchRecordError(f"match length must be 0 (money) or more, got {match.length}")
-    _check_scores(match)
+    check_scores(match)
     for i in range(len(match.games)):
         yield from replay_game(match, i)
 
@@ -442,7 +475,7 @@ def infer_resignations(match: MatchRecord) -> MatchRecord:
     resignation only by its result).  The games are otherwise unchanged.  Raises
     :class:`MatchRecordError` as :func:`replay` does for the games' scores and for
     the actions before each win."""
-    _check_scores(match)
+    check_scores(match)
     games = []
     for i, g in enumerate(match.games):
         win = g.win

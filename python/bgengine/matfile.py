@@ -41,10 +41,11 @@ from dataclasses import replace
 
 from bgengine.game import is_crawford_game
 from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchRecord, MatchRecordError,
-                                  Play, Resign, Take, Win, checked, infer_resignations, replay)
+                                  Play, Resign, Take, Win, check_scores, checked,
+                                  infer_resignations, replay_game)
 from bgengine.notation import format_steps_plain, parse_move
 
-__all__ = ["read_mat", "write_mat", "RIGHT_COLUMN"]
+__all__ = ["read_mat", "write_mat", "mat_head", "mat_game", "RIGHT_COLUMN"]
 
 #: An action starting at this column or further right is player 1's (gnubg writes
 #: player 1's column at column 33, player 0's at 5).
@@ -287,13 +288,28 @@ def _plural(points: int) -> str:
 def write_mat(match: MatchRecord) -> str:
     """``match`` as a ``.mat`` file's text, laid out as gnubg's ``export match mat``
     lays it out.  The match is replayed first (:class:`MatchRecordError` if it
-    breaks the rules); a resignation is written as its result, as the format has it."""
+    breaks the rules); a resignation is written as its result, as the format has it.
+    A last game with no action yet is written as its header (gnubg imports it so)."""
+    check_scores(match)
+    return mat_head(match) + "".join(mat_game(match, i) for i in range(len(match.games)))
+
+
+def mat_head(match: MatchRecord) -> str:
+    """The head of ``match``'s ``.mat`` file: its tags and the ``N point match`` line."""
     out = [f'; [{key} "{value}"]' for key, value in match.metadata.items()]
     if match.length == 0 and match.jacoby:
         out.append('; [Jacoby "On"]')
     if match.length and not match.crawford_rule:        # the rule is taken to be on without it
         out.append('; [Crawford "Off"]')
     out += ["", f" {match.length} point match", ""]
+    return "\n".join(out) + "\n"
+
+
+def mat_game(match: MatchRecord, index: int) -> str:
+    """Game ``index`` (0-based) of ``match`` as its part of the ``.mat`` file, the game
+    replayed (:class:`MatchRecordError`; the scores from game to game are
+    :func:`bgengine.matchrecord.check_scores`'s to check).  :func:`write_mat` is
+    :func:`mat_head` and every game's part, in order."""
     lines: list[list[str]] = []
 
     def put(player: int, text: str) -> None:
@@ -303,30 +319,11 @@ def write_mat(match: MatchRecord) -> str:
                 lines[-1].append("")
         lines[-1].append(text)
 
-    def end_game(game: int, win: Win | None) -> None:
-        # gnubg's layout: player 1's win shares the line of player 0's last action (a
-        # drop, a resignation); any other win has a line of its own in its column
-        own_line = win is not None and not (win.player == 1 and lines and len(lines[-1]) == 1)
-        if win is not None and not own_line:
-            lines[-1].append(f"Wins {_plural(win.points)}")
-        for n, (left, *right) in enumerate(lines, 1):
-            out.append(f"{n:3d}) {left:<27} {right[0] if right else ''}".rstrip())
-        if win is not None and own_line:
-            pad = " " * 34 if win.player == 1 else " " * 6
-            out.append(f"{pad}Wins {_plural(win.points)}")
-        out.append("")
-
-    current = -1
+    g = match.games[index]
+    left = f"{match.players[0]} : {g.score[0]}"
+    out = [f" Game {index + 1}", f" {left:<31}{match.players[1]} : {g.score[1]}"]
     win: Win | None = None
-    for m in replay(match):
-        if m.game != current:
-            if current != -1:
-                end_game(current, win)
-            current, lines, win = m.game, [], None
-            g = match.games[m.game]
-            out.append(f" Game {m.game + 1}")
-            left = f"{match.players[0]} : {g.score[0]}"
-            out.append(f" {left:<31}{match.players[1]} : {g.score[1]}")
+    for m in replay_game(match, index):
         a = m.action
         if isinstance(a, Play):
             d1, d2 = a.dice
@@ -342,6 +339,15 @@ def write_mat(match: MatchRecord) -> str:
             win = a
         elif not isinstance(a, Resign):          # a resignation shows only as its result
             raise AssertionError(a)  # pragma: no cover
-    if current != -1:
-        end_game(current, win)
+    # gnubg's layout: player 1's win shares the line of player 0's last action (a
+    # drop, a resignation); any other win has a line of its own in its column
+    own_line = win is not None and not (win.player == 1 and lines and len(lines[-1]) == 1)
+    if win is not None and not own_line:
+        lines[-1].append(f"Wins {_plural(win.points)}")
+    for n, (left, *right) in enumerate(lines, 1):
+        out.append(f"{n:3d}) {left:<27} {right[0] if right else ''}".rstrip())
+    if win is not None and own_line:
+        pad = " " * 34 if win.player == 1 else " " * 6
+        out.append(f"{pad}Wins {_plural(win.points)}")
+    out.append("")
     return "\n".join(out) + "\n"

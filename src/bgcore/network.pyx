@@ -24,6 +24,7 @@ from libc.string cimport memcpy, memset
 
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t, board_swap
+from bgengine.checks cimport checked_int
 from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
 from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
 
@@ -522,14 +523,19 @@ def network_meta(Network net) -> dict:
 
 def network_from_parts(meta, params, where) -> Network:
     """A :class:`Network` from the metadata and parameters of a file (``where`` names
-    it in errors); every shape is checked against the metadata."""
+    it in errors); every shape is checked against the metadata.  ``meta["sizes"]``:
+    whole numbers 1..``MAX_WIDTH`` (Python or numpy integers; bools and floats refused)."""
     if not isinstance(meta, dict):
         raise ValueError(f"{where}: network metadata is not a JSON object")
     try:
-        sizes = [_whole(s) for s in meta["sizes"]]
+        # whole numbers (Python or numpy integers, for metadata built in Python), not bools
+        sizes = [checked_int(s, "sizes", 1, MAX_WIDTH, f"1..{MAX_WIDTH}", "whole numbers")
+                 for s in meta["sizes"]]
         encoder = meta["encoder"]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError) as exc:
         raise ValueError(f"{where}: metadata lacks a valid {exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"{where}: metadata: {exc}") from None
     if len(sizes) < 3:
         raise ValueError(f"{where}: sizes {sizes} need inputs, hidden layers and outputs")
     if encoder not in ENCODERS:
@@ -553,12 +559,6 @@ def network_from_parts(meta, params, where) -> Network:
 
 def _rebuild_network(hidden, n_outputs, encoder, params, metadata_json):
     return Network(hidden, n_outputs, encoder, params=params, metadata=json.loads(metadata_json))
-
-
-def _whole(x) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise ValueError(f"sizes must be whole numbers, got {x!r}")
-    return x
 
 
 cdef netbuf_t* _new_buf() except NULL:

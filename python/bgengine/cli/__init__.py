@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
     from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
-                              tournament, train, ubgi)
+                              tournament, train, ubgi, web)
     from bgengine.cli import analyse
 
     parser = argparse.ArgumentParser(
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament,
-                  matchfile, ubgi):
+                  matchfile, ubgi, web):
         group.register(sub)
     analyse.register(sub)
     return parser
@@ -48,8 +48,8 @@ EXIT_BROKEN_PIPE = 128 + 13
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``bgengine ARGV``; returns the exit status (2: bad input, 130: interrupted,
-    141: standard output closed by its reader)."""
+    """Run ``bgengine ARGV``; returns the exit status (2: bad input or a file that cannot
+    be read or written, 130: interrupted, 141: standard output closed by its reader)."""
     try:
         status = _run(argv)
         sys.stdout.flush()          # a closed pipe shows here, not at the interpreter's exit
@@ -64,6 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError):   # stdout is no file (main called from Python)
             pass
         return EXIT_BROKEN_PIPE
+
+
+def _os_error_text(exc: OSError) -> str:
+    """``exc`` in one line: ``FILE: what went wrong`` when it names a file."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
 
 
 def _complete(parser: argparse.ArgumentParser) -> None:
@@ -96,8 +103,13 @@ def _run(argv: Sequence[str] | None) -> int:
 
     try:
         return int(args.func(args))
+    except BrokenPipeError:     # the reader of standard output left: main's exit 141
+        raise
     except (ValueError, ImportError, GnubgError) as exc:  # bad input; an optional program missing
         print(f"bgengine: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:      # a file that cannot be read or written: one line, no traceback
+        print(f"bgengine: error: {_os_error_text(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("bgengine: interrupted", file=sys.stderr)

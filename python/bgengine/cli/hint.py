@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from bgengine.cli.options import add_player_argument, parse_dice
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
@@ -32,93 +30,31 @@ def _state(args: argparse.Namespace):
     return state.with_dice(*dice) if dice else state
 
 
-def _value(value: float, money: bool) -> str:
-    """A cubeful value as users read it: money equity, or a match-winning chance in percent."""
-    return f"{value:+.3f}" if money else f"{100 * value:6.2f}%"
-
-
-def _difference(diff: float, money: bool) -> str:
-    return f"{diff:+.3f}" if money else f"{100 * diff:+.2f}%"
-
-
-def _probabilities(outputs: np.ndarray) -> str:
-    win, wg, wbg, lg, lbg = (100 * float(x) for x in outputs)
-    return (f"win {win:.1f}% (gammon {wg:.1f}%, backgammon {wbg:.1f}%), "
-            f"lose {100 - win:.1f}% (gammon {lg:.1f}%, backgammon {lbg:.1f}%)")
-
-
-def _header(state) -> list[str]:
-    lines = [state.position.to_text(), f" {state.summary()}", f" gnubg ID: {state.to_gnubgid()}"]
-    try:
-        lines.append(f" {state.to_xgid()}")
-    except ValueError:
-        pass
-    return lines
-
-
-def _source(plies: int, rollout) -> str:
-    """Where the values come from: the network's lookahead or a rollout."""
-    if rollout is None:
-        return f"at {plies}-ply"
-    return f"from a rollout of {rollout.trials} trials"
-
-
-def _evaluation_lines(ev) -> list[str]:
-    money = ev.state.is_money
-    err = "" if ev.rollout is None else f" ± {ev.rollout.stderr:.3f}"
-    lines = [f"  {_probabilities(ev.outputs)}",
-             f"  cubeless equity {ev.cubeless:+.3f}{err}"]
-    if money:
-        lines.append(f"  cubeful equity {ev.cubeful:+.3f} (points per cube)")
-    else:
-        lines.append(f"  match-winning chance {_value(ev.cubeful, False).strip()} cubeful, "
-                     f"{_value(ev.cubeless_mwc, False).strip()} with the cube dead")
-    return lines
-
-
 def _cmd_eval(args: argparse.Namespace) -> int:
+    from bgengine.hint_text import evaluation_lines, state_lines
+
     state = _state(args)
     ev = engine_from_args(args).evaluate_state(state)
     if args.json:
         emit(args, ev.to_dict())
         return 0
-    print("\n".join(_header(state)))
+    print("\n".join(state_lines(state)))
     print(f"\nEvaluation at {ev.plies}-ply, side on roll before rolling:")
-    print("\n".join(_evaluation_lines(ev)))
+    print("\n".join(evaluation_lines(ev)))
     return 0
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
+    from bgengine.hint_text import hint_lines, state_lines
+
     state = _state(args)
     hint = engine_from_args(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
                               threads=args.threads)
     if args.json:
         emit(args, hint.to_dict())
         return 0
-    money = state.is_money
-    print("\n".join(_header(state)))
-    if hint.cube:
-        d = hint.cube.decision
-        unit = "cubeful equity per cube" if money else "match-winning chance"
-        print(f"\nCube action {_source(hint.plies, hint.cube.evaluation.rollout)} "
-              f"({unit}, doubler's view):")
-        print("\n".join(_evaluation_lines(hint.cube.evaluation)))
-        for name, value in (("No double", d.no_double), ("Double, take", d.double_take),
-                            ("Double, pass", d.double_pass)):
-            diff = "" if name == "No double" else f"  ({_difference(value - d.no_double, money)})"
-            print(f"  {name:<14}{_value(value, money)}{diff}")
-        print(f"  Proper action: {d.action}")
-        return 0
-    d1, d2 = state.dice
-    unit = "cubeful equity per cube" if money else "match-winning chance"
-    print(f"\nBest plays for {d1}-{d2} {_source(hint.plies, hint.plays[0].rollout)} "
-          f"({unit} of the mover):")
-    for rank, p in enumerate(hint.plays, 1):
-        diff = "" if rank == 1 else f"  ({_difference(p.difference, money)})"
-        depth = f"{p.plies}-ply" if p.rollout is None else "rollout"
-        print(f"  {rank:2d}. {p.notation:<24} {depth}  {_value(p.value, money)}{diff}")
-        err = "" if p.rollout is None else f" ± {p.rollout.stderr:.3f}"
-        print(f"      {_probabilities(p.outputs)}; cubeless {p.cubeless:+.3f}{err}")
+    print("\n".join(state_lines(state)))
+    print("\n" + "\n".join(hint_lines(hint)))
     return 0
 
 

@@ -39,11 +39,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from bgengine.matchfiles import read_match_file
     from bgengine.matchrecord import replay
 
-    try:
-        match = read_match_file(args.file)
-    except OSError as exc:
-        print(f"bgengine: error: {exc}", file=sys.stderr)
-        return 2
+    match = read_match_file(args.file)
     lines, actions = [summary(match)], []
     for m in replay(match):
         if args.game is not None and m.game + 1 != args.game:
@@ -84,12 +80,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from bgengine.matchfiles import file_format, read_match_file, write_match_file
 
     file_format(args.output)                  # refuse a bad name before reading
-    try:
-        match = read_match_file(args.input)
-        write_match_file(match, args.output)
-    except OSError as exc:
-        print(f"bgengine: error: {exc}", file=sys.stderr)
-        return 2
+    match = read_match_file(args.input)
+    write_match_file(match, args.output)
     emit(args, {"input": args.input, "output": args.output, "summary": summary(match)},
          f"{args.input} -> {args.output}: {summary(match)}")
     return 0

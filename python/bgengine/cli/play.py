@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from bgengine.cli.options import add_player_argument
 from bgengine.ids import MAX_MATCH_LENGTH
 from bgengine.players import SPEC_HELP, is_network_spec, network_file
+from bgengine.session_file import check_session_path, default_session_path, load_session
 from bgengine.terminal import HELP, LEVELS, PlaySession
 
 __all__ = ["register", "play_main"]
@@ -32,11 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                       help=f"play a match to N points (1..{MAX_MATCH_LENGTH}), Crawford rule")
     mode.add_argument("--money", action="store_true", help="money play (the default)")
     p.add_argument("--games", type=int, default=None, metavar="N",
-                   help="money play: stop after N games (default: until you quit)")
+                   help="money play: stop after N games, N more with --continue (default: "
+                        "until you quit)")
     p.add_argument("--jacoby", action="store_true",
                    help="money play with the Jacoby rule (gammons count only after a double)")
-    p.add_argument("--level", choices=sorted(LEVELS), default="medium",
-                   help="engine strength (default medium)")
+    p.add_argument("--level", choices=sorted(LEVELS), default=None,
+                   help="engine strength (default medium; with --continue, the saved level)")
     add_player_argument(p, "who plays for the engine: a network (net, net:PATH, PATH.npz) "
                            "plays at --level and gives the hints and cube decisions too; any "
                            "other player (pubeval, gnubg, ...) plays instead of the level's "
@@ -47,6 +50,15 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="start the first game from this Position ID, you on roll")
     p.add_argument("--seed", type=int, default=None,
                    help="dice seed (default: random, printed); same seed and input, same game")
+    saving = p.add_mutually_exclusive_group()
+    saving.add_argument("--save", default=None, metavar="FILE",
+                        help="save the match to this .mat file after every move (default: a "
+                             "new file in $XDG_DATA_HOME/bgengine/sessions, or the --continue "
+                             "file)")
+    saving.add_argument("--no-save", action="store_true", help="do not save the match")
+    p.add_argument("--continue", dest="resume", default=None, metavar="FILE",
+                   help="continue the match saved in FILE (a .mat file) where it stopped: "
+                        "score, cube, Crawford, the game in progress and whose turn it is")
     p.set_defaults(func=play_main)
     return p
 
@@ -63,6 +75,13 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.seed is not None and not 0 <= args.seed < 1 << 64:
         raise ValueError("--seed must be in 0..2**64-1")
+    resume = _resume(args)
+    if resume is not None:
+        match_length = resume.record.length
+    level = args.level or (resume.tags.get("level") if resume is not None else None) or "medium"
+    if level not in LEVELS:
+        raise ValueError(f"{args.resume}: its level {level!r} is none of {', '.join(LEVELS)}")
+    save = _save_path(args, match_length)
     inp = input if input is not None else sys.stdin
     out = output if output is not None else sys.stdout
     for stream in (inp, out):
@@ -80,9 +99,41 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
     if player is not None and is_network_spec(player):  # a network: at the level, hints, cube
         file = network_file(player)
         player, network = None, (str(file) if file is not None else None)
+    if save is None and getattr(args, "position", None) is not None and not args.no_save:
+        out.write("Not saved: a game from a set position has no .mat file (its games start "
+                  "from the opening position).\n")
     session = PlaySession(inp, out, seed=args.seed, match_length=match_length,
-                          level=args.level, player=player, network=network,
+                          level=level, player=player, network=network,
                           games=args.games, jacoby=args.jacoby,
                           hint_plies=args.hint_plies, echo=echo,
-                          position=getattr(args, "position", None))
+                          position=getattr(args, "position", None), save=save, resume=resume)
     return session.run()
+
+
+def _resume(args: argparse.Namespace):
+    """The saved session of ``--continue FILE`` (checked), or ``None``."""
+    if getattr(args, "resume", None) is None:
+        return None
+    clash = [flag for flag, given in (("--match", args.match is not None), ("--money", args.money),
+                                      ("--jacoby", args.jacoby),
+                                      ("--position", getattr(args, "position", None) is not None))
+             if given]
+    if clash:
+        raise ValueError(f"--continue takes the match from its file: {', '.join(clash)} "
+                         "cannot be given with it")
+    return load_session(args.resume)
+
+
+def _save_path(args: argparse.Namespace, match_length: int) -> Path | None:
+    """Where the session is saved: ``--save``, else the ``--continue`` file, else a new
+    file in the sessions folder; ``None`` with ``--no-save`` or a game from ``--position``
+    (a .mat file cannot start from one)."""
+    if getattr(args, "no_save", False):
+        return None
+    if getattr(args, "save", None) is not None:
+        return check_session_path(args.save)
+    if getattr(args, "resume", None) is not None:
+        return Path(args.resume)
+    if getattr(args, "position", None) is not None:
+        return None
+    return default_session_path(match_length)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine._checks import is_int
 from bgengine.game import Decision
 from bgengine.notation import format_steps_plain, match_move
 
@@ -40,9 +41,9 @@ class GnubgSettings:
     prune: bool | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.plies, bool) or not isinstance(self.plies, int) \
-                or not 0 <= self.plies <= MAX_PLIES:
+        if not is_int(self.plies) or not 0 <= self.plies <= MAX_PLIES:
             raise ValueError(f"gnubg plies must be an integer 0..{MAX_PLIES}, got {self.plies!r}")
+        object.__setattr__(self, "plies", int(self.plies))      # a numpy integer too
         if self.prune is None:
             object.__setattr__(self, "prune", self.plies > 0)
 

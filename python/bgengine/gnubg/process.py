@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from bgengine._checks import is_int
 from bgengine.gnubg.driver import driver_path
 
 __all__ = ["PROCESSES_PER_CORE", "GnubgConfig", "GnubgProcess", "readable", "said"]
@@ -43,10 +44,11 @@ class GnubgConfig:
     replays: int = 2
 
     def __post_init__(self) -> None:
-        if self.processes is not None and (isinstance(self.processes, bool)
-                                           or not isinstance(self.processes, int)
-                                           or self.processes < 1):
-            raise ValueError(f"gnubg processes must be a positive integer, got {self.processes!r}")
+        if self.processes is not None:
+            if not is_int(self.processes) or self.processes < 1:
+                raise ValueError(f"gnubg processes must be a positive integer, got "
+                                 f"{self.processes!r}")
+            object.__setattr__(self, "processes", int(self.processes))   # a numpy integer too
         if not self.timeout > 0 or not self.start_timeout > 0:
             raise ValueError("gnubg timeouts must be positive numbers of seconds")
         if self.replays < 0:

@@ -11,7 +11,10 @@ Commands (at any prompt; ``help`` lists them)::
     roll                roll the dice (Enter also rolls)
     double              offer the cube (before rolling)
     take / drop         answer the engine's double
-    hint                the engine's best plays with equities (or cube advice)
+    hint                what `bgengine hint` says: the best plays of your roll
+                        ranked with equities, or the cube action before you roll
+                        or when doubled (money: cubeful equities; match:
+                        match-winning chances)
     moves               list every legal play of the roll
     undo                take back your last move
     resign [single|gammon|backgammon]   offer to resign; the engine accepts or declines
@@ -34,6 +37,11 @@ Cube decisions (the engine's doubles, takes and its answer to a
 resignation) come from :class:`bgengine.engine.Engine`; see its
 ``cube_decision`` for the rule used and its match equity table.
 
+The match (or money session) is saved as a ``.mat`` file after every action
+when a file is given (``save``; ``bgengine play`` saves by default) and a saved
+one is continued where it stopped (``resume``): :mod:`~bgengine.terminal.saving`
+over :mod:`bgengine.session_file`.
+
 Everything runs through an ``input`` / ``output`` stream pair
 (:class:`PlaySession`), so a game can be driven from a script; no input line
 ever crashes it (every line is handled inside its own ``try``), and end of
@@ -43,8 +51,11 @@ lines a session is replayed exactly.
 Modules: :mod:`~bgengine.terminal.session` (the session, a thin controller over
 :mod:`bgengine.game` and :mod:`bgengine.engine`), :mod:`~bgengine.terminal.commands`
 (the words typed), :mod:`~bgengine.terminal.console` (the streams),
-:mod:`~bgengine.terminal.drawing` (the board in text) and
-:mod:`~bgengine.terminal.table` (the seats and the game in progress).
+:mod:`~bgengine.terminal.drawing` (the board in text),
+:mod:`~bgengine.terminal.table` (the seats and the game in progress),
+:mod:`~bgengine.terminal.cube_actions` (doubles, takes and drops),
+:mod:`~bgengine.terminal.advice` (hints), :mod:`~bgengine.terminal.opponent`
+(the engine's plays) and :mod:`~bgengine.terminal.saving` (the saved file).
 """
 
 from bgengine.terminal.commands import HELP

@@ -19,7 +19,7 @@ Commands:
   double        offer the cube to the engine (before you roll)
   take, drop    answer the engine's double (also: accept / pass, yes / no)
   hint          the engine's best plays with equities; before rolling or when
-                doubled: its cube advice (hint N: the best N plays)
+                doubled: the cube action with its equities (hint N: the best N plays)
   moves         list all legal plays of your roll
   undo          take back your last move (the dice stay the same)
   resign [single|gammon|backgammon]

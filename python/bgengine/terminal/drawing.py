@@ -1,28 +1,13 @@
 """What the terminal shows: the board from the human's side with pips, cube, score and
-gnubg's IDs, and probabilities as text."""
+gnubg's IDs, and the session's messages."""
 
 from __future__ import annotations
-
-import numpy as np
 
 from bgengine.cube import MAX_CUBE, CubeInfo
 from bgengine.game import MatchScore
 from bgengine.terminal.table import ENGINE, HUMAN, TableGame
-from bgengine.types import five_outputs
 
-__all__ = ["board_text", "probs_text", "double_refusal", "banner_lines", "score_line", "game_over_lines", "final_line"]
-
-
-def probs_text(out: np.ndarray) -> str:
-    """``win 52.1% (g 14.0% bg 0.6%)  lose ... `` for 5 outputs; win only otherwise."""
-    k = np.shape(out)[-1]
-    w, wg, wbg, lg, lbg = five_outputs(out)
-    if k == 5:
-        return (f"win {100 * w:5.1f}% (g {100 * wg:4.1f}% bg {100 * wbg:4.1f}%)  "
-                f"lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}% bg {100 * lbg:4.1f}%)")
-    if k == 4:
-        return f"win {100 * w:5.1f}% (g {100 * wg:4.1f}%)  lose {100 * (1 - w):5.1f}% (g {100 * lg:4.1f}%)"
-    return f"win {100 * w:5.1f}%"
+__all__ = ["board_text", "double_refusal", "banner_lines", "score_line", "game_over_lines", "final_line"]
 
 
 def board_text(g: TableGame, match: MatchScore, mid: str) -> str:

@@ -1,5 +1,5 @@
 """The engine's side of the table: who chooses its plays (a difficulty level, a player
-spec, or pubeval when there is no network) and the network's ranking of plays for hints."""
+spec, or pubeval when there is no network)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import os
 import numpy as np
 
 from bgengine.agents import Player
-from bgengine.engine import RankedPlay, rank_plays
 from bgengine.players import default_network_path, load_default_network, load_network, make_player
 from bgengine.search import Searcher
 
@@ -72,10 +71,3 @@ class EngineSide:
         if self._player is not None:
             return int(self._player.choose(board, d1, d2, seed))
         return int(self.searcher.best_move(board, d1, d2, self.plies)[0])
-
-    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int, plies: int) -> list[RankedPlay]:
-        """The network's best ``n`` plays, best first (:func:`bgengine.engine.rank_plays`);
-        ``[]`` without a network."""
-        if self.searcher is None:
-            return []
-        return rank_plays(self.searcher, board, d1, d2, n, plies)

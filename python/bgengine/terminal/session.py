@@ -18,21 +18,24 @@ from typing import Callable, TextIO
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.cube import CubeInfo
 from bgengine.dice import Dice
-from bgengine.engine import Engine, RankedPlay
+from bgengine.engine import Engine
 from bgengine.game import MatchScore, game_seed, match_opening, points_scored
 from bgengine.ids import MAX_MATCH_LENGTH, MatchState, match_id
+from bgengine.matchrecord import Action, Play, Resign, Win
 from bgengine.position import Move, Position
-from bgengine.terminal.advice import cube_hint, play_hint, take_hint
+from bgengine.session_file import SavedSession
+from bgengine.state import GameState
+from bgengine.terminal.advice import cube_hint, hint_engine, play_hint, take_hint
 from bgengine.terminal.commands import (HELP, MAX_INPUT, LEVEL_NAMES, CommandError, Reply,
                                         not_understood, quote, read_command, read_move_word,
-                                        read_preroll, read_take, suggest_command)
+                                        read_preroll, suggest_command)
 from bgengine.terminal.console import Console, Quit
-from bgengine.terminal.drawing import (banner_lines, board_text, double_refusal, final_line, game_over_lines,
-                                       score_line)
+from bgengine.terminal.cube_actions import CubeActions
+from bgengine.terminal.drawing import banner_lines, board_text, final_line, game_over_lines, score_line
 from bgengine.terminal.opponent import LEVELS, EngineSide, load_play_network
-from bgengine.terminal.table import ENGINE, HUMAN, TableGame, start_position, table_match_state
+from bgengine.terminal.saving import TableRecorder, resumed_game, resumed_match
+from bgengine.terminal.table import ENGINE, HUMAN, GameEnd, TableGame, start_position, table_match_state
 
 __all__ = ["PlaySession", "LEVELS"]
 
@@ -41,19 +44,11 @@ class _Undo(Exception):
     """Back to the start of the turn whose move was taken back (never shown)."""
 
 
-class _GameEnd(Exception):
-    """The game in progress is over: ``winner`` (a seat) won ``points``, ``how``."""
-
-    def __init__(self, winner: int, points: int, how: str) -> None:
-        super().__init__(how)
-        self.winner, self.points, self.how = winner, points, how
-
-
 #: Control flow out of a prompt: never reported as a failure of the line.
-_FLOW = (Quit, _Undo, _GameEnd)
+_FLOW = (Quit, _Undo, GameEnd)
 
 
-class PlaySession:
+class PlaySession(CubeActions):
     """A person against the engine, through an input and an output stream.
 
     Parameters
@@ -76,7 +71,8 @@ class PlaySession:
         The network for the engine's plays, hints and cube decisions.
         Default: the shipped network if installed, else none (pubeval plays).
     games : int, optional
-        Money play: stop after this many games (default: play until quit).
+        Money play: stop after this many games (default: play until quit);
+        with ``resume``, this many more.
     jacoby : bool
         Money play with the Jacoby rule (gammons count only once the cube
         has been turned).
@@ -92,15 +88,25 @@ class PlaySession:
     dice : optional
         The dice (an object with ``roll()``, ``getstate()``, ``setstate()``
         like :class:`bgengine.dice.Dice`); default ``Dice(seed)``.
+    save : str or path, optional
+        Save the match (or money session) to this ``.mat`` file after every
+        action (:mod:`bgengine.terminal.saving`); default: not saved.
+    resume : SavedSession, optional
+        Go on with this saved session (:func:`bgengine.session_file.load_session`)
+        at the point it stopped: its match length, rules, score, game, dice
+        and seed (unless ``seed`` is given) replace the arguments'.
     """
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None, *,
                  seed: int | None = None, match_length: int = 0, level: str = "medium",
                  player=None, network=None, games: int | None = None, jacoby: bool = False,
                  hint_plies: int = 2, echo: bool = False, engine=None, position=None,
-                 dice=None) -> None:
+                 dice=None, save=None, resume: SavedSession | None = None) -> None:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
+        if resume is not None:
+            match_length, jacoby = resume.record.length, resume.record.jacoby
+            seed = resume.seed if seed is None else seed
         if not is_int(match_length) or not 0 <= match_length <= MAX_MATCH_LENGTH:
             raise ValueError(f"match length must be 0 (money play) or 1..{MAX_MATCH_LENGTH}, "
                              f"got {match_length!r}")
@@ -114,12 +120,18 @@ class PlaySession:
             seed = secrets.randbelow(1 << 31)
         self.seed = int(seed)
         self.dice = Dice(self.seed) if dice is None else dice
+        if resume is not None and resume.dice_state is not None and hasattr(self.dice, "setstate"):
+            self.dice.setstate(resume.dice_state)
         self._start_position = start_position(position)
+        if self._start_position is not None and (save is not None or resume is not None):
+            raise ValueError("a game from a set position cannot be saved or continued: a .mat "
+                             "file's games start from the opening position")
         self.match_length = match_length
         self.level = level
         self.games_limit = games
         self.jacoby = bool(jacoby) and match_length == 0
         self.hint_plies = hint_plies
+        self._hint_engine: Engine | None = None       # made at the first hint
         self.console = Console(self.input, self.output, echo)
 
         # ---- who plays for the engine, and its network (hints, cube, level play)
@@ -130,9 +142,19 @@ class PlaySession:
         self.engine = engine if engine is not None else Engine(player="pubeval", network=network)
 
         # ---- match state
-        self.match = MatchScore(match_length)       # seats: ENGINE, HUMAN
+        self.match = MatchScore(match_length) if resume is None else resumed_match(resume)
         self.g: TableGame | None = None
-        self._snapshots: list[tuple[TableGame, dict]] = []
+        self._snapshots: list[tuple[TableGame, dict, tuple[int, int]]] = []
+        # a saved session: its game in progress, a double waiting for its answer, the
+        # next game's opening roll
+        self.resume = resume
+        self._resumed = None if resume is None else resumed_game(resume, self.match.games + 1)
+        self._pending_double = -1 if self._resumed is None else resume.standing.doubler
+        self._opening = resume.roll if resume is not None and self._resumed is None else None
+        self._games_at_start = self.match.games
+        self.recorder = None if save is None else TableRecorder(
+            save, dice=self.dice, seed=self.seed, level=level, match_length=match_length,
+            jacoby=self.jacoby, resumed=resume)
         # what is being asked (for scripts and tests): None, "preroll", "move", "take"
         self.prompt_kind: str | None = None
         self.legal: list[Move] = []
@@ -228,11 +250,24 @@ class PlaySession:
     def _session_over(self) -> bool:
         if self.match_length:
             return self.match.over
-        return self.games_limit is not None and self.games_played >= self.games_limit
+        return (self.games_limit is not None
+                and self.games_played - self._games_at_start >= self.games_limit)
 
     def _banner(self) -> None:
         self._say_lines(banner_lines(self.match_length, self.jacoby, self.level, self.engine_name,
                                      self.seed, self.notes))
+        if self.resume is not None:
+            e, h = self.match.score
+            self.say(f"Continuing {self.resume.path} at game {self.match.games + 1} "
+                     f"(you {h}, engine {e}).")
+        if self.recorder is not None:
+            self.say(f"Saving to {self.recorder.path} after every move; go on later with "
+                     f"'bgengine play --continue {self.recorder.path}'.")
+
+    def _record(self, *actions: Action) -> None:
+        """``actions`` happened in the game in progress: into the saved file, if any."""
+        if self.recorder is not None:
+            self.recorder.act(self.g, *actions)
 
     def _last_word(self, text: str) -> None:
         """Say ``text`` if the output is still there."""
@@ -322,38 +357,39 @@ class PlaySession:
 
     # ------------------------------------------------------------------ hint
     def _hint(self, kind: str, n: int) -> None:
-        if self.g is None:
-            self.say("No game in progress.")
-        elif kind == "move":
-            d1, d2 = self.g.dice
-            self._say_lines(play_hint(self.side, self._board_for(HUMAN), self.legal, d1, d2, n,
-                                      self.hint_plies, self._engine_seed()))
-        elif kind == "preroll":
-            self._say_lines(cube_hint(self.engine, self._board_for(HUMAN), self._state_for(HUMAN),
-                                      self._double_refusal(HUMAN), self.jacoby))
-        elif kind == "take":
-            self._say_lines(take_hint(self.engine, self._board_for(ENGINE), self._state_for(ENGINE)))
+        """What ``bgengine hint`` says of the moment: the plays of your roll, or the cube
+        action before you roll or when the engine has doubled."""
+        if self.g is None or kind not in ("move", "preroll", "take"):
+            self.say("No game in progress." if self.g is None else "No hint now.")
+            return
+        if self._hint_engine is None and self.network is not None:
+            self._hint_engine = hint_engine(self.network, self.hint_plies)
+        engine = self._hint_engine
+        if kind == "take":      # the doubler (the engine) on roll, the double offered
+            self._say_lines(take_hint(engine, GameState(Position(self._board_for(ENGINE)),
+                                                        self.match_state())))
+            return
+        state = GameState(Position(self._board_for(HUMAN)), self._state_for(HUMAN))
+        if kind == "move":
+            self._say_lines(play_hint(engine, self.side, state, self.legal, n, self._engine_seed()))
         else:
-            self.say("No hint now.")
-
-    def rank_plays(self, board: np.ndarray, d1: int, d2: int, n: int = 5,
-                   plies: int | None = None) -> list[RankedPlay]:
-        """The engine's best ``n`` plays, best first (:func:`bgengine.engine.rank_plays`
-        at ``plies``, default ``hint_plies``); ``[]`` without a network."""
-        return self.side.rank_plays(board, d1, d2, n, self.hint_plies if plies is None else plies)
+            self._say_lines(cube_hint(engine, state, self._double_refusal(HUMAN)))
 
     # ------------------------------------------------------------------ undo
     def _snapshot(self) -> None:
         g = dataclasses.replace(self.g)
-        self._snapshots.append((g, self.dice.getstate()))
+        mark = self.recorder.mark() if self.recorder is not None else (0, 0)
+        self._snapshots.append((g, self.dice.getstate(), mark))
 
     def _undo(self) -> None:
         if not self._snapshots:
             self.say("Nothing to undo: you have not made a move in this game yet.")
             return
-        g, dstate = self._snapshots.pop()
+        g, dstate, mark = self._snapshots.pop()
         self.g = dataclasses.replace(g)
         self.dice.setstate(dstate)
+        if self.recorder is not None:
+            self.recorder.rewind(mark, self.g)
         d1, d2 = g.dice
         self.say(f"Your last move is taken back: you are to play {d1}-{d2} again.")
         self.show()
@@ -379,73 +415,10 @@ class PlaySession:
         pts = self._points(level)
         if accept:
             self.say(f"You resign {LEVEL_NAMES[level]}; the engine accepts.")
-            raise _GameEnd(ENGINE, pts, f"you resigned {LEVEL_NAMES[level]}")
+            self._record(Resign(HUMAN, level))
+            raise GameEnd(ENGINE, pts, f"you resigned {LEVEL_NAMES[level]}")
         self.say(f"You offer to resign {LEVEL_NAMES[level]} ({pts} point{'s' * (pts != 1)}); "
                  "the engine declines: play on.")
-
-    # ------------------------------------------------------------------ cube
-    def _cube_for(self, side: int) -> CubeInfo:
-        """The cube as ``side`` sees it when about to roll."""
-        return CubeInfo.from_match_state(self._state_for(side), side)
-
-    def _double_refusal(self, side: int) -> str | None:
-        """Why ``side`` may not double now, or ``None``."""
-        return double_refusal(self._cube_for(side), side)
-
-    def _human_cube_useful(self) -> bool:
-        """Offer the roll/double prompt: the human may double and it can matter (a live cube)."""
-        return self._cube_for(HUMAN).can_double()
-
-    def _human_doubles(self) -> None:
-        g = self.g
-        new = 2 * g.cube
-        self.say(f"You double to {new}.")
-        board = self._board_for(HUMAN)
-        state = self._state_for(HUMAN, double_offered=True, turn=ENGINE)
-        try:
-            take = self.engine.take_decision(board, state)
-        except Exception as exc:   # pragma: no cover - a cube engine bug
-            self.say(f"(cube engine error: {exc}; the engine takes)")
-            take = True
-        if take:
-            g.cube, g.cube_owner = new, ENGINE
-            self.say(f"The engine takes. The cube is at {new}, owned by the engine.")
-            return
-        self.say("The engine drops.")
-        raise _GameEnd(HUMAN, g.cube, "the engine dropped your double")
-
-    def _engine_doubles(self) -> bool:
-        """The engine's cube decision before it rolls; True if it doubled (and you took)."""
-        g = self.g
-        if self._double_refusal(ENGINE):
-            return False
-        state = self._state_for(ENGINE)
-        try:
-            if not self.engine.can_double(state, ENGINE):
-                return False
-            double = self.engine.cube_decision(self._board_for(ENGINE), state, self.jacoby)
-        except Exception as exc:   # pragma: no cover - a cube engine bug
-            self.say(f"(cube engine error: {exc}; the engine rolls)")
-            return False
-        if not double:
-            return False
-        new = 2 * g.cube
-        self.say(f"The engine doubles to {new}.")
-        self._double_pending = True
-        try:
-            self.show()
-            a = self.ask("take", f"The engine doubles to {new}: take or drop? ", self._take_line)
-        finally:
-            self._double_pending = False
-        if a == "take":
-            g.cube, g.cube_owner = new, HUMAN
-            self.say(f"You take. The cube is at {new}, yours.")
-            return True
-        self.say("You drop.")
-        raise _GameEnd(ENGINE, g.cube, "you dropped the engine's double")
-
-    def _take_line(self, text: str) -> str | None:
-        return self._reply(read_take(text))
 
     # ================================================================== the game
     # The game is played here move by move rather than by bgengine.game.game_decisions:
@@ -461,19 +434,36 @@ class PlaySession:
             self.say(f"Starting from position {start.position_id}, you on roll.")
             return TableGame(number=number, board=start, turn=HUMAN, dice=None, crawford=crawford)
         # the first die is the human's (seat 0 of the opening roll), the second the engine's
-        seat, (h, e) = match_opening(
-            self.dice, on_tie=lambda h, e: self.say(f"Opening roll: you {h}, engine {e}: a tie, roll again."))
-        first = HUMAN if seat == 0 else ENGINE
+        if self._opening is not None:       # a saved session's opening roll
+            (first, d1, d2), self._opening = self._opening, None
+            h, e = (d1, d2) if first == HUMAN else (d2, d1)
+        else:
+            seat, (h, e) = match_opening(self.dice, on_tie=lambda h, e: self.say(
+                f"Opening roll: you {h}, engine {e}: a tie, roll again."))
+            first = HUMAN if seat == 0 else ENGINE
         self.say(f"Opening roll: you {h}, engine {e}: "
                  + ("you go first with " if first == HUMAN else "the engine goes first with ")
                  + f"{max(h, e)}-{min(h, e)}.")
-        return TableGame(number=number, board=Position.initial(), turn=first,
-                         dice=(max(h, e), min(h, e)), crawford=crawford)
+        g = TableGame(number=number, board=Position.initial(), turn=first,
+                      dice=(max(h, e), min(h, e)), crawford=crawford)
+        if self.recorder is not None:
+            self.recorder.game_started(g, self.match.score)
+        return g
 
     def _play_game(self) -> None:
-        self.g = self._new_game()
+        resumed, self._resumed = self._resumed, None
+        self.g = resumed or self._new_game()
         self._snapshots = []
         try:
+            if resumed is not None and resumed.dice is not None:
+                self.show()
+            if self._pending_double != -1:        # a saved session stopped at a double
+                doubler, self._pending_double = self._pending_double, -1
+                self.say(("The engine" if doubler == ENGINE else "You") + " doubled.")
+                if doubler == ENGINE:
+                    self._human_answers()
+                else:
+                    self._engine_answers()
             while True:
                 try:
                     if self.g.turn == HUMAN:
@@ -482,7 +472,7 @@ class PlaySession:
                         self._engine_turn()
                 except _Undo:
                     continue
-        except _GameEnd as end:
+        except GameEnd as end:
             self._finish_game(end)
 
     def _check_over(self) -> None:
@@ -493,24 +483,27 @@ class PlaySession:
             pts = self._points(abs(r))
             if pts < abs(r) * self.g.cube:
                 how += " (counted single: Jacoby rule, the cube was never turned)"
-            raise _GameEnd(winner, pts, how)
+            raise GameEnd(winner, pts, how)
 
-    def _finish_game(self, end: _GameEnd) -> None:
+    def _finish_game(self, end: GameEnd) -> None:
         g = self.g
         self.prompt_kind = None
         self.legal = []
         self.match.record(end.winner, end.points)
-        self._say_lines(game_over_lines(self.match, end.winner, g.number, end.how, end.points))
         self.g = None
+        self._record(Win(end.winner, end.points))
+        self._say_lines(game_over_lines(self.match, end.winner, g.number, end.how, end.points))
         self._snapshots = []
 
     def _apply(self, side: int, move: Move) -> None:
         """Play ``move`` (chosen from ``side``'s legal plays) and pass the turn."""
         g = self.g
+        dice = g.dice
         g.board = move.position.swap() if side == HUMAN else move.position
         g.turn = 1 - side
         g.dice = None
         g.plays += 1
+        self._record(Play(side, dice, move.steps))
         self._check_over()
 
     # ------------------------------------------------------------------ human
@@ -523,6 +516,8 @@ class PlaySession:
                 if self.ask("preroll", "Your turn: roll or double? ", self._preroll_line) == "double":
                     self._human_doubles()     # returns only when the engine takes
             g.dice = self.dice.roll()
+            if self.recorder is not None:
+                self.recorder.rolled(g)
             if prompted:
                 self.say(f"You roll {g.dice[0]}-{g.dice[1]}.")
             else:

@@ -10,7 +10,7 @@ from bgengine.game import MatchScore
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MatchState
 from bgengine.position import Position
 
-__all__ = ["ENGINE", "HUMAN", "TableGame", "start_position", "table_match_state"]
+__all__ = ["ENGINE", "HUMAN", "TableGame", "GameEnd", "start_position", "table_match_state"]
 
 #: gnubg's player numbers: the engine is player 0 (O, drawn at the top),
 #: the human player 1 (X, at the bottom), as in gnubg's own board window.
@@ -33,6 +33,14 @@ class TableGame:
     def board_for(self, side: int) -> np.ndarray:
         """The board with ``side`` in row 1."""
         return (self.board if side == HUMAN else self.board.swap()).board
+
+
+class GameEnd(Exception):
+    """The game in progress is over: ``winner`` (a seat) won ``points``, ``how``."""
+
+    def __init__(self, winner: int, points: int, how: str) -> None:
+        super().__init__(how)
+        self.winner, self.points, self.how = winner, points, how
 
 
 def table_match_state(g: TableGame | None, match: MatchScore, jacoby: bool, *,

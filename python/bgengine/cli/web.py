@@ -1,0 +1,92 @@
+"""``bgengine web``: the HTTP API and the browser board (``pip install 'bgengine[web]'``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from bgengine.cli.options import add_player_argument
+from bgengine.players import SPEC_HELP
+from bgengine.serve import DEFAULT_HOST, check_host
+
+__all__ = ["register", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 8080
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``web`` to the ``bgengine`` sub-commands; returns its parser."""
+    p = subparsers.add_parser(
+        "web", help="the engine over HTTP: a JSON API and a board to play on in a browser",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Serve a page where you play the engine in a browser (open http://HOST:PORT/),\n"
+            "and a JSON API on game states (Position ID, PositionID:MatchID or XGID):\n"
+            "POST /move, /eval, /hint and /rollout; documentation at /docs.\n\n"
+            "  curl -s localhost:8080/hint -H 'content-type: application/json' \\\n"
+            "       -d '{\"state\": \"4HPwATDgc/ABMA\", \"dice\": [3, 1]}'\n\n"
+            f"Players (--player): {SPEC_HELP}.\n\nNeeds pip install 'bgengine[web]'.  "
+            "Stop the server with Ctrl-C."))
+    add_player_argument(p, "who plays and advises (default: net, the shipped network, if "
+                           "installed; else pubeval)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"address to listen on (default {DEFAULT_HOST}, this machine only)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"TCP port (default {DEFAULT_PORT})")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow listening on an address other machines can reach "
+                        "(the server has no authentication)")
+    p.add_argument("--plies", type=int, default=0,
+                   help="lookahead of the engine's plays, evaluations and hints, 0-3 (default 0)")
+    p.add_argument("--max-sessions", type=int, default=100, metavar="N",
+                   help="browser games kept at once (default 100)")
+    p.add_argument("--max-trials", type=int, default=None, metavar="N",
+                   help="the most trials one rollout request may ask for (default 5184)")
+    p.add_argument("--threads", type=int, default=1, help="threads of a rollout (default 1)")
+    p.add_argument("--save-dir", default=None, metavar="DIR",
+                   help="write each browser match to DIR as a .mat file after every game")
+    p.add_argument("--seed", type=int, default=None,
+                   help="dice seed: the n-th game session rolls with seed + n (default: random)")
+    p.set_defaults(func=web_main)
+    return p
+
+
+def web_main(args: argparse.Namespace) -> int:
+    """Run ``bgengine web`` until interrupted; returns the exit status."""
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
+    if args.max_sessions < 1:
+        raise ValueError("--max-sessions must be at least 1")
+    if args.threads < 1:
+        raise ValueError("--threads must be at least 1")
+    check_host(args.host, args.allow_remote)
+    try:
+        import uvicorn
+
+        from bgengine.web.api import MAX_TRIALS, create_app
+    except ImportError as exc:
+        raise ImportError(f"bgengine web needs its extra: pip install 'bgengine[web]' "
+                          f"({exc})") from None
+    from bgengine.engine import Engine, NotSupported
+
+    try:
+        engine = Engine(args.player, plies=args.plies)
+    except NotSupported as exc:
+        raise ValueError(str(exc)) from None
+    max_trials = MAX_TRIALS if args.max_trials is None else args.max_trials
+    if max_trials < 1:
+        raise ValueError("--max-trials must be at least 1")
+    app = create_app(engine, max_sessions=args.max_sessions, max_trials=max_trials,
+                     threads=args.threads, seed=args.seed, save_dir=args.save_dir)
+    web_log = logging.getLogger("bgengine.web")
+    level = web_log.level
+    web_log.setLevel(logging.INFO)          # a line per request, while serving
+    print(f"bgengine web: http://{args.host}:{args.port}/ ({engine.describe()})",
+          file=sys.stderr, flush=True)
+    try:
+        # uvicorn's own access log is off: bgengine.web logs each request once
+        uvicorn.run(app, host=args.host, port=args.port, access_log=False, log_level="warning")
+    finally:
+        web_log.setLevel(level)
+    return 0

@@ -146,7 +146,8 @@ class Engine:
         self._lock = threading.Lock()
         self._local = threading.local()     # a Searcher per client thread (each has a cache)
 
-    def _searcher(self) -> Searcher:
+    def searcher(self) -> Searcher:
+        """This thread's :class:`Searcher` over the engine's network (each has a cache)."""
         s = getattr(self._local, "searcher", None)
         if s is None:
             s = self._local.searcher = Searcher(self.network, cache_bits=16)
@@ -174,7 +175,7 @@ class Engine:
 
     def _deepen(self, board, d1: int, d2: int) -> tuple[int, int]:
         """Iterative deepening within the time budget: ``(index, depth reached)``."""
-        searcher = self._searcher()
+        searcher = self.searcher()
         start = time.perf_counter()
         best, depth, last = 0, -1, 0.0
         for plies in range(self.plies + 1):
@@ -210,7 +211,7 @@ class Engine:
                 raise NotSupported("lookahead evaluation needs a network")
             return self._race_estimate(arr)
         if plies:
-            out = np.asarray(self._searcher().evaluate(arr, plies), dtype=np.float64)
+            out = np.asarray(self.searcher().evaluate(arr, plies), dtype=np.float64)
         else:
             out = np.asarray(self.network.evaluate(arr), dtype=np.float64)
         try:
@@ -363,19 +364,21 @@ class Engine:
             decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs)
             return Hint(state=state, plies=plies, cube=CubeHint(ev, decision), plays=())
         legal = state.position.legal_moves(*m.dice)
-        rows = rank_plays(self._searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
+        rows = rank_plays(self.searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
         # (play, mover's outputs after it, cubeless equity, plies, rollout)
         found = [(legal[r.index], np.asarray(r.outputs, dtype=np.float64), r.equity, r.plies, None)
                  for r in rows]
         if rollout:
-            top = sorted(found, key=lambda f: -self._value_after(state, f[0], f[1]))[:n]
+            top = sorted(found, key=lambda f: -self.value_after(state, f[0].position.board,
+                                                                f[1]))[:n]
             results = {r.label: r for r in rollout_moves(
                 self.network, state.board, *m.dice, rollout,
                 indices=[legal.index(f[0]) for f in top], **kw)}
             found = [(move, _clean_probs(five_outputs(results[str(move)].outputs)),
                       results[str(move)].equity, plies, results[str(move)])
                      for move, *_ in top]
-        scored = sorted(((self._value_after(state, f[0], f[1]),) + f for f in found),
+        scored = sorted(((self.value_after(state, f[0].position.board, f[1]),) + f
+                         for f in found),
                         key=lambda t: -t[0])[:n]
         best = scored[0][0]
         plays = tuple(
@@ -393,13 +396,23 @@ class Engine:
                        match=replace(state.match, player_on_roll=opponent, turn=opponent,
                                      dice=(0, 0)))
 
-    def _value_after(self, state: GameState, move: Move, outputs: np.ndarray) -> float:
-        """Cubeful value for the mover of ``move`` whose outputs (mover's view) are
+    def value_after(self, state: GameState, after: Board, outputs: np.ndarray) -> float:
+        """Cubeful value for the side on roll in ``state`` of a play that leaves ``after``
+        (the board with the opponent on roll, row 1) whose outputs (mover's view) are
         ``outputs``: the opponent's value before its roll, turned round."""
-        after = self.state_after(state, move)
-        opp = self._cubeful(flip_outputs(outputs), after.board, after.match,
-                            jacoby=state.match.jacoby)
-        return -opp if state.is_money else 1.0 - opp
+        return self.values_after(state, [after], [outputs])[0]
+
+    def values_after(self, state: GameState, afters: Sequence[Board],
+                     outputs: Sequence[np.ndarray]) -> list[float]:
+        """:meth:`value_after` of several plays from ``state`` (the cube seen once)."""
+        m = state.match
+        opponent = 1 - m.player_on_roll
+        match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
+        info = self.cube_info(match, jacoby=m.jacoby)
+        base = 0.0 if state.is_money else 1.0      # the mover: minus the money equity, 1 - MWC
+        return [base - float(cubeful_value(flip_outputs(out), info, x=cube_efficiency(after),
+                                           met=self.met))
+                for after, out in zip(afters, outputs)]
 
 
 # ====================================================================== hint ranking
@@ -416,24 +429,34 @@ class RankedPlay(NamedTuple):
 
 
 def rank_plays(searcher: Searcher, board: Board, d1: int, d2: int, n: int = 5,
-               plies: int = 0) -> list[RankedPlay]:
+               plies: int = 0, include: Sequence[int] = (),
+               within: float | None = None) -> list[RankedPlay]:
     """The best ``n`` plays of ``d1``-``d2`` for the side on roll (row 1 of ``board``), best first.
 
     All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
-    searched at ``plies`` and re-sorted.
+    searched at ``plies`` and re-sorted.  ``include``: indices of plays that are
+    searched at ``plies`` and returned (after the best ``n``) even when not among
+    them, e.g. the play an analysed player made.  ``within``: of the best ``n`` only
+    those within this cubeless equity of the best at 0-ply are searched at ``plies``
+    (the rest keep their 0-ply values and are not returned).
     """
+    wanted = set(include)
     rows = searcher.rank_moves(board, d1, d2, 0)
     top = [RankedPlay(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
+    wide = max(n, 5)
+    if within is not None:
+        wide = max(1, sum(r.equity >= top[0].equity - within for r in top[:wide]))
+        n = min(n, wide)
     if plies > 0:
         legal = Position(board).legal_moves(d1, d2)
-        deeper = []
-        for row in top[:max(n, 5)]:
+
+        def deeper(row: RankedPlay) -> RankedPlay:
             after = legal[row.index].position
             if after.is_game_over():
-                deeper.append(row._replace(plies=plies))
-                continue
+                return row._replace(plies=plies)
             out = flip_outputs(searcher.evaluate(after.board, plies))
-            deeper.append(RankedPlay(row.index, out, equity_of(out), plies))
-        deeper.sort(key=lambda r: -r.equity)
-        top = deeper + top[max(n, 5):]
-    return top[:n]
+            return RankedPlay(row.index, out, equity_of(out), plies)
+
+        searched = sorted((deeper(r) for r in top[:wide]), key=lambda r: -r.equity)
+        top = searched + [deeper(r) if r.index in wanted else r for r in top[wide:]]
+    return top[:n] + [r for r in top[n:] if r.index in wanted]

@@ -1,4 +1,5 @@
-"""Learning curves: ppg against the evaluation opponent over games trained."""
+"""Plots to PNG: learning curves (ppg against the evaluation opponent over games trained)
+and a match analysis's equity over the match."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from bgengine.runs import RunDir, read_log
 
-__all__ = ["plot_run"]
+__all__ = ["plot_run", "plot_match_analysis"]
 
 
 def _check_is_run(run: str | os.PathLike) -> None:
@@ -19,11 +20,8 @@ def _check_is_run(run: str | os.PathLike) -> None:
         raise ValueError(f"{run}: not a training run (it has no {rd.log.name})")
 
 
-def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
-    """Draw the evaluation ppg (with 95% bands) of one or more runs to PNG ``out``.
-
-    Needs matplotlib (``pip install 'bgengine[plot]'``).
-    """
+def _pyplot():
+    """matplotlib's pyplot on the file-only backend; ``ValueError`` if it is missing."""
     try:
         import matplotlib
 
@@ -31,6 +29,15 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("plotting needs matplotlib: pip install 'bgengine[plot]'") from None
+    return plt
+
+
+def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """Draw the evaluation ppg (with 95% bands) of one or more runs to PNG ``out``.
+
+    Needs matplotlib (``pip install 'bgengine[plot]'``).
+    """
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     opponents = set()
     for run in runs:
@@ -51,6 +58,49 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     ax.set_title("bgengine learning curve (95% confidence bands)")
     ax.grid(alpha=0.3)
     ax.legend()
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def plot_match_analysis(analysis, out: str | os.PathLike) -> Path:
+    """Draw a :class:`bgengine.analysis.MatchAnalysis` to PNG ``out``: after each play, the
+    first player's match-winning chance (a match) or cubeful equity in points (money: per
+    cube times the cube), at the analysis depth; errors and blunders marked, games
+    separated.  Needs matplotlib."""
+    plt = _pyplot()
+    a = analysis
+    xs, ys, marks = [], [], []
+    for d in a.decisions:
+        if d.kind != "play":
+            if d.mark in ("error", "blunder"):
+                marks.append((len(xs), d))
+            continue
+        mine = d.value if d.player == 0 else (-d.value if a.is_money else 1.0 - d.value)
+        ys.append(100.0 * mine if not a.is_money else mine * d.state.match.cube)
+        xs.append(len(xs))
+        if d.mark in ("error", "blunder"):
+            marks.append((xs[-1], d))
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=120)
+    ax.plot(xs, ys, linewidth=1.2, color="tab:blue")
+    plays = [d for d in a.decisions if d.kind == "play"]
+    for k in (k for k in range(1, len(plays)) if plays[k].game != plays[k - 1].game):
+        ax.axvline(k - 0.5, color="grey", linewidth=0.6, linestyle=":")
+    for k, d in marks:
+        y = ys[min(k, len(ys) - 1)] if ys else 0.0
+        ax.plot([k], [y], marker="v" if d.mark == "blunder" else "o", linestyle="none",
+                color="tab:red" if d.player == 0 else "tab:orange", markersize=6)
+    ax.axhline(50.0 if not a.is_money else 0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("play (games separated by dotted lines; red/orange: errors and blunders "
+                  f"of {a.match.players[0]}/{a.match.players[1]})", fontsize=8)
+    ax.set_ylabel(f"{a.match.players[0]}'s " + ("equity (points)" if a.is_money
+                                                  else "match-winning chance (%)"))
+    kind = f"{a.match.length}-point match" if a.match.length else "money session"
+    ax.set_title(f"{a.match.players[0]} vs {a.match.players[1]}, {kind}: analysis at "
+                 f"{a.plies}-ply")
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     out = Path(out)
     fig.savefig(out)

@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
     from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
                               tournament, train, ubgi, web)
+    from bgengine.cli import analyse
 
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament,
                   matchfile, ubgi, web):
         group.register(sub)
+    analyse.register(sub)
     return parser
 
 

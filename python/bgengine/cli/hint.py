@@ -8,10 +8,12 @@ from bgengine.cli.options import add_player_argument, parse_dice
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
 
-__all__ = ["register"]
+__all__ = ["register", "engine_from_args"]
 
 
-def _engine(args: argparse.Namespace):
+def engine_from_args(args: argparse.Namespace):
+    """The engine of ``--player`` (default net) at ``--plies``; a depth it does not search
+    is bad input."""
     from bgengine.engine import Engine, EngineError
 
     try:
@@ -32,7 +34,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from bgengine.hint_text import evaluation_lines, state_lines
 
     state = _state(args)
-    ev = _engine(args).evaluate_state(state)
+    ev = engine_from_args(args).evaluate_state(state)
     if args.json:
         emit(args, ev.to_dict())
         return 0
@@ -46,7 +48,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     from bgengine.hint_text import hint_lines, state_lines
 
     state = _state(args)
-    hint = _engine(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
+    hint = engine_from_args(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,
                               threads=args.threads)
     if args.json:
         emit(args, hint.to_dict())

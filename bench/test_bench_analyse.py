@@ -1,0 +1,78 @@
+"""Analysing a 7-point match at 2-ply: ``bgengine analyse`` against gnubg's ``analyse match``.
+
+The match is ``tests/data/analysis/net_vs_pubeval.mat`` (3 games, 189 plays, 7 cube
+actions).  In the same run: gnubg 1.07 (``tools/gnubg_analyse.py``: chequer play and
+cube decisions at 2-ply, luck at 0-ply, its defaults otherwise; the time of the
+``analyse match`` command alone, gnubg started and the file read before) with its
+default threads and with one thread, then ``analyse_match`` at 2-ply on a fresh engine
+(one thread, an empty cache; the file read before).
+
+Gate (ratio in the same run): bgengine at least 3x faster than gnubg with one thread and
+at least 2x faster than gnubg on its default threads (regression guards below the measured
+figures).  The issue's target, 5x, is **not met**: measured 4.6x.
+
+Figures (2-core AMD EPYC KVM guest, Python 3.11, gcc 12 -O3; shipped network; training
+paused by ``/work/bench-lock.sh``; one run, other engineers' niced gnubg processes running):
+
+=====================  ===============  ===================  ===========  ==============
+run                    gnubg, 1 thread  gnubg, default (2)   bgengine     ratio (1 / 2)
+=====================  ===============  ===================  ===========  ==============
+session 9              12.1 s           11.4 s               2.6 s        4.6x / 4.3x
+=====================  ===============  ===================  ===========  ==============
+
+Where bgengine's time goes (CPU time, same match): 2.9 s in all, 0.8 s of it the luck of
+the rolls (21 best 0-ply plays a roll, each valued with the Python cube model), the rest the
+2-ply searches of 2.2 candidate plays a roll on average (the play made and the best at 0-ply
+within 0.08).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from bgengine.analysis import analyse_match
+from bgengine.engine import Engine
+from bgengine.matchfiles import read_match_file
+
+ROOT = Path(__file__).resolve().parent.parent
+MATCH = ROOT / "tests" / "data" / "analysis" / "net_vs_pubeval.mat"
+GNUBG = Path("/usr/games/gnubg")
+
+pytestmark = pytest.mark.skipif(not GNUBG.exists(), reason="GNU Backgammon is not installed")
+
+
+def gnubg_seconds(tmp: Path, threads: int | None) -> float:
+    """Seconds of gnubg's ``analyse match`` of MATCH at 2-ply."""
+    out = tmp / f"gnubg-{threads}.json"
+    env = dict(os.environ, HOME=str(tmp), ANALYSE_FILES=str(MATCH), ANALYSE_OUT=str(out),
+               ANALYSE_PLIES="2")
+    if threads:
+        env["ANALYSE_THREADS"] = str(threads)
+    subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(ROOT / "tools" / "gnubg_analyse.py")],
+                   env=env, cwd=ROOT, check=True, capture_output=True, timeout=1800)
+    return float(json.loads(out.read_text())["matches"][0]["seconds"])
+
+
+def bgengine_seconds() -> float:
+    record = read_match_file(MATCH)
+    engine = Engine("net", plies=2)
+    start = time.perf_counter()
+    analyse_match(record, engine, 2)
+    return time.perf_counter() - start
+
+
+def test_bgengine_analyses_faster_than_gnubg(tmp_path):
+    one = gnubg_seconds(tmp_path, 1)
+    default = gnubg_seconds(tmp_path, None)
+    ours = bgengine_seconds()
+    print(f"\ngnubg analyse match 2-ply: {one:.1f} s (1 thread), {default:.1f} s (default "
+          f"threads); bgengine analyse 2-ply: {ours:.1f} s; ratios {one / ours:.1f}x, "
+          f"{default / ours:.1f}x")
+    assert one / ours >= 3.0
+    assert default / ours >= 2.0

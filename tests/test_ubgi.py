@@ -310,4 +310,6 @@ def test_position_xgid_means_the_same_as_its_gnubg_id():
         for ask in (["go chequer"], ["go cube"], ["dice 6 5", "go turn"]):
             by_xgid = Controller(player="net")(f"position xgid {xgid}", *ask)
             by_gnubgid = Controller(player="net")(f"position gnubgid {gnubgid}", *ask)
-            assert by_xgid == by_gnubgid, (xgid, ask)
+            untimed = re.compile(r"time_ms \d+")    # the search's wall time differs run to run
+            assert ([untimed.sub("time_ms T", line) for line in by_xgid]
+                    == [untimed.sub("time_ms T", line) for line in by_gnubgid]), (xgid, ask)

@@ -4,7 +4,11 @@ from bgengine.connect4 import Board
 from bgengine.connect4_solver import Solver
 from bgengine.dice import Dice
 
+STUDY_EPSILON: float
 KINDS: dict[str, int]
+PLAYERS: tuple[str, ...]
+N_INPUTS: tuple[int, ...]
+GAME: object
 LINE_COUNTS: tuple[tuple[int, ...], ...]
 
 

@@ -11,6 +11,9 @@
 Each plays a uniformly random move instead with probability ``epsilon`` (0.2 in the studies'
 MM players).
 
+``GAME`` is Connect Four's table of the small games' interface (``smallgame.pxd``) for the
+compiled learners (``bgengine.smalllearners``), with ``PLAYERS`` its reference players.
+
 >>> from bgengine.dice import Dice
 >>> play_match(Player("minimax", depth=2), Player("random"), games=100, dice=Dice(1))["a_wins"]
 """
@@ -18,11 +21,17 @@ MM players).
 from libc.stdint cimport uint64_t
 
 from bgengine.checks cimport checked_int
+from bgengine._types cimport real_t
 from bgengine.connect4 cimport (
-    c4_t, Board, c4_legal, c4_play, c4_result, c4_ctz, C4_WIDTH, C4_HEIGHT, C4_COLUMN_BITS,
-    C4_WON, C4_DRAW, C4_ONGOING)
+    c4_t, Board, c4_start, c4_legal, c4_play, c4_result, c4_encode, c4_ctz, C4_WIDTH,
+    C4_HEIGHT, C4_CELLS, C4_COLUMN_BITS, C4_WON, C4_DRAW, C4_ONGOING, C4_SIMPLE_INPUTS,
+    C4_SEPARATED_INPUTS)
 from bgengine.connect4_solver cimport c4_solver_t, c4_move_scores, Solver
 from bgengine.dice cimport rng_t, rng_below, rng_next32, Dice
+from bgengine.smallgame cimport smallgame_t, sg_capsule, SG_SIMPLE, SG_SEPARATED
+
+#: the studies' MM players play a uniformly random move this often
+STUDY_EPSILON = 0.2
 
 KINDS = {"random": C4_RANDOM, "minimax": C4_MINIMAX, "simulation": C4_SIMULATION,
          "perfect": C4_PERFECT}
@@ -263,3 +272,68 @@ def play_match(Player a, Player b, games, Dice dice, Board start=None) -> dict[s
                 b_first_wins += not a_first
     return {"games": n, "a_wins": a_wins, "b_wins": b_wins, "draws": draws,
             "a_first_wins": a_first_wins, "b_first_wins": b_first_wins}
+
+# ---------------------------------------------------------------- the small games' table
+
+#: The reference players of the small games' learners (``kind`` of the table's player()), by
+#: number: random, then the studies' MM1..MM4 (20% random moves), then MM1..MM4 without them;
+#: the names are :func:`bgengine.games.connect4.make_player`'s specs.
+PLAYERS = ("random", "mm1", "mm2", "mm3", "mm4",
+           "mm1-greedy", "mm2-greedy", "mm3-greedy", "mm4-greedy")
+#: Inputs of each representation (``simple``, ``separated``; connect4.pxd's c4_encode).
+N_INPUTS = (C4_SIMPLE_INPUTS, C4_SEPARATED_INPUTS)
+
+cdef enum:
+    N_MM = 4                        # minimax depths 1..N_MM
+    N_TABLE_PLAYERS = 1 + 2 * N_MM
+
+# the players by PLAYERS' numbers; read-only after import
+cdef c4_player_t TABLE_PLAYERS[N_TABLE_PLAYERS]
+TABLE_PLAYERS[0].kind = C4_RANDOM
+TABLE_PLAYERS[0].depth = 0
+TABLE_PLAYERS[0].epsilon = 0.0
+TABLE_PLAYERS[0].playouts = 0
+TABLE_PLAYERS[0].solver = NULL
+for _k in range(1, N_TABLE_PLAYERS):
+    TABLE_PLAYERS[_k].kind = C4_MINIMAX
+    TABLE_PLAYERS[_k].depth = (_k - 1) % N_MM + 1
+    TABLE_PLAYERS[_k].epsilon = STUDY_EPSILON if _k <= N_MM else 0.0
+    TABLE_PLAYERS[_k].playouts = 0
+    TABLE_PLAYERS[_k].solver = NULL
+
+
+cdef void _init(void* s) noexcept nogil:
+    c4_start(<c4_t*> s)
+
+cdef int _legal(const void* s, int* moves) noexcept nogil:
+    return c4_legal(<const c4_t*> s, moves)
+
+cdef void _play(void* s, int move) noexcept nogil:
+    c4_play(<c4_t*> s, move)
+
+cdef int _result(const void* s) noexcept nogil:
+    return c4_result(<const c4_t*> s)
+
+cdef int _encode(const void* s, int representation, real_t* x) noexcept nogil:
+    return c4_encode(<const c4_t*> s, representation, x)
+
+cdef int _player(const void* s, int kind, rng_t* rng) noexcept nogil:
+    return c4_player_move(&TABLE_PLAYERS[kind], <const c4_t*> s, rng)
+
+
+cdef smallgame_t TABLE
+TABLE.name = b"connect4"
+TABLE.state_size = sizeof(c4_t)
+TABLE.max_plies = C4_CELLS
+TABLE.n_inputs[SG_SIMPLE] = C4_SIMPLE_INPUTS
+TABLE.n_inputs[SG_SEPARATED] = C4_SEPARATED_INPUTS
+TABLE.n_players = N_TABLE_PLAYERS
+TABLE.init = _init
+TABLE.legal = _legal
+TABLE.play = _play
+TABLE.result = _result
+TABLE.encode = _encode
+TABLE.player = _player
+
+#: The game's table for the compiled learners (``bgengine.smalllearners``; an opaque capsule).
+GAME = sg_capsule(&TABLE)

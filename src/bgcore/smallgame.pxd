@@ -6,8 +6,9 @@
 # the side to move owns it: play() makes the move and hands the state to the other side.
 # result() is asked after a move: SG_WIN (the side that just moved won), SG_DRAW, or
 # SG_ONGOING.  encode() writes n_inputs[representation] float32 inputs seen from the state
-# (SG_SIMPLE: the first and the second player's pieces, then a unit set when the first player
-# is to move; SG_SEPARATED: the side to move's pieces, then the other side's).  player() is the
+# (SG_SIMPLE: the first and the second player's pieces, in blocks or interleaved by cell as
+# the game lays them out, then a unit set when the first player is to move; SG_SEPARATED: the
+# side to move's pieces, then the other side's).  player() is the
 # game's reference player number `kind` (0 = random, then the game's own: primitive, smart,
 # solver, ...), drawing from `rng`.
 #

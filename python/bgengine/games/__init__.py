@@ -1,9 +1,9 @@
-"""The small games beside backgammon (tic-tac-toe; Connect Four plugs in the same way): their
+"""The small games beside backgammon (tic-tac-toe, Connect Four): their
 compiled rules, reference players and exact solvers, and the one compiled set of learners that
 trains networks on any of them (``bgengine.smalllearners``).
 
-One module per game (:mod:`bgengine.games.tictactoe`, :mod:`bgengine.games.connect4`, whose
-learner table is still to come); :mod:`~bgengine.games.network` holds
+One module per game (:mod:`bgengine.games.tictactoe`, :mod:`bgengine.games.connect4`);
+:mod:`~bgengine.games.network` holds
 their networks, :mod:`~bgengine.games.learners` the Python face of the learners and matches,
 :mod:`~bgengine.games.study` the studies' training runs.
 """
@@ -17,7 +17,7 @@ __all__ = ["GAMES", "game_module"]
 
 #: The small games the learners can train on, by name: each is the module ``bgengine.games.<name>``, which defines the
 #: compiled ``GAME`` table, ``PLAYERS`` (reference players by number) and ``N_INPUTS``.
-GAMES = ("tictactoe",)
+GAMES = ("tictactoe", "connect4")
 
 
 def game_module(name: str) -> ModuleType:

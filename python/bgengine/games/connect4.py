@@ -15,15 +15,15 @@ from importlib import resources
 from typing import Callable
 
 from bgengine.connect4 import Board
-from bgengine.connect4_players import Player, play_match
+from bgengine.connect4_players import (GAME, N_INPUTS, PLAYERS, STUDY_EPSILON, Player,
+                                       play_match)
 from bgengine.connect4_solver import Solver, plies_to_end
 from bgengine.dice import Dice
 
 __all__ = ["Position", "Concept", "make_player", "match", "load_concepts", "concept_rates",
-           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "moves_of", "SPEC_HELP", "STUDY_EPSILON"]
+           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "moves_of", "SPEC_HELP", "STUDY_EPSILON",
+           "GAME", "PLAYERS", "N_INPUTS"]
 
-#: the studies' MM players play a uniformly random move this often
-STUDY_EPSILON = 0.2
 
 SPEC_HELP = ("random | mm1..mm8 (minimax to N plies on line counts, 20% random moves) | "
              "mmN-greedy (no random moves) | simN (N random playouts a move, spread evenly) | "

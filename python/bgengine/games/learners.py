@@ -2,8 +2,9 @@
 (:mod:`bgengine.smalllearners`), with players and opponents by name.
 
 A player is a :class:`~bgengine.games.network.GameNetwork` (greedy), the name of one of the
-game's reference players (``random``, ``primitive``, ``smart``, ``solver`` for tic-tac-toe),
-or ``simulation`` (random playouts spread evenly over the moves, no network).
+game's reference players (``random``, ``primitive``, ``smart``, ``solver`` for tic-tac-toe;
+``random``, ``mm1``..``mm4`` and ``mm1-greedy``..``mm4-greedy`` for Connect Four), or
+``simulation`` (random playouts spread evenly over the moves, no network).
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ from bgengine._checks import is_int
 from bgengine.agents import Player
 from bgengine.board import pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
-                           cube_efficiency, cubeful_value, gnubg_met)
+                           cube_efficiencies, cube_efficiency, cubeful_value,
+                           cubeful_values, gnubg_met)
 from bgengine.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
@@ -410,9 +411,11 @@ class Engine:
         match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
         info = self.cube_info(match, jacoby=m.jacoby)
         base = 0.0 if state.is_money else 1.0      # the mover: minus the money equity, 1 - MWC
-        return [base - float(cubeful_value(flip_outputs(out), info, x=cube_efficiency(after),
-                                           met=self.met))
-                for after, out in zip(afters, outputs)]
+        if not len(afters):
+            return []
+        probs = flip_outputs(np.asarray(outputs))
+        xs = cube_efficiencies(np.asarray(afters))
+        return [base - v for v in cubeful_values(probs, info, xs, met=self.met)]
 
 
 # ====================================================================== hint ranking

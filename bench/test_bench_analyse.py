@@ -7,23 +7,30 @@ cube decisions at 2-ply, luck at 0-ply, its defaults otherwise; the time of the
 default threads and with one thread, then ``analyse_match`` at 2-ply on a fresh engine
 (one thread, an empty cache; the file read before).
 
-Gate (ratio in the same run): bgengine at least 3x faster than gnubg with one thread and
-at least 2x faster than gnubg on its default threads (regression guards below the measured
-figures).  The issue's target, 5x, is **not met**: measured 4.6x.
+Gate (ratio in the same run): bgengine at least 4x faster than gnubg with one thread and
+at least 3.5x faster than gnubg on its default threads (regression guards below the measured
+figures).  The issue's target, 5x, is met: 5.2x to 6.0x in three runs.
 
 Figures (2-core AMD EPYC KVM guest, Python 3.11, gcc 12 -O3; shipped network; training
-paused by ``/work/bench-lock.sh``; one run, other engineers' niced gnubg processes running):
+paused by ``/work/bench-lock.sh``; other engineers' niced gnubg processes running):
 
 =====================  ===============  ===================  ===========  ==============
 run                    gnubg, 1 thread  gnubg, default (2)   bgengine     ratio (1 / 2)
 =====================  ===============  ===================  ===========  ==============
-session 9              12.1 s           11.4 s               2.6 s        4.6x / 4.3x
+session 9, before      12.1 s           11.4 s               2.6 s        4.6x / 4.3x
+session 9, run 1       10.1 s           10.2 s               1.9 s        5.4x / 5.5x
+session 9, run 2       10.8 s           11.9 s               2.1 s        5.2x / 5.7x
+session 9, run 3       10.8 s           10.5 s               1.8 s        6.0x / 5.8x
 =====================  ===============  ===================  ===========  ==============
 
-Where bgengine's time goes (CPU time, same match): 2.9 s in all, 0.8 s of it the luck of
-the rolls (21 best 0-ply plays a roll, each valued with the Python cube model), the rest the
-2-ply searches of 2.2 candidate plays a roll on average (the play made and the best at 0-ply
-within 0.08).
+"Before": the luck of each roll took 21 ``best_move`` calls, 21 ``legal_afterstates``
+and 21 cube-model evaluations each converting its own match equities, and every legal
+play became a ``Move`` with its notation.  Now (same output to the last digit): one
+compiled ``Searcher.best_plays`` call for the 21 rolls, ``cube_efficiencies`` over the
+batch, ``cubeful_values`` sharing the match equities, and ``Move`` objects only for the
+plays reported.  Where bgengine's time goes now (CPU time, same match, 2.2 s in all):
+1.7 s the compiled 2-ply searches of 2.2 candidate plays a roll on average (the play
+made and the best at 0-ply within 0.08), 0.3 s the luck (mostly the Python cube model).
 """
 
 from __future__ import annotations
@@ -74,5 +81,5 @@ def test_bgengine_analyses_faster_than_gnubg(tmp_path):
     print(f"\ngnubg analyse match 2-ply: {one:.1f} s (1 thread), {default:.1f} s (default "
           f"threads); bgengine analyse 2-ply: {ours:.1f} s; ratios {one / ours:.1f}x, "
           f"{default / ours:.1f}x")
-    assert one / ours >= 3.0
-    assert default / ours >= 2.0
+    assert one / ours >= 4.0
+    assert default / ours >= 3.5

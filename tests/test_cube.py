@@ -7,13 +7,16 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgengine.agents import Player
-from bgengine.cube import CubeInfo, MatchEquityTable, _Sides, cube_decision, cube_efficiency, \
-    cubeful_value, default_met
+from bgengine.board import is_race, pip_counts
+from bgengine.cube import CONTACT_EFFICIENCY, CubeInfo, MatchEquityTable, _Sides, cube_decision, \
+    cube_efficiencies, cube_efficiency, cubeful_value, cubeful_values, default_met
+from bgengine.movegen import legal_afterstates
 from bgengine.ids import MatchState
 from bgengine.match import run_cube_match
 from bgengine.network import Network
@@ -274,3 +277,51 @@ def test_run_cube_match_matches():
         run_cube_match(strong, weak, 2, match_length=65)    # gnubg's longest is 64
     with pytest.raises(ValueError, match="at least 2"):
         run_cube_match(strong, weak, 1)
+
+
+def _some_boards(n: int, seed: int) -> list:
+    """Positions of random games to the end (contact, races, bear-offs)."""
+    rng = np.random.default_rng(seed)
+    out, board = [], Position.initial().board.copy()
+    while len(out) < n:
+        d1, d2 = (int(v) for v in rng.integers(1, 7, 2))
+        afters, _ = legal_afterstates(board, d1, d2)
+        after = afters[rng.integers(len(afters))]
+        if after[1].sum() == 0:
+            board = Position.initial().board.copy()
+            continue
+        board = after[::-1].copy()
+        out.append(board)
+    return out
+
+
+def test_cube_efficiencies_is_cube_efficiency_of_each():
+    boards = _some_boards(400, seed=5)
+    xs = cube_efficiencies(np.array(boards))
+    races = 0
+    for b, x in zip(boards, xs):
+        # the definition, from the compiled race test and pip count
+        want = float(min(0.7, max(0.6, 0.55 + 0.00125 * pip_counts(b)[0]))) if is_race(b) \
+            else CONTACT_EFFICIENCY
+        races += is_race(b)
+        assert x == want == cube_efficiency(b)
+    assert 20 < races < len(boards)
+    with pytest.raises(ValueError):
+        cube_efficiencies(np.zeros((1, 2, 25), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("info", [CubeInfo(), CubeInfo(cube=2, owner="me", jacoby=True),
+                                  CubeInfo(cube=2, owner="opponent", away=5, opp_away=3),
+                                  CubeInfo(away=1, opp_away=4, post_crawford=True)])
+def test_cubeful_values_are_cubeful_value_of_each(info):
+    rng = np.random.default_rng(2)
+    met = default_met()
+    ps = [probs(float(p), float(g), float(lg)) for p, g, lg in rng.uniform(0, 1, (50, 3))]
+    xs = rng.uniform(0.6, 0.7, 50)
+    got = cubeful_values(ps, info, xs, met)
+    # each on its own, with a model that shares nothing
+    want = [_Sides(p, info, met).cubeful(info.cube, info.owner, float(x)) for p, x in zip(ps, xs)]
+    assert got == want
+    assert got == [cubeful_value(p, info, x=float(x), met=met) for p, x in zip(ps, xs)]
+    with pytest.raises(ValueError):
+        cubeful_values(ps[:1], info, [1.5], met)

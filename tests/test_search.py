@@ -193,3 +193,25 @@ def test_rollout_moves_and_cli(net, tmp_path, capsys):
                  "--network", str(path), "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "rollout of the best" in out and "equity" in out
+
+
+@pytest.mark.parametrize("plies", [0, 1])
+def test_best_plays_is_best_move_for_each_roll(net, plies):
+    s, ref = Searcher(net), Searcher(net)
+    for b in some_positions(net):
+        afters, outputs = s.best_plays(b, ROLLS, plies)
+        assert afters.shape == (len(ROLLS), 2, 25) and outputs.shape == (len(ROLLS), 5)
+        for k, (d1, d2) in enumerate(ROLLS):
+            index, out = ref.best_move(b, d1, d2, plies)
+            np.testing.assert_array_equal(afters[k], legal_afterstates(b, d1, d2)[0][index])
+            np.testing.assert_array_equal(outputs[k], out)
+
+
+def test_best_plays_rejects_bad_dice(net):
+    s = Searcher(net)
+    with pytest.raises(ValueError):
+        s.best_plays(STARTING_BOARD, [(0, 3)])
+    with pytest.raises(ValueError):
+        s.best_plays(STARTING_BOARD, [1, 2, 3])
+    with pytest.raises(ValueError):
+        s.best_plays(STARTING_BOARD, [(3, 1)], plies=9)

@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from bgengine.cube import CubeDecision
 from bgengine.engine import Engine, rank_plays
 from bgengine.ids import MatchState
@@ -234,31 +236,30 @@ class _Analyst:
         assert isinstance(a, Play) and m.move is not None
         state = GameState(m.position, m.state)
         d1, d2 = m.state.dice
-        legal = m.position.legal_moves(d1, d2)
-        made = next(k for k, mv in enumerate(legal)
-                    if mv.position.position_id == m.move.position.position_id)
+        # the plays as arrays: Move objects (with their notation) only for the two reported
+        afters, steps = legal_afterstates(m.position.board, d1, d2)
+        made = int(np.flatnonzero((afters[:, ::-1] == m.move.position.board).all(axis=(1, 2)))[0])
         rows = rank_plays(self.engine.searcher(), m.position.board, d1, d2,
                           n=PLAYS_SEARCHED, plies=self.plies, include=(made,),
                           within=PLAYS_WITHIN)
         values = dict(zip((r.index for r in rows), self.engine.values_after(
-            state, [legal[r.index].position.board for r in rows], [r.outputs for r in rows])))
+            state, [afters[r.index][::-1] for r in rows], [r.outputs for r in rows])))
         best = max(values, key=values.__getitem__)
         scale = self.emg_scale(m.state, a.player)
-        return Decision(m.game + 1, m.number, a.player, "play", _play_text(d1, d2, legal[made]),
-                        _play_text(d1, d2, legal[best]), state, values[made], values[best],
-                        max(0.0, values[best] - values[made]) * scale, len(legal) > 1,
-                        self.luck(state, first) * scale)
+        played = _play_text(d1, d2, m.position.move(afters[made], steps[made]))
+        return Decision(m.game + 1, m.number, a.player, "play", played,
+                        _play_text(d1, d2, m.position.move(afters[best], steps[best])), state,
+                        values[made], values[best], max(0.0, values[best] - values[made]) * scale,
+                        len(afters) > 1, self.luck(state, first) * scale)
 
     def luck(self, state: GameState, first: bool) -> float:
         """The roll's value minus the mean roll's, in the mover's values (0-ply best plays)."""
         pre = state.without_dice()
+        # a game's first roll is never a double
         rolls = [(d1, d2, w) for d1, d2, w in _ROLLS if not (first and d1 == d2)]
-        afters, outputs = [], []
-        for d1, d2, _ in rolls:           # a game's first roll is never a double
-            index, out = self.engine.searcher().best_move(pre.board, d1, d2, plies=0)
-            afters.append(legal_afterstates(pre.board, d1, d2)[0][index][::-1])
-            outputs.append(out)
-        values = self.engine.values_after(pre, afters, outputs)
+        afters, outputs = self.engine.searcher().best_plays(
+            pre.board, [r[:2] for r in rolls], plies=0)
+        values = self.engine.values_after(pre, afters[:, ::-1], outputs)
         mean = sum(w * v for (_, _, w), v in zip(rolls, values)) / sum(w for *_, w in rolls)
         rolled = (max(state.dice), min(state.dice))
         return values[next(k for k, r in enumerate(rolls) if r[:2] == rolled)] - mean

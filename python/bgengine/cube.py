@@ -53,9 +53,10 @@ from pathlib import Path
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.board import is_race, pip_counts
+from bgengine.board import validate_boards
 
-__all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cubeful_value",
+__all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
+           "cubeful_value", "cubeful_values",
            "cube_decision", "default_met", "gnubg_met", "MAX_CUBE", "MET_MAX_LENGTH"]
 
 #: Highest cube value considered (gnubg's Match ID stores log2(cube) in 4 bits).
@@ -260,10 +261,26 @@ class CubeInfo:
 
 def cube_efficiency(board) -> float:
     """gnubg's cube efficiency ``x`` for a position (row 1 = the side on roll)."""
-    if not is_race(board):
-        return CONTACT_EFFICIENCY
-    pips = pip_counts(board)[0]
-    return float(min(0.7, max(0.6, 0.55 + 0.00125 * pips)))
+    return float(cube_efficiencies(np.asarray(board)[None])[0])
+
+
+def cube_efficiencies(boards) -> np.ndarray:
+    """:func:`cube_efficiency` of a batch of positions ``(N, 2, 25)``: float64 ``(N,)``.
+
+    Contact: :data:`CONTACT_EFFICIENCY`; race: ``0.55 + 0.00125 * pips`` of the
+    side on roll, clamped to 0.6..0.7 (the same float operations as one at a time).
+    """
+    b = validate_boards(boards).astype(np.int64)
+    mine, theirs = b[:, 1], b[:, 0]
+    slot = np.arange(24)
+    # a race: nobody on the bar and the rearmost checkers past each other (board_is_race)
+    back_mine = np.where(mine[:, :24] > 0, slot, -1).max(axis=1)
+    back_theirs = np.where(theirs[:, :24] > 0, slot, -1).max(axis=1)
+    race = (mine[:, 24] == 0) & (theirs[:, 24] == 0) & (
+        (back_mine < 0) | (back_theirs < 0) | (back_mine + back_theirs < 23))
+    pips = mine @ np.arange(1, 26)
+    x = np.minimum(0.7, np.maximum(0.6, 0.55 + 0.00125 * pips))
+    return np.where(race, x, CONTACT_EFFICIENCY)
 
 
 # ---------------------------------------------------------------- the model
@@ -277,7 +294,8 @@ class _Sides:
     conditional (single, gammon, backgammon) rates given it wins.
     """
 
-    def __init__(self, probs, info: CubeInfo, met: MatchEquityTable) -> None:
+    def __init__(self, probs, info: CubeInfo, met: MatchEquityTable,
+                 values: dict[tuple[int, int], float] | None = None) -> None:
         win, wg, wbg, lg, lbg = (float(v) for v in probs)
         win = min(max(win, 0.0), 1.0)
         lose = 1.0 - win
@@ -292,8 +310,18 @@ class _Sides:
         self.info, self.met = info, met
         self.aways = (info.away, info.opp_away)
         self._take_points: dict[tuple[int, int], float] = {}
+        # value(s, points) depends on the cube and score only: shareable between
+        # evaluations with the same ``info`` and ``met`` (see cubeful_values)
+        self._values = {} if values is None else values
 
     def value(self, s: int, points: int) -> float:
+        try:
+            return self._values[s, points]
+        except KeyError:
+            v = self._values[s, points] = self._value(s, points)
+            return v
+
+    def _value(self, s: int, points: int) -> float:
         if self.info.is_money:
             return points / self.info.cube
         me, opp = self.aways[s], self.aways[1 - s]
@@ -305,11 +333,13 @@ class _Sides:
     def win_value(self, s: int, cube: int, gammons: bool = True) -> float:
         """Side s's value of winning the game at ``cube`` (rates of this position)."""
         m = self.mix[s] if gammons else (1.0, 0.0, 0.0)
-        return sum(f * self.value(s, k * cube) for k, f in zip((1, 2, 3), m) if f > 0)
+        value = self.value
+        return sum([f * value(s, k * cube) for k, f in zip((1, 2, 3), m) if f > 0])
 
     def lose_value(self, s: int, cube: int, gammons: bool = True) -> float:
         m = self.mix[1 - s] if gammons else (1.0, 0.0, 0.0)
-        return sum(f * self.value(s, -k * cube) for k, f in zip((1, 2, 3), m) if f > 0)
+        value = self.value
+        return sum([f * value(s, -k * cube) for k, f in zip((1, 2, 3), m) if f > 0])
 
     def live(self, s: int, cube: int) -> bool:
         """Side s could usefully double (or redouble) from ``cube``."""
@@ -380,10 +410,21 @@ def cubeful_value(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
                   met: MatchEquityTable | None = None) -> float:
     """Cubeful value for the side on roll (before it rolls): money equity per
     ``info.cube`` (so 1.0 is a cash), or its match-winning chance."""
-    if not 0.0 <= x <= 1.0:
-        raise ValueError(f"cube efficiency must be in 0..1, got {x}")
-    sides = _Sides(probs, info, met or default_met())
-    return sides.cubeful(info.cube, info.owner, x)
+    return cubeful_values([probs], info, [x], met)[0]
+
+
+def cubeful_values(probs, info: CubeInfo, xs, met: MatchEquityTable | None = None) -> list[float]:
+    """:func:`cubeful_value` of several evaluations with the same cube and score:
+    ``probs`` ``(N, 5)``, ``xs`` ``(N,)`` cube efficiencies; the match equities they
+    need are looked up once for all."""
+    met = met or default_met()
+    values: dict[tuple[int, int], float] = {}
+    out = []
+    for p, x in zip(probs, xs):
+        if not 0.0 <= x <= 1.0:
+            raise ValueError(f"cube efficiency must be in 0..1, got {x}")
+        out.append(_Sides(p, info, met, values).cubeful(info.cube, info.owner, float(x)))
+    return out
 
 
 @dataclass(frozen=True)

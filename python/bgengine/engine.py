@@ -23,15 +23,16 @@ import numpy as np
 
 from bgengine._checks import is_int
 from bgengine.agents import Player
-from bgengine.board import pip_counts, validate_board
+from bgengine.board import game_result, pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
-                           cube_efficiency, cubeful_value, gnubg_met)
+                           cube_efficiencies, cube_efficiency, cubeful_value,
+                           cubeful_values, gnubg_met)
 from bgengine.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, make_player
-from bgengine.position import Move, Position
+from bgengine.position import Move
 from bgengine.rollouts import RolloutResult, rollout_moves, rollout_position
 from bgengine.search import Searcher
 from bgengine.state import GameState
@@ -410,9 +411,11 @@ class Engine:
         match = replace(m, player_on_roll=opponent, turn=opponent, dice=(0, 0))
         info = self.cube_info(match, jacoby=m.jacoby)
         base = 0.0 if state.is_money else 1.0      # the mover: minus the money equity, 1 - MWC
-        return [base - float(cubeful_value(flip_outputs(out), info, x=cube_efficiency(after),
-                                           met=self.met))
-                for after, out in zip(afters, outputs)]
+        if not len(afters):
+            return []
+        probs = flip_outputs(np.asarray(outputs))
+        xs = cube_efficiencies(np.asarray(afters))
+        return [base - v for v in cubeful_values(probs, info, xs, met=self.met)]
 
 
 # ====================================================================== hint ranking
@@ -448,13 +451,13 @@ def rank_plays(searcher: Searcher, board: Board, d1: int, d2: int, n: int = 5,
         wide = max(1, sum(r.equity >= top[0].equity - within for r in top[:wide]))
         n = min(n, wide)
     if plies > 0:
-        legal = Position(board).legal_moves(d1, d2)
+        afters, _ = legal_afterstates(board, d1, d2)
 
         def deeper(row: RankedPlay) -> RankedPlay:
-            after = legal[row.index].position
-            if after.is_game_over():
+            after = afters[row.index][::-1]         # the opponent on roll
+            if game_result(after):
                 return row._replace(plies=plies)
-            out = flip_outputs(searcher.evaluate(after.board, plies))
+            out = flip_outputs(searcher.evaluate(after, plies))
             return RankedPlay(row.index, out, equity_of(out), plies)
 
         searched = sorted((deeper(r) for r in top[:wide]), key=lambda r: -r.equity)

@@ -139,11 +139,13 @@ class Position:
         steps and the unchanged checkers (opponent now on roll).
         """
         afterstates, steps = MoveGenerator().legal_afterstates(self._board, d1, d2)
-        moves = []
-        for after, st in zip(afterstates, steps):
-            seq = tuple((int(a), int(b)) for a, b in st if a >= 0)
-            moves.append(Move(seq, format_move(self._board, seq), Position(after[::-1])))
-        return moves
+        return [self.move(after, st) for after, st in zip(afterstates, steps)]
+
+    def move(self, after: np.ndarray, steps: np.ndarray) -> Move:
+        """The :class:`Move` of one row of ``legal_afterstates`` from this position:
+        ``after`` (2, 25), the mover still in row 1, and its ``steps`` (4, 2), -1 unused."""
+        seq = tuple((int(a), int(b)) for a, b in steps if a >= 0)
+        return Move(seq, format_move(self._board, seq), Position(after[::-1]))
 
     def parse_move(self, text: str, d1: int, d2: int) -> Move:
         """The legal play that ``text`` (any notation gnubg accepts) means.

@@ -50,7 +50,7 @@ from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, l
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
-from bgengine.movegen import check_seed, check_threads
+from bgengine.movegen import _check_dice_array, check_seed, check_threads
 from bgengine.network import equity_of
 
 cnp.import_array()
@@ -570,6 +570,31 @@ cdef class Searcher:
             n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
             c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[0])
         return c, out
+
+    def best_plays(self, board, dice, int plies=0) -> tuple:
+        """``(afterstates, outputs)``: :meth:`best_move` of several rolls from one
+        position in one call.  ``dice``: int array-like (M, 2), each die 1..6.
+        ``afterstates``: uint8 (M, 2, 25), the chosen play's position for each roll,
+        the mover still in row 1 (as ``legal_afterstates``); ``outputs``: float32
+        (M, K), the mover's.  Bit for bit the same as M calls of ``best_move``."""
+        if not 0 <= plies <= MAX_PLIES:
+            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        cdef cnp.ndarray arr = validate_board(board)
+        cdef cnp.ndarray darr = _check_dice_array(dice)
+        cdef Py_ssize_t m = darr.shape[0], r
+        afters = np.zeros((m, 2, 25), dtype=np.uint8)
+        out = np.zeros((m, self.S.K), dtype=np.float32)
+        cdef real_t[:, ::1] ov = out
+        cdef const int32_t[:, ::1] dv = darr
+        cdef board_t* ap = <board_t*> cnp.PyArray_DATA(afters)
+        cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
+        cdef int n, c
+        with self.lock, nogil:
+            for r in range(m):
+                n = generate_moves(&self.S.ml[TOP], b, dv[r, 0], dv[r, 1])
+                c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[r, 0])
+                memcpy(&ap[r], &self.S.ml[TOP].boards[c], sizeof(board_t))
+        return afters, out
 
     def rank_moves(self, board, int d1, int d2, int plies=0) -> list:
         """Every legal play with its outputs and equity (mover's side) at ``plies``,

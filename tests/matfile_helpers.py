@@ -5,10 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from bgengine.dice import Dice
 from bgengine.engine import Engine
-from bgengine.game import CubeGame, MatchScore, game_seed, match_opening
-from bgengine.matchrecord import GameRecorder, MatchRecord
+from bgengine.matchrecord import MatchRecord, play_recorded_match
 from bgengine.players import load_default_network, make_player
 
 DATA = Path(__file__).parent / "data" / "matfiles"
@@ -32,18 +30,4 @@ def bgengine_match(length: int, seed: int, names=("net", "pubeval")) -> MatchRec
     net = load_default_network()
     players = tuple(make_player(n) for n in names)
     engines = tuple(Engine(player=p, network=net) for p in players)
-    dice = Dice(seed)
-    score = MatchScore(length)
-    record = MatchRecord(players=tuple(names), length=length)
-    while True:
-        crawford = score.start_game()
-        recorder = GameRecorder(tuple(score.score), crawford)
-        game = CubeGame(players, engines, match_length=length, score=list(score.score),
-                        crawford=crawford, jacoby=False, seed=game_seed(seed, 0, 0, score.games),
-                        recorder=recorder)
-        first, opening = match_opening(dice)
-        winner, points = game.play(dice, first, opening)
-        record.games.append(recorder.finish(winner, points))
-        score.record(winner, points)
-        if length == 0 or score.over:
-            return record
+    return play_recorded_match(players, engines, tuple(names), length, seed)

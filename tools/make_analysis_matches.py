@@ -19,11 +19,9 @@ import random
 import re
 from pathlib import Path
 
-from bgengine.dice import Dice
 from bgengine.engine import Engine
-from bgengine.game import CubeGame, MatchScore, game_seed, match_opening
 from bgengine.matchfiles import write_match_file
-from bgengine.matchrecord import GameRecorder, MatchRecord
+from bgengine.matchrecord import MatchRecord, play_recorded_match
 from bgengine.players import load_default_network, make_player
 
 log = logging.getLogger("make_analysis_matches")
@@ -75,22 +73,9 @@ def play_match(specs: tuple[str, str], length: int, seed: int) -> MatchRecord:
     players = tuple(make_player(s) for s in specs)
     engines = tuple(NoisyCubeEngine(player=p, network=net, epsilon=_epsilon(s), seed=seed * 2 + i)
                     for i, (p, s) in enumerate(zip(players, specs)))
-    dice = Dice(seed)
-    score = MatchScore(length)
     # distinct names: gnubg's text export tells the players apart by name
     names = (specs[0], specs[1] if specs[1] != specs[0] else specs[1] + "2")
-    record = MatchRecord(players=names, length=length)
-    while not score.over:
-        crawford = score.start_game()
-        recorder = GameRecorder(tuple(score.score), crawford)
-        game = CubeGame(players, engines, match_length=length, score=list(score.score),
-                        crawford=crawford, jacoby=False, seed=game_seed(seed, 0, 0, score.games),
-                        recorder=recorder)
-        first, opening = match_opening(dice)
-        winner, points = game.play(dice, first, opening)
-        record.games.append(recorder.finish(winner, points))
-        score.record(winner, points)
-    return record
+    return play_recorded_match(players, engines, names, length, seed)
 
 
 def main() -> None:

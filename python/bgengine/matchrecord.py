@@ -533,3 +533,28 @@ class GameRecorder:
         """The game is over: ``winner`` (seat) won ``points``; the finished record."""
         self.record.actions.append(Win(int(winner), int(points)))
         return self.record
+
+
+def play_recorded_match(players, engines, names: tuple[str, str], length: int,
+                        seed: int) -> MatchRecord:
+    """A ``length``-point match (0: one money game) played by :class:`bgengine.game.CubeGame`
+    with ``players`` and their cube ``engines`` (seat 0, seat 1) on the dice of ``seed``,
+    recorded move by move under the players' ``names``."""
+    from bgengine.dice import Dice
+    from bgengine.game import CubeGame, MatchScore, game_seed, match_opening
+
+    dice = Dice(seed)
+    score = MatchScore(length)
+    record = MatchRecord(players=tuple(names), length=length)
+    while True:
+        crawford = score.start_game()
+        recorder = GameRecorder(tuple(score.score), crawford)
+        game = CubeGame(players, engines, match_length=length, score=list(score.score),
+                        crawford=crawford, jacoby=False, seed=game_seed(seed, 0, 0, score.games),
+                        recorder=recorder)
+        first, opening = match_opening(dice)
+        winner, points = game.play(dice, first, opening)
+        record.games.append(recorder.finish(winner, points))
+        score.record(winner, points)
+        if length == 0 or score.over:
+            return record

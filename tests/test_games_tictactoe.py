@@ -1,0 +1,108 @@
+"""Tic-tac-toe on the command line: ``bgengine match tictactoe:A tictactoe:B``, the players by
+spec, ``bgengine play --game tictactoe``; and the small games' run defaults and curves."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from bgengine.cli import main
+from bgengine.games import tictactoe
+from bgengine.games.learners import play, train_q
+from bgengine.games.network import GameNetwork
+from bgengine.games.study import DEFAULT_EVAL_OPPONENTS, GameRunConfig
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A small network trained a little against smart, saved."""
+    net = GameNetwork("tictactoe", "separated", (16,), seed=2)
+    train_q(net, 3000, alpha=0.3, gamma=0.9, epsilon=0.2, opponent="smart", seed=2)
+    path = tmp_path_factory.mktemp("ttt") / "net.npz"
+    net.save(path)
+    return net, path
+
+
+def test_match_counts_add_up_and_seats_alternate():
+    r = tictactoe.match("solver", "random", games=301, seed=4)
+    assert r["games"] == 301 and r["a_wins"] + r["b_wins"] + r["draws"] == 301
+    assert r["b_wins"] == 0                             # the solver never loses
+    # a moved first in 151 games, b in 150: the halves are the compiled matches themselves
+    first = play("tictactoe", "solver", "random", 151, seed=4)
+    second = play("tictactoe", "random", "solver", 150, seed=4)
+    assert r["a_first_wins"] == first.wins and r["b_first_wins"] == second.wins
+    assert r["a_wins"] == first.wins + second.losses
+    assert tictactoe.match("solver", "random", games=301, seed=4) == r     # reproducible
+
+
+def test_match_command_plays_tictactoe(capsys):
+    assert main(["match", "tictactoe:solver", "tictactoe:smart", "--games", "400",
+                 "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["game"] == "tictactoe" and r["games"] == 400 and r["b_wins"] == 0
+    assert r["a_wins"] + r["draws"] == 400 and 0.5 <= r["score"] <= 1
+    assert main(["match", "tictactoe:random", "tictactoe:primitive", "--games", "20"]) == 0
+    assert "tictactoe:random vs tictactoe:primitive: score" in capsys.readouterr().out
+
+
+def test_a_network_by_its_file(trained, capsys):
+    net, path = trained
+    assert main(["match", f"tictactoe:net:{path}", "tictactoe:random", "--games", "200",
+                 "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    expected = tictactoe.match(net, "random", games=200)
+    assert {k: r[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("a, b, message", [
+    ("tictactoe:smartest", "tictactoe:random", "unknown tic-tac-toe player 'smartest'"),
+    ("tictactoe:smart", "connect4:random", "both players must be of one game"),
+    ("tictactoe:net:/no/such.npz", "tictactoe:random", "no such network file"),
+])
+def test_bad_specs_say_what_is_wrong(a, b, message, capsys):
+    assert main(["match", a, b, "--games", "10"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_network_of_another_game_is_refused(tmp_path, capsys):
+    GameNetwork("connect4", "separated", (4,)).save(tmp_path / "c4.npz")
+    assert main(["match", f"tictactoe:net:{tmp_path / 'c4.npz'}", "tictactoe:random",
+                 "--games", "10"]) == 2
+    assert "a connect4 network, not a tic-tac-toe one" in capsys.readouterr().err
+
+
+def test_tournaments_name_what_they_take(capsys):
+    assert main(["tournament", "roundrobin", "tictactoe:smart", "tictactoe:random",
+                 "--games", "10", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "tournaments take backgammon players only" in err and "bgengine match" in err
+
+
+def test_each_game_has_its_own_default_evaluation_opponents():
+    assert GameRunConfig(game="tictactoe").eval_opponents == ["random", "primitive", "smart",
+                                                               "solver"]
+    assert GameRunConfig(game="connect4").eval_opponents == ["random", "mm1", "mm2", "mm3",
+                                                              "mm4"]
+    assert set(DEFAULT_EVAL_OPPONENTS) == {"tictactoe", "connect4"}
+    assert GameRunConfig(game="connect4", eval_opponents=["mm2"]).eval_opponents == ["mm2"]
+
+
+@pytest.mark.parametrize("opponent, method, label", [
+    ("smart", "q", "training games"), ("self", "q", "self-play games"),
+    ("smart", "simulation", "self-play games")])
+def test_the_curve_says_what_games_it_counts(tmp_path, monkeypatch, opponent, method, label):
+    pytest.importorskip("matplotlib")
+    from matplotlib.axes import Axes
+
+    from bgengine.games.study import train_game_run
+    from bgengine.plot import plot_run
+
+    labels = []
+    monkeypatch.setattr(Axes, "set_xlabel", lambda self, text, *a, **k: labels.append(text))
+    config = GameRunConfig(hidden=[4], method=method, opponent=opponent, games=300,
+                           eval_games=10, eval_opponents=["random"], trials=2)
+    train_game_run(config, tmp_path / "run")
+    plot_run([tmp_path / "run"], tmp_path / "curve.png")
+    assert labels == [label] and (tmp_path / "curve.png").stat().st_size > 0

@@ -106,3 +106,59 @@ def test_the_curve_says_what_games_it_counts(tmp_path, monkeypatch, opponent, me
     train_game_run(config, tmp_path / "run")
     plot_run([tmp_path / "run"], tmp_path / "curve.png")
     assert labels == [label] and (tmp_path / "curve.png").stat().st_size > 0
+
+
+def test_choose_move_is_the_move_of_the_matches(trained):
+    """Replaying a greedy game move by move gives the compiled match's result."""
+    from bgengine.games.learners import choose_move
+
+    net, _ = trained
+    for first, second in ((net, "smart"), ("solver", net), (net, net)):
+        p, history = tictactoe.TicTacToe(), []
+        while p.legal_moves():
+            cell = choose_move("tictactoe", (first, second)[len(history) % 2], history)
+            assert cell in p.legal_moves()
+            p, history = p.play(cell), history + [cell]
+        outcome = 0 if p.result() == 0 else (1 if len(history) % 2 else -1)
+        if "solver" not in (first, second):         # deterministic players: the same game
+            r = play("tictactoe", first, second, 1)
+            assert (r.wins, r.draws, r.losses) == ((1, 0, 0), (0, 1, 0), (0, 0, 1))[1 - outcome]
+    assert choose_move("tictactoe", "solver", [4, 0, 8]) in (2, 6)      # the drawing corners
+    with pytest.raises(ValueError, match="not legal"):
+        choose_move("tictactoe", "smart", [4, 4])
+    with pytest.raises(ValueError, match="over"):
+        choose_move("tictactoe", "smart", [0, 3, 1, 4, 2])
+
+
+def test_console_game_to_the_end():
+    from bgengine.games.tictactoe_console import play_tictactoe
+
+    out = io.StringIO()
+    # every cell in turn: what is taken is refused, so the human plays the lowest empty cell
+    moves = "\n".join(["0", "hint"] + [str(c) for c in range(1, 10) for _ in range(5)]) + "\n"
+    assert play_tictactoe(io.StringIO(moves), out, "smart", seed=1) == 0
+    text = out.getvalue()
+    assert "'0' is no empty cell" in text and "best: 1 2 3 4 5 6 7 8 9 (draw" in text
+    assert "smart plays" in text
+    assert text.rstrip().endswith(("You win.", "smart wins.", "A draw."))
+
+
+def test_the_solver_never_loses_at_the_console():
+    from bgengine.games.tictactoe_console import play_tictactoe
+
+    for seed in range(5):
+        out = io.StringIO()
+        moves = "\n".join(str(c) for c in range(1, 10) for _ in range(5)) + "\n"
+        play_tictactoe(io.StringIO(moves), out, "solver", human_first=seed % 2 == 0, seed=seed)
+        assert not out.getvalue().rstrip().endswith("You win.")
+
+
+def test_play_command_takes_tictactoe(trained, monkeypatch, capsys):
+    _, path = trained
+    monkeypatch.setattr("sys.stdin", io.StringIO("5\nquit\n"))
+    assert main(["play", "--game", "tictactoe", "--player", f"net:{path}", "--second"]) == 0
+    text = capsys.readouterr().out
+    assert f"against net:{path}" in text and f"net:{path} plays" in text
+    monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+    assert main(["play", "--game", "tictactoe"]) == 0
+    assert "against solver" in capsys.readouterr().out

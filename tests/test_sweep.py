@@ -184,3 +184,15 @@ def test_the_shipped_tictactoe_grid_parses():
                                "sweep-tictactoe-q.toml")
     assert spec.game == "tictactoe" and len(spec.points()) == 3 * 4 * 3 * 4
     assert {cfg.games for _, _, cfg in spec.configs()} == {30000}     # equal in games
+
+
+def test_cli_sweep_of_a_small_game(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GAME_SWEEP.replace("seeds = [1, 2]", "seeds = [1]")
+                                     .replace("alpha = [0.1, 0.3]", "alpha = [0.3]"))
+    assert main(["sweep", str(tmp_path / "g.toml"), "--out", str(tmp_path / "o"), "--quiet",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["game"] == "tictactoe" and doc["complete"]
+    (row,) = doc["points"]
+    assert row["point"] == "alpha=0.3_epsilon=0.1" and set(row["opponents"]) == {"random",
+                                                                                   "smart"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import platform
 import sys
 from types import ModuleType
 
@@ -54,3 +55,15 @@ def rules_oracle() -> ModuleType:
 def connect4_reference() -> ModuleType:
     """The plain-Python Connect Four kept in tests/ as the reference."""
     return load_test_module("connect4_reference")
+
+
+@pytest.fixture(scope="session")
+def cpu_model() -> str:
+    """The CPU's model name, for the benchmarks' printed figures."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

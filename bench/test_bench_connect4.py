@@ -16,7 +16,6 @@ solver 2.28 / 4.50 M nodes/s; mm1/mm2/mm3/mm4 against random 0.74 M / 92 k / 18.
 
 from __future__ import annotations
 
-import platform
 import random
 import time
 
@@ -29,38 +28,28 @@ POSITIONS = [("274552224131661", 0), ("555317266147361", -1), ("32751571231557",
              ("75734233473735", 0)]
 
 
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def test_solver_nodes_per_second():
+def test_solver_nodes_per_second(cpu_model):
     solver = Solver()
     t0 = time.perf_counter()
     for seq, score in POSITIONS:
         assert solver.solve(Board.from_moves(seq)) == score
     seconds = time.perf_counter() - t0
-    print(f"\n[{cpu_model()}] solver: {solver.nodes} nodes in {seconds:.2f} s, "
+    print(f"\n[{cpu_model}] solver: {solver.nodes} nodes in {seconds:.2f} s, "
           f"{solver.nodes / seconds / 1e6:.2f} M nodes/s")
 
 
-def test_players_games_per_second():
+def test_players_games_per_second(cpu_model):
     games = {1: 100_000, 2: 20_000, 3: 4000, 4: 1000}
     for depth, n in games.items():
         t0 = time.perf_counter()
         r = play_match(Player("minimax", depth=depth, epsilon=0.2), Player("random"), n,
                        Dice(depth))
         seconds = time.perf_counter() - t0
-        print(f"[{cpu_model()}] mm{depth} vs random: {n / seconds:,.0f} games/s "
+        print(f"[{cpu_model}] mm{depth} vs random: {n / seconds:,.0f} games/s "
               f"(won {r['a_wins'] / n:.1%})")
 
 
-def test_compiled_games_against_pure_python(connect4_reference):
+def test_compiled_games_against_pure_python(connect4_reference, cpu_model):
     ref = connect4_reference
     rng = random.Random(0)
 
@@ -77,6 +66,6 @@ def test_compiled_games_against_pure_python(connect4_reference):
     t0 = time.perf_counter()
     play_match(Player("random"), Player("random"), n_c, Dice(0))
     c_rate = n_c / (time.perf_counter() - t0)
-    print(f"[{cpu_model()}] random games/s: compiled {c_rate:,.0f}, pure Python {py_rate:,.0f}, "
+    print(f"[{cpu_model}] random games/s: compiled {c_rate:,.0f}, pure Python {py_rate:,.0f}, "
           f"ratio {c_rate / py_rate:,.0f}x")
     assert c_rate >= 20 * py_rate

@@ -116,3 +116,83 @@ def test_cli_compare(tmp_path, capsys):
                  "--rr-games", "20", "--eval-games", "10"]) == 0
     out = capsys.readouterr().out
     assert "published" in out and "mutation" in out and "Ranking" in out
+
+
+GAME_SWEEP = """
+[sweep]
+seeds = [1, 2]
+eval_games = 40
+
+[base]
+game = "tictactoe"
+method = "q"
+hidden = [8]
+opponent = "smart"
+games = 600
+eval_every = 300
+eval_games = 10
+eval_opponents = ["random", "smart"]
+
+[grid]
+alpha = [0.1, 0.3]
+epsilon = [0.1]
+"""
+
+
+def test_a_small_games_sweep_trains_game_runs_and_rates_each_opponent(tmp_path):
+    from bgengine.games.learners import play
+    from bgengine.games.network import GameNetwork
+
+    (tmp_path / "g.toml").write_text(GAME_SWEEP)
+    spec = SweepSpec.from_toml(tmp_path / "g.toml")
+    assert spec.game == "tictactoe" and len(spec.configs()) == 4
+    doc = run_sweep(spec, tmp_path / "out", parallel=2)
+    assert doc["complete"] and doc["game"] == "tictactoe" and len(doc["points"]) == 2
+    row = next(r for r in doc["points"] if r["point"] == "alpha=0.1_epsilon=0.1")
+    assert row["seeds"] == 2 and set(row["opponents"]) == {"random", "smart"}
+    # the rates are the final networks' greedy games, mean over the seeds
+    nets = [GameNetwork.load(tmp_path / "out" / row["point"] / f"seed_{s}" / "network.npz")
+            for s in (1, 2)]
+    assert all(n.metadata["games"] == 600 for n in nets)
+    wins = [play("tictactoe", n, "random", 40, seed=777).wins / 40 for n in nets]
+    assert row["opponents"]["random"]["first"]["win"] == pytest.approx(sum(wins) / 2)
+    losses = [play("tictactoe", "smart", n, 40, seed=777).wins / 40 for n in nets]
+    assert row["opponents"]["smart"]["second"]["loss"] == pytest.approx(sum(losses) / 2)
+    for run, ppg in zip(doc["runs"], [r for p in doc["points"] for r in p["ppg_runs"]]):
+        assert -1 <= ppg <= 1
+    text = sweep_table(doc)
+    assert "win - loss" in text and "smart (W-D-L % 1st / 2nd)" in text
+    assert "random_first_win" in (tmp_path / "out" / "sweep.csv").read_text()
+    assert run_sweep(spec, tmp_path / "out", parallel=1)["points"] == doc["points"]
+
+
+def test_a_small_games_sweep_checks_its_settings(tmp_path):
+    bad = tmp_path / "b.toml"
+    for text, msg in [('[base]\ngame = "tictactoe"\n[grid]\nlam = [0.1]\nencoder = ["x"]\n',
+                       "cannot vary 'encoder'"),
+                      ('[base]\ngame = "tictactoe"\n[grid]\ngamma = [1.5]\n', "gamma must be"),
+                      ('[grid]\ngame = ["tictactoe"]\n', "one for the whole sweep")]:
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=msg):
+            SweepSpec.from_toml(bad)
+
+
+def test_the_shipped_tictactoe_grid_parses():
+    from pathlib import Path
+
+    spec = SweepSpec.from_toml(Path(__file__).resolve().parent.parent / "configs" /
+                               "sweep-tictactoe-q.toml")
+    assert spec.game == "tictactoe" and len(spec.points()) == 3 * 4 * 3 * 4
+    assert {cfg.games for _, _, cfg in spec.configs()} == {30000}     # equal in games
+
+
+def test_cli_sweep_of_a_small_game(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GAME_SWEEP.replace("seeds = [1, 2]", "seeds = [1]")
+                                     .replace("alpha = [0.1, 0.3]", "alpha = [0.3]"))
+    assert main(["sweep", str(tmp_path / "g.toml"), "--out", str(tmp_path / "o"), "--quiet",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["game"] == "tictactoe" and doc["complete"]
+    (row,) = doc["points"]
+    assert row["point"] == "alpha=0.3_epsilon=0.1" and set(row["opponents"]) == {"random",
+                                                                                   "smart"}

@@ -1,4 +1,5 @@
-"""Plots to PNG: learning curves (ppg against the evaluation opponent over games trained)
+"""Plots to PNG: learning curves (ppg against the evaluation opponent over games trained:
+"self-play games", or "training games" for a small game's run against a reference player)
 and a match analysis's equity over the match."""
 
 from __future__ import annotations
@@ -20,6 +21,19 @@ def _check_is_run(run: str | os.PathLike) -> None:
         raise ValueError(f"{run}: not a training run (it has no {rd.log.name})")
 
 
+def _games_counted(run: str | os.PathLike) -> str:
+    """What a run's x-axis counts: "self-play games" for backgammon runs and small games'
+    self-play runs, "training games" for a small game's run against a reference player."""
+    from bgengine.games.study import GameRunConfig, is_game_config
+
+    config = RunDir(run).config
+    if not (config.is_file() and is_game_config(config)):
+        return "self-play games"
+    c = GameRunConfig.from_toml(config)
+    self_play = c.method == "simulation" or c.opponent == "self"
+    return "self-play games" if self_play else "training games"
+
+
 def _pyplot():
     """matplotlib's pyplot on the file-only backend; ``ValueError`` if it is missing."""
     try:
@@ -39,9 +53,10 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
-    opponents = set()
+    opponents, counted = set(), set()
     for run in runs:
         _check_is_run(run)
+        counted.add(_games_counted(run))
         evals = [r for r in read_log(run) if r.get("kind") == "eval"]
         if not evals:
             raise ValueError(f"{run}: no evaluations in {RunDir(run).log}")
@@ -53,7 +68,7 @@ def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
         ax.fill_between(games, [p - c for p, c in zip(ppg, ci)], [p + c for p, c in zip(ppg, ci)],
                         color=line.get_color(), alpha=0.2)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_xlabel("self-play games")
+    ax.set_xlabel(counted.pop() if len(counted) == 1 else "training games")
     ax.set_ylabel(f"ppg vs {', '.join(sorted(opponents))}")
     ax.set_title("bgengine learning curve (95% confidence bands)")
     ax.grid(alpha=0.3)

@@ -20,6 +20,28 @@ file (TOML)::
     hidden = [[40], [80]]
     lam = [0.0, 0.7]
 
+A small game's sweep (:mod:`bgengine.games.study`) has ``game`` in ``[base]``: its runs are
+:class:`~bgengine.games.study.GameRunConfig` settings, and each final network plays
+``eval_games`` greedy games from both seats against every one of the config's
+``eval_opponents``; a run's ``ppg`` is then its mean of win - loss (+1 a win, 0 a draw, -1 a
+loss) over those opponents and seats, and the table gives each opponent's win/draw/loss rates
+per seat too (means over seeds)::
+
+    [sweep]
+    seeds = [1, 2, 3]
+    eval_games = 1000
+
+    [base]
+    game = "tictactoe"
+    method = "q"
+    opponent = "smart"
+    games = 30000
+    eval_opponents = ["random", "primitive", "smart"]
+
+    [grid]
+    alpha = [0.1, 0.3]
+    epsilon = [0.1, 0.2]
+
 Runs go to the backend (:mod:`bgengine.distributed`): on this machine several
 at a time (one thread each; the compiled learner releases the GIL), or as Ray
 tasks.  Running the same sweep again resumes unfinished runs and reuses
@@ -46,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from bgengine.games.study import GameRunConfig
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
 from bgengine.results import ci95
@@ -75,12 +98,24 @@ class SweepSpec:
     seeds: list[int]
     eval_games: int = 2000
 
+    @property
+    def game(self) -> str | None:
+        """The small game of the sweep (``[base] game``), or None for backgammon."""
+        return self.base.get("game")
+
+    @property
+    def config_class(self) -> type:
+        """The runs' settings: a small game's GameRunConfig, else backgammon's TrainConfig."""
+        return GameRunConfig if self.game is not None else TrainConfig
+
     def __post_init__(self) -> None:
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"sweep: seeds must be a non-empty list of distinct integers, got {self.seeds}")
         if self.eval_games < 2:
             raise ValueError(f"sweep: eval_games must be at least 2, got {self.eval_games}")
-        known = {f.name for f in dataclasses.fields(TrainConfig)}
+        if "game" in self.grid:
+            raise ValueError("sweep: the game is one for the whole sweep: give it in [base]")
+        known = {f.name for f in dataclasses.fields(self.config_class)}
         for key, values in self.grid.items():
             if key not in known or key == "seed":
                 raise ValueError(f"sweep: cannot vary {key!r}; known settings: {', '.join(sorted(known - {'seed'}))}")
@@ -114,13 +149,13 @@ class SweepSpec:
         keys = list(self.grid)
         return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
 
-    def configs(self) -> list[tuple[str, int, TrainConfig]]:
+    def configs(self) -> list[tuple[str, int, TrainConfig | GameRunConfig]]:
         """(point name, seed, config) for every run."""
         out = []
         for point in self.points():
             for seed in self.seeds:
                 try:
-                    cfg = TrainConfig(**{**self.base, **point, "seed": seed})
+                    cfg = self.config_class(**{**self.base, **point, "seed": seed})
                 except (TypeError, ValueError) as exc:
                     raise ValueError(f"sweep point {point_name(point)}: {exc}") from None
                 out.append((point_name(point), seed, cfg))
@@ -145,6 +180,8 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> d
     from bgengine.training import train
 
     run, cfg_dict, eval_games = job
+    if "game" in cfg_dict:
+        return _train_and_evaluate_game(job, stop, report)
     cfg = TrainConfig(**cfg_dict)
     if stop is not None and stop.is_set():
         return {"run": str(run), "complete": False, "games_trained": None}
@@ -158,6 +195,46 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> d
     log.info("%s: %+.3f ± %.3f ppg vs pubeval over %d games", run, res.ppg, res.ci95, res.games)
     return {"run": str(run), "complete": True, "games_trained": done, "ppg": res.ppg,
             "ci95": res.ci95, "win": res.win, "games": res.games}
+
+
+def _train_and_evaluate_game(job: tuple[str, dict, int], stop=None, report=None) -> dict:
+    """One small game's run (see :func:`_train_and_evaluate`): train or resume, then
+    ``eval_games`` greedy games from both seats against each of its evaluation opponents."""
+    from types import SimpleNamespace
+
+    from bgengine.games.study import evaluate, train_game_run
+
+    run, cfg_dict, eval_games = job
+    cfg = GameRunConfig(**cfg_dict)
+    if stop is not None and stop.is_set():
+        return {"run": str(run), "complete": False, "games_trained": None}
+    log.info("%s: training %d %s games (%s)", run, cfg.games, cfg.game, cfg.method)
+    progress = None if report is None else \
+        (lambda done, _total: report(SimpleNamespace(run=str(run), games=done)))
+    net = train_game_run(cfg, run, progress=progress, stop=stop)
+    done = int(net.metadata["games"])
+    if done < cfg.games:
+        return {"run": str(run), "complete": False, "games_trained": done}
+    records = evaluate(net, cfg.eval_opponents, eval_games, EVAL_SEED)
+    ppg = float(np.mean([r["win"] - r["loss"] for r in records]))
+    log.info("%s: %+.3f (win - loss) over %s, both seats, %d games each", run, ppg,
+             ", ".join(cfg.eval_opponents), eval_games)
+    return {"run": str(run), "complete": True, "games_trained": done, "ppg": ppg,
+            "games": eval_games, "evaluations": records}
+
+
+def _opponent_rates(rows: list[dict]) -> dict[str, dict[str, dict[str, float]]]:
+    """A small game's point: each opponent's win/draw/loss rates per seat, mean over the runs
+    ``rows`` (their ``evaluations``)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for r in rows:
+        for e in r["evaluations"]:
+            cell = out.setdefault(e["opponent"], {}).setdefault(e["seat"],
+                                                                {"win": 0.0, "draw": 0.0,
+                                                                 "loss": 0.0})
+            for k in cell:
+                cell[k] += e[k] / len(rows)
+    return out
 
 
 def _games_reporter(jobs: list, progress: Progress | None):
@@ -218,34 +295,55 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1,
         if not rows:
             continue
         ppgs = np.array([r["ppg"] for r in rows])
-        table.append({"point": name, **{k: point[k] for k in point}, "seeds": len(rows),
-                      "ppg_mean": float(ppgs.mean()),
-                      "ppg_ci95": ci95(ppgs) if len(ppgs) > 1 else None,
-                      "ppg_runs": [float(p) for p in ppgs]})
+        row = {"point": name, **{k: point[k] for k in point}, "seeds": len(rows),
+               "ppg_mean": float(ppgs.mean()),
+               "ppg_ci95": ci95(ppgs) if len(ppgs) > 1 else None,
+               "ppg_runs": [float(p) for p in ppgs]}
+        if spec.game is not None:
+            row["opponents"] = _opponent_rates(rows)
+        table.append(row)
     complete = all(r["complete"] for r in results)
-    doc = {"complete": complete, "eval_games": spec.eval_games, "eval_seed": EVAL_SEED,
+    doc = {"complete": complete, "game": spec.game or "backgammon",
+           "eval_games": spec.eval_games, "eval_seed": EVAL_SEED,
            "base": spec.base, "grid": spec.grid, "seeds": spec.seeds, "points": table,
            "runs": results}
     (out / "sweep.json").write_text(json.dumps(doc, indent=2) + "\n")
-    lines = ["point,seeds,ppg_mean,ppg_ci95,ppg_per_seed"]
+    rated = [(o, seat) for o, seats in (table[0].get("opponents", {}) if table else {}).items()
+             for seat in seats]
+    lines = ["point,seeds,ppg_mean,ppg_ci95,ppg_per_seed" +
+             "".join(f",{o}_{seat}_{k}" for o, seat in rated for k in ("win", "draw", "loss"))]
     for row in table:
         ci = "" if row["ppg_ci95"] is None else f"{row['ppg_ci95']:.4f}"
         lines.append(f"{row['point']},{row['seeds']},{row['ppg_mean']:.4f},{ci}," +
-                     " ".join(f"{p:.4f}" for p in row["ppg_runs"]))
+                     " ".join(f"{p:.4f}" for p in row["ppg_runs"]) +
+                     "".join(f",{row['opponents'][o][seat][k]:.4f}" for o, seat in rated
+                             for k in ("win", "draw", "loss")))
     (out / "sweep.csv").write_text("\n".join(lines) + "\n")
     return doc
 
 
 def sweep_table(doc: dict) -> str:
-    """The sweep's points as a text table, best first."""
+    """The sweep's points as a text table, best first; a small game's also gives, per
+    evaluation opponent, the win-draw-loss percentages as first / second player."""
     rows = sorted(doc["points"], key=lambda r: -r["ppg_mean"])
     width = max([len(r["point"]) for r in rows] + [5])
-    out = [f"{'point':<{width}}  ppg vs pubeval (mean over seeds ± 95%)   per seed"]
+    small = doc.get("game", "backgammon") != "backgammon"
+    against = "win - loss, all opponents" if small else "ppg vs pubeval"
+    opponents = list(rows[0].get("opponents", {})) if rows and small else []
+    out = [f"{'point':<{width}}  {against} (mean over seeds ± 95%)   per seed"
+           + "".join(f" | {o} (W-D-L % 1st / 2nd)" for o in opponents)]
     for r in rows:
         ci = "" if r["ppg_ci95"] is None else f" ± {r['ppg_ci95']:.3f}"
         out.append(f"{r['point']:<{width}}  {r['ppg_mean']:+.3f}{ci:<10}                   "
-                   + " ".join(f"{p:+.3f}" for p in r["ppg_runs"]))
+                   + " ".join(f"{p:+.3f}" for p in r["ppg_runs"])
+                   + "".join(f" | {wdl(r['opponents'][o])}" for o in opponents))
     return "\n".join(out) + "\n"
+
+
+def wdl(seats: dict[str, dict[str, float]]) -> str:
+    """``"94-5-1 / 79-18-3"``: win-draw-loss percentages as first / second player."""
+    return " / ".join("-".join(f"{100 * seats[seat][k]:.0f}" for k in ("win", "draw", "loss"))
+                      for seat in ("first", "second") if seat in seats)
 
 
 # ---------------------------------------------------------------- the sources' comparison

@@ -586,3 +586,30 @@ def train_simulation(game, network, n_games: int, alpha: float, *, best: int = 3
     t.best = checked_int(best, "best", 1, SG_MAX_MOVES, f"1..{SG_MAX_MOVES}", "an integer")
     t.trials = checked_int(trials, "trials", 1, 1 << 20, "1..2**20", "an integer")
     _train(game, network, n_games, alpha, seed, first_game, _simulation_one, &t)
+
+
+def choose_move(game, player, moves=(), *, seed: int = 0, simulations: int = 100) -> int:
+    """The move ``player`` (as in :func:`play_games`: a network, greedy; a reference player's
+    index; ``SIMULATION``) makes in the position that the game's moves ``moves`` reach from
+    the start, its random choices from stream 0 of ``seed``: the same choice as in a game of
+    :func:`play_games`.  ``ValueError`` if a move is illegal or the game is over."""
+    cdef _Work work = _Work(game)
+    cdef _Nets nets = _Nets()
+    cdef player_t p
+    cdef unsigned char s[SG_MAX_STATE]
+    cdef int legal[SG_MAX_MOVES]
+    cdef int n, move
+    _player(player, 0, nets, work.w.game, simulations, &p)
+    work.w.game.init(s)
+    for k, m in enumerate(moves):
+        n = work.w.game.legal(s, legal)
+        move = checked_int(m, "move", 0, 1 << 20, "a legal move", "an integer")
+        if n == 0 or move not in [legal[i] for i in range(n)]:
+            raise ValueError(f"move {k + 1} ({m}) is not legal there")
+        work.w.game.play(s, move)
+        if work.w.game.result(s) != SG_ONGOING and k + 1 < len(moves):
+            raise ValueError(f"the game is over after move {k + 1}")
+    if work.w.game.legal(s, legal) == 0 or (len(moves) and work.w.game.result(s) != SG_ONGOING):
+        raise ValueError("the game is over: there is no move to choose")
+    rng_seed(&work.w.rng, check_seed(seed), 0)
+    return _choose(&work.w, &p, s)

@@ -59,10 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="resume", default=None, metavar="FILE",
                    help="continue the match saved in FILE (a .mat file) where it stopped: "
                         "score, cube, Crawford, the game in progress and whose turn it is")
-    p.add_argument("--game", choices=("backgammon", "connect4"), default="backgammon",
+    p.add_argument("--game", choices=("backgammon", "connect4", "tictactoe"),
+                   default="backgammon",
                    help="the game (default backgammon); connect4: --player is a Connect Four "
-                        "spec (default mm4-greedy), --second to let it start")
-    p.add_argument("--second", action="store_true", help="connect4: the engine moves first")
+                        "spec (default mm4-greedy); tictactoe: a tic-tac-toe spec (random, "
+                        "primitive, smart, solver, simulation, net:PATH; default solver); "
+                        "--second to let it start")
+    p.add_argument("--second", action="store_true",
+                   help="connect4, tictactoe: the engine moves first")
     p.set_defaults(func=play_main)
     return p
 
@@ -97,6 +101,11 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
 
         return play_connect4(inp, out, args.player or "mm4-greedy", not args.second,
                              seed=args.seed or 0, echo=echo)
+    if getattr(args, "game", "backgammon") == "tictactoe":
+        from bgengine.games.tictactoe_console import play_tictactoe
+
+        return play_tictactoe(inp, out, args.player or "solver", not args.second,
+                              seed=args.seed or 0, echo=echo)
     resume = _resume(args)
     if resume is not None:
         match_length = resume.record.length

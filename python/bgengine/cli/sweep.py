@@ -62,7 +62,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Train every point of the grid in SWEEP.toml ([sweep] seeds, "
                                    "eval_games; [base] shared TrainConfig settings; [grid] lists of "
                                    "values to combine) once per seed, evaluate each final network "
-                                   "against pubeval and print the table.  Runs are resumable: run "
+                                   "against pubeval and print the table.  A small game's sweep ([base] "
+                                   "game = \"tictactoe\" or \"connect4\", its training-run "
+                                   "settings) plays each final network from both seats against "
+                                   "its eval_opponents instead.  Runs are resumable: run "
                                    "the same command again to continue.")
     p.add_argument("config", help="sweep TOML file")
     p.add_argument("--out", default="sweeps/sweep", help="directory for runs and results (default sweeps/sweep)")

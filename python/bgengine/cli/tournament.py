@@ -158,6 +158,7 @@ def tournament_main(args: argparse.Namespace) -> int:
         if parser is not None:
             parser.print_help()
         return 2
+    _refuse_other_games(getattr(args, "players", []))
     warn: Warn = to_stderr
     threads = resolve_threads(args.threads)
     out = Path(args.out)
@@ -177,6 +178,19 @@ def tournament_main(args: argparse.Namespace) -> int:
         if kind == "older":
             return _main_older(args, backend, out, stop, warn, bar)
     raise ValueError(f"unknown tournament {kind!r}")
+
+
+def _refuse_other_games(players: list[str]) -> None:
+    """``ValueError`` naming what tournaments take when a player is of another game: their
+    pairings are backgammon's game pairs (one dice sequence, the seats swapped) scored in ppg."""
+    from bgengine.games.specs import split_game_spec
+
+    other = [p for p in players if split_game_spec(p)]
+    if other:
+        raise ValueError(f"{', '.join(other)}: tournaments take backgammon players only "
+                         f"(benchmark specs, network files, folders of networks); play "
+                         f"tic-tac-toe and Connect Four players pairwise with 'bgengine match', "
+                         f"e.g. bgengine match {other[0]} {other[0].split(':')[0]}:random")
 
 
 def _finish(args: argparse.Namespace, doc: dict, text: str, complete: bool, files: list[Path],

@@ -11,6 +11,7 @@ from typing import TextIO
 from bgengine.connect4 import Board
 from bgengine.connect4_solver import Solver
 from bgengine.dice import Dice
+from bgengine.games.console import ConsoleGame, run_console
 from bgengine.games.connect4 import make_player
 
 __all__ = ["play_connect4", "HINT_FROM_STONES"]
@@ -23,43 +24,20 @@ def play_connect4(inp: TextIO, out: TextIO, player: str = "mm4-greedy", human_fi
                   seed: int = 0, echo: bool = False) -> int:
     """One game, the human against ``player`` (a Connect Four spec); 0 when the game ends or
     the human quits or input ends."""
-    engine, dice, board = make_player(player), Dice(seed), Board()
-    human = 0 if human_first else 1
-    out.write(f"Connect Four: you are {'X (first)' if human_first else 'O (second)'} against "
-              f"{player}.  Type a column 1-7, 'hint' or 'quit'.\n")
-    while board.legal_moves():
-        out.write(str(board) + "\n")
-        if board.moves % 2 == human:
-            out.write("your move> ")
-            out.flush()
-            line = inp.readline()
-            if not line:
-                out.write("\n")
-                return 0
-            text = line.strip().lower()
-            if echo:
-                out.write(text + "\n")
-            if text in ("quit", "q", "exit"):
-                return 0
-            if text == "hint":
-                out.write(_hint(board) + "\n")
-                continue
-            if not (len(text) == 1 and text in "1234567") or (int(text) - 1) not in board.legal_moves():
-                out.write(f"'{text}' is no open column: type one of "
-                          f"{' '.join(str(c + 1) for c in board.legal_moves())}\n")
-                continue
-            col = int(text) - 1
-        else:
-            col = engine.move(board, dice)
-            out.write(f"{player} plays {col + 1}\n")
+    engine, dice = make_player(player), Dice(seed)
+
+    def play(board: Board, col: int) -> Board:
         board.play(col)
-    out.write(str(board) + "\n")
-    if board.result() == 0:
-        out.write("A draw.\n")
-    else:
-        winner_moved = (board.moves - 1) % 2
-        out.write("You win.\n" if winner_moved == human else f"{player} wins.\n")
-    return 0
+        return board
+
+    game = ConsoleGame(start=Board(), show=str, legal=Board.legal_moves,
+                       to_move=lambda b: b.moves % 2, play=play,
+                       drawn=lambda b: b.result() == 0,
+                       engine=lambda b, _history: engine.move(b, dice), hint=_hint,
+                       what="open column")
+    intro = (f"Connect Four: you are {'X (first)' if human_first else 'O (second)'} against "
+             f"{player}.  Type a column 1-7, 'hint' or 'quit'.")
+    return run_console(inp, out, game, intro, player, human_first, echo)
 
 
 def _hint(board: Board) -> str:

@@ -16,7 +16,8 @@ from bgengine import smalllearners as _core
 from bgengine.games import game_module
 from bgengine.games.network import GameNetwork
 
-__all__ = ["GameRecord", "play", "train_td", "train_q", "train_simulation", "player_names"]
+__all__ = ["GameRecord", "play", "choose_move", "train_td", "train_q", "train_simulation",
+           "player_names"]
 
 PlayerSpec = Union[GameNetwork, str]
 
@@ -65,6 +66,15 @@ def play(game: str, first: PlayerSpec, second: PlayerSpec, games: int, *, seed: 
     r = _core.play_games(game_module(game).GAME, _player(game, first), _player(game, second),
                          games, seed=seed, simulations=simulations)
     return GameRecord(r["wins"], r["draws"], r["losses"])
+
+
+def choose_move(game: str, player: PlayerSpec, moves: list[int], *, seed: int = 0,
+                simulations: int = 100) -> int:
+    """The move ``player`` makes in the position the game's ``moves`` reach from the start
+    (the choice it makes in :func:`play`'s games; its random choices from stream 0 of
+    ``seed``)."""
+    return _core.choose_move(game_module(game).GAME, _player(game, player), list(moves),
+                             seed=seed, simulations=simulations)
 
 
 def _opponent(game: str, opponent: str) -> int:

@@ -1,4 +1,5 @@
-"""Player specs of the other games: ``GAME:PLAYER`` (e.g. ``connect4:mm4``), and their matches.
+"""Player specs of the other games: ``GAME:PLAYER`` (e.g. ``connect4:mm4``,
+``tictactoe:net:PATH``), and their matches.
 
 A game registers one function, ``match(a, b, games, seed)`` -> counts ``games``, ``a_wins``,
 ``b_wins``, ``draws`` (each player first in every other game), in :data:`GAMES`.
@@ -9,13 +10,15 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from bgengine.games import connect4
+from bgengine.games import connect4, tictactoe
 
 __all__ = ["GAMES", "SPEC_HELP", "split_game_spec", "game_match", "describe"]
 
-GAMES: dict[str, Callable[..., dict[str, int]]] = {"connect4": connect4.match}
+GAMES: dict[str, Callable[..., dict[str, int]]] = {"connect4": connect4.match,
+                                                   "tictactoe": tictactoe.match}
 
-SPEC_HELP = "connect4:PLAYER (" + connect4.SPEC_HELP + ")"
+SPEC_HELP = ("connect4:PLAYER (" + connect4.SPEC_HELP + "); tictactoe:PLAYER (" +
+             tictactoe.SPEC_HELP + ")")
 
 
 def split_game_spec(spec: str) -> tuple[str, str] | None:

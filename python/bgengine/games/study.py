@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import sys
+import threading
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
@@ -34,11 +35,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["GameRunConfig", "is_game_config", "train_game_run", "evaluate"]
+__all__ = ["GameRunConfig", "DEFAULT_EVAL_OPPONENTS", "is_game_config", "train_game_run",
+           "evaluate"]
 
 log = logging.getLogger(__name__)
 
 METHODS = ("td", "q", "simulation")
+
+#: Each game's evaluation opponents when a config names none: the studies' references
+#: (tic-tac-toe: random, primitive, smart and the exact solver; Connect Four: random and the
+#: minimax players MM1..MM4 with their 20% random moves).
+DEFAULT_EVAL_OPPONENTS: dict[str, list[str]] = {
+    "tictactoe": ["random", "primitive", "smart", "solver"],
+    "connect4": ["random", "mm1", "mm2", "mm3", "mm4"],
+}
 
 
 @dataclass
@@ -63,14 +73,15 @@ class GameRunConfig:
     games: int = 30_000
     eval_every: int = 300
     eval_games: int = 1000
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "primitive", "smart",
-                                                               "solver"])
+    eval_opponents: list[str] | None = None  # default: the game's DEFAULT_EVAL_OPPONENTS
     seed: int = 1
     eval_seed: int = 20260101
     init_range: float = 0.1
 
     def __post_init__(self) -> None:
         problems = []
+        if self.eval_opponents is None:
+            self.eval_opponents = list(DEFAULT_EVAL_OPPONENTS.get(self.game, []))
         if self.game not in GAMES:
             problems.append(f"game must be one of {', '.join(GAMES)}, got {self.game!r}")
         if self.method not in METHODS:
@@ -170,9 +181,11 @@ def _train_chunk(config: GameRunConfig, net: GameNetwork, n: int, first_game: in
 
 
 def train_game_run(config: GameRunConfig, run: str | os.PathLike, *, resume: bool = True,
-                   progress: Callable[[int, int], None] | None = None) -> GameNetwork:
+                   progress: Callable[[int, int], None] | None = None,
+                   stop: threading.Event | None = None) -> GameNetwork:
     """Train (or resume) run directory ``run``; returns the network.  ``progress(games,
-    total)`` is called after every evaluation."""
+    total)`` is called after every evaluation; once ``stop`` is set the run stops after the
+    current evaluation (saved, resumable: ``metadata["games"]`` says how far it got)."""
     rd = RunDir(run)
     rd.path.mkdir(parents=True, exist_ok=True)
     net = GameNetwork(config.game, config.representation, config.hidden, seed=config.seed,
@@ -189,7 +202,7 @@ def train_game_run(config: GameRunConfig, run: str | os.PathLike, *, resume: boo
         rd.log.unlink()
     atomic_write(rd.config, lambda f: f.write(config.to_toml().encode()))
     with open(rd.log, "a") as f:
-        while done < config.games:
+        while done < config.games and not (stop is not None and stop.is_set()):
             n = min(config.eval_every - done % config.eval_every, config.games - done)
             _train_chunk(config, net, n, done)
             done += n

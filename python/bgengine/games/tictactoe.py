@@ -1,6 +1,10 @@
-"""Tic-tac-toe positions in Python over the compiled rules (:mod:`bgengine.tictactoe`).
+"""Tic-tac-toe from Python over the compiled rules (:mod:`bgengine.tictactoe`): positions, the
+players by spec (``tictactoe:SPEC`` on the command line) and matches between them.
 
 Cells are numbered ``3 * row + column``, 0..8, from the top left.  X moves first.
+
+>>> from bgengine.games import tictactoe
+>>> tictactoe.match("smart", "random", games=1000, seed=0)["a_wins"]
 """
 
 from __future__ import annotations
@@ -8,9 +12,46 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bgengine import tictactoe as _core
+from bgengine.games.learners import PlayerSpec, play
+from bgengine.games.network import GameNetwork
 from bgengine.tictactoe import GAME, N_INPUTS, PLAYERS
 
-__all__ = ["TicTacToe", "GAME", "PLAYERS", "N_INPUTS"]
+__all__ = ["TicTacToe", "GAME", "PLAYERS", "N_INPUTS", "SPEC_HELP", "make_player", "match"]
+
+SPEC_HELP = ("random | primitive (takes a win, else random) | smart (wins, blocks, else the cell "
+             "with the most open lines) | solver (exact: a random one of the best moves) | "
+             "simulation (100 random playouts a move, spread evenly) | net:PATH (a tic-tac-toe "
+             "network, greedy)")
+
+
+def make_player(spec: str | GameNetwork) -> PlayerSpec:
+    """A player by spec (see SPEC_HELP): a reference player's name, or the network of
+    ``net:PATH`` (``ValueError`` for anything else, or a network of another game)."""
+    if isinstance(spec, GameNetwork):
+        return spec
+    name = spec.strip()
+    if name.lower().startswith("net:"):
+        net = GameNetwork.load(name[4:])
+        if net.game != "tictactoe":
+            raise ValueError(f"{name[4:]}: a {net.game} network, not a tic-tac-toe one")
+        return net
+    if name.lower() not in (*PLAYERS, "simulation"):
+        raise ValueError(f"unknown tic-tac-toe player {spec!r}; expected {SPEC_HELP}")
+    return name.lower()
+
+
+def match(a: str | GameNetwork, b: str | GameNetwork, games: int,
+          seed: int = 0) -> dict[str, int]:
+    """``games`` games of ``a`` against ``b`` (specs or networks), ``a`` moving first in
+    ``(games + 1) // 2`` of them and ``b`` in the others; game ``g`` of each half draws from
+    stream ``g`` of ``seed``.  Counts ``games``, ``a_wins``, ``b_wins``, ``draws``,
+    ``a_first_wins`` and ``b_first_wins`` (wins moving first), as Connect Four's matches."""
+    pa, pb = make_player(a), make_player(b)
+    a_first = play("tictactoe", pa, pb, (games + 1) // 2, seed=seed)
+    b_first = play("tictactoe", pb, pa, games // 2, seed=seed)
+    return {"games": games, "a_wins": a_first.wins + b_first.losses,
+            "b_wins": a_first.losses + b_first.wins, "draws": a_first.draws + b_first.draws,
+            "a_first_wins": a_first.wins, "b_first_wins": b_first.wins}
 
 
 @dataclass(frozen=True)

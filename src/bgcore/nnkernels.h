@@ -94,6 +94,28 @@ static void bg_dense_c(const float *a, int n_in, const float *W, const float *b,
     }
 }
 
+/* A first hidden layer: act1 = sigmoid(pre + the rows), as bg_add_rows then the sigmoid. */
+typedef void (*bg_hidden_fn)(const float *W0, int H, const int32_t *idx, const float *val,
+                             int nnz, const float *pre, float *act1);
+/* A later layer: out = sigmoid(b + W over a), in bg_dense_c's order (any n_out; the
+ * kernels' ``output`` is for n_out <= 8, their ``dense`` for any). */
+typedef void (*bg_dense_fn)(const float *a, int n_in, const float *W, const float *b, int n_out,
+                            float *out);
+
+static void bg_hidden_c(const float *W0, int H, const int32_t *idx, const float *val, int nnz,
+                        const float *pre, float *act1)
+{
+    bg_add_rows_c(W0, H, idx, val, nnz, pre, act1);
+    bg_sigmoid_c(act1, H);
+}
+
+static void bg_dense_sigmoid_c(const float *a, int n_in, const float *W, const float *b,
+                               int n_out, float *out)
+{
+    bg_dense_c(a, n_in, W, b, n_out, out);
+    bg_sigmoid_c(out, n_out);
+}
+
 /* A whole forward pass of a net with one hidden layer, from the first layer's
  * partial sum ``pre``: act1 = sigmoid(pre + rows), act2 = sigmoid(W1, b1 over act1). */
 typedef void (*bg_forward1_fn)(const float *W0, int H, const float *pre, const int32_t *idx,
@@ -256,20 +278,24 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
  * (a constant): the block's last vector has all 8 lanes, so plain loads, not masked ones
  * (slow on AMD) serve it. */
 #define BG_LAST_LD(FULL, p) ((FULL) ? _mm256_loadu_ps(p) : _mm256_maskload_ps((p), tail))
+/* acc[0..NB) += x times the NB vectors from row (the last by BG_LAST_LD) */
+#define BG_FMA_ROW(NB, FULL, acc, x, row)                                                   \
+    do {                                                                                    \
+        __m256 x_ = _mm256_set1_ps(x);                                                      \
+        int v_;                                                                             \
+        for (v_ = 0; v_ < NB - 1; v_++)                                                     \
+            acc[v_] = _mm256_fmadd_ps(x_, _mm256_loadu_ps((row) + 8 * v_), acc[v_]);        \
+        acc[NB - 1] = _mm256_fmadd_ps(x_, BG_LAST_LD(FULL, (row) + 8 * (NB - 1)),           \
+                                      acc[NB - 1]);                                         \
+    } while (0)
 #define BG_ROWS_AVX2_BLOCK(NB, FULL, FINISH)                                                \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
         int v, k;                                                                           \
         for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(hin + 8 * v);                 \
         acc[NB - 1] = BG_LAST_LD(FULL, hin + 8 * (NB - 1));                                 \
-        for (k = 0; k < nnz; k++) {                                                         \
-            const float *row = W + (size_t)idx[k] * H + j0;                                 \
-            __m256 vv = _mm256_set1_ps(val[k]);                                             \
-            for (v = 0; v < NB - 1; v++)                                                    \
-                acc[v] = _mm256_fmadd_ps(vv, _mm256_loadu_ps(row + 8 * v), acc[v]);         \
-            acc[NB - 1] = _mm256_fmadd_ps(vv, BG_LAST_LD(FULL, row + 8 * (NB - 1)),         \
-                                          acc[NB - 1]);                                     \
-        }                                                                                   \
+        for (k = 0; k < nnz; k++)                                                           \
+            BG_FMA_ROW(NB, FULL, acc, val[k], W + (size_t)idx[k] * H + j0);                 \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, FINISH(acc[v]));           \
         if (FULL) _mm256_storeu_ps(h + 8 * (NB - 1), FINISH(acc[NB - 1]));                  \
         else _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));              \
@@ -320,6 +346,74 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
     float *h_out = act1;
     BG_ROWS_AVX2(bg_sigmoid8);                  /* act1 = sigmoid(pre + rows) */
     bg_output8(act1, H, W1, b1, K, act2);
+}
+
+BG_AVX2 static void bg_hidden_avx2(const float *W0, int H, const int32_t *idx,
+                                   const float *val, int nnz, const float *pre, float *act1)
+{
+    const float *W = W0, *h_in = pre;
+    float *h_out = act1;
+    BG_ROWS_AVX2(bg_sigmoid8);
+}
+
+BG_AVX2 static void bg_output_avx2(const float *a, int n_in, const float *W, const float *b,
+                                   int n_out, float *out)
+{
+    bg_output8(a, n_in, W, b, n_out, out);
+}
+
+/* A later layer of any width (bg_dense_c's sums, then the sigmoid): its columns in blocks
+ * of up to NB = 8 vectors (64 outputs), and per block each partial sum s_r (the rows
+ * i = r, r + 8, ... ascending) in turn, so that one broadcast of a[i] serves NB fused
+ * multiply-adds from one contiguous stretch of row i; NB independent chains.  FULL: the
+ * block's last vector has all 8 lanes (plain loads). */
+#define BG_DENSE_AVX2_BLOCK(NB, FULL)                                                       \
+    do {                                                                                    \
+        float s[8][8 * (NB)] __attribute__((aligned(32)));                                  \
+        int r, v, i;                                                                        \
+        for (r = 0; r < 8; r++) {                                                           \
+            __m256 acc[NB];                                                                 \
+            for (v = 0; v < NB; v++) acc[v] = _mm256_setzero_ps();                          \
+            for (i = r; i < n_in; i += 8)                                                   \
+                BG_FMA_ROW(NB, FULL, acc, a[i], W + (size_t)i * n_out + j0);                \
+            for (v = 0; v < NB; v++) _mm256_store_ps(s[r] + 8 * v, acc[v]);                 \
+        }                                                                                   \
+        for (v = 0; v < NB; v++) {                                                          \
+            __m256 bv = (v < NB - 1) ? _mm256_loadu_ps(b + j0 + 8 * v)                      \
+                                     : BG_LAST_LD(FULL, b + j0 + 8 * v);                    \
+            __m256 o = _mm256_add_ps(bv, _mm256_add_ps(                                     \
+                _mm256_add_ps(_mm256_add_ps(_mm256_load_ps(s[0] + 8 * v),                   \
+                                            _mm256_load_ps(s[4] + 8 * v)),                  \
+                              _mm256_add_ps(_mm256_load_ps(s[2] + 8 * v),                   \
+                                            _mm256_load_ps(s[6] + 8 * v))),                 \
+                _mm256_add_ps(_mm256_add_ps(_mm256_load_ps(s[1] + 8 * v),                   \
+                                            _mm256_load_ps(s[5] + 8 * v)),                  \
+                              _mm256_add_ps(_mm256_load_ps(s[3] + 8 * v),                   \
+                                            _mm256_load_ps(s[7] + 8 * v)))));               \
+            o = bg_sigmoid8(o);                                                             \
+            if (FULL || v < NB - 1) _mm256_storeu_ps(out + j0 + 8 * v, o);                  \
+            else _mm256_maskstore_ps(out + j0 + 8 * v, tail, o);                            \
+        }                                                                                   \
+    } while (0)
+#define BG_DENSE_CASE(NB)                                                                   \
+    case 2 * (NB): BG_DENSE_AVX2_BLOCK(NB, 0); break;                                       \
+    case 2 * (NB) + 1: BG_DENSE_AVX2_BLOCK(NB, 1); break;
+
+BG_AVX2 static void bg_dense_sigmoid_avx2(const float *a, int n_in, const float *W,
+                                          const float *b, int n_out, float *out)
+{
+    int j0;
+    for (j0 = 0; j0 < n_out; j0 += 64) {
+        int n = n_out - j0 < 64 ? n_out - j0 : 64;
+        int nb = (n + 7) / 8;
+        __m256i tail = bg_mask8(n - 8 * (nb - 1));
+        switch (2 * nb + (n % 8 == 0)) {
+        BG_DENSE_CASE(1) BG_DENSE_CASE(2) BG_DENSE_CASE(3) BG_DENSE_CASE(4)
+        BG_DENSE_CASE(5) BG_DENSE_CASE(6) BG_DENSE_CASE(7)
+        case 16: BG_DENSE_AVX2_BLOCK(8, 0); break;
+        default: BG_DENSE_AVX2_BLOCK(8, 1); break;
+        }
+    }
 }
 
 /* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass), in
@@ -402,6 +496,13 @@ BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pr
     bg_sigmoid_avx512(act1, H);
     bg_output8(act1, H, W1, b1, K, act2);
 }
+
+BG_AVX512 static void bg_hidden_avx512(const float *W0, int H, const int32_t *idx,
+                                       const float *val, int nnz, const float *pre, float *act1)
+{
+    bg_add_rows_avx512(W0, H, idx, val, nnz, pre, act1);
+    bg_sigmoid_avx512(act1, H);
+}
 #endif  /* x86-64 */
 
 /* ------------------------------------------------------------------ dispatch */
@@ -413,12 +514,21 @@ typedef struct {
     const char *name;
     bg_add_rows_fn add_rows;
     bg_forward1_fn forward1;    /* one hidden layer and at most 8 outputs */
+    bg_hidden_fn hidden;        /* deeper nets: the first hidden layer, */
+    bg_dense_fn dense;          /* ... the later hidden layers (any width) */
+    bg_dense_fn output;         /* ... and the output layer (at most 8 outputs) */
 } bg_kernels_t;
 
-static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c};
+static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c, bg_hidden_c,
+                                          bg_dense_sigmoid_c, bg_dense_sigmoid_c};
 #ifdef BG_HAVE_X86_KERNELS
-static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2};
-static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512};
+static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2,
+                                             bg_hidden_avx2, bg_dense_sigmoid_avx2,
+                                             bg_output_avx2};
+/* (the later layers as AVX2's: an AVX-512 CPU runs AVX2, bg_kernels_available) */
+static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512,
+                                               bg_hidden_avx512, bg_dense_sigmoid_avx2,
+                                               bg_output_avx2};
 #endif
 
 static bg_kernels_t bg_kernels;     /* the ones in use; set by bg_kernels_select */

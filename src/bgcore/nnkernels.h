@@ -236,9 +236,10 @@ static const int32_t BG_OUT_LANE[8][8][8] __attribute__((aligned(32))) = {
 /* bg_output8 for H a multiple of 8: the same sums, 8 rows at a time.  The 8K floats of rows
  * i..i+7 of W1 are contiguous; lane r * K + j of them is W1[i + r][j], the term of partial
  * sum s_r of output j, so K vectors of them, each times a[i + r] put in its lanes by one
- * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8). */
-BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float *W1,
-                                             const float *b1, int K, float *act2)
+ * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8).
+ * Always inlined with a constant K (bg_output8): the K sums then stay in registers. */
+BG_AVX2 static inline __attribute__((always_inline)) void
+bg_output8_groups(const float *a, int H, const float *W1, const float *b1, int K, float *act2)
 {
     __m256 acc[8];
     __m256i perm[8];
@@ -263,13 +264,25 @@ BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float 
     }
 }
 
+BG_AVX2 static void bg_output8_groups_any(const float *a, int H, const float *W1,
+                                          const float *b1, int K, float *act2)
+{
+    bg_output8_groups(a, H, W1, b1, K, act2);
+}
+
 BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
-    if (H % 8 == 0)
-        bg_output8_groups(a, H, W1, b1, K, act2);
-    else
+    if (H % 8 != 0)
         bg_output8_rows(a, H, W1, b1, K, act2);
+    else if (K == 5)        /* the output forms (outputs.pxd): K constant, sums in registers */
+        bg_output8_groups(a, H, W1, b1, 5, act2);
+    else if (K == 4)
+        bg_output8_groups(a, H, W1, b1, 4, act2);
+    else if (K == 1)
+        bg_output8_groups(a, H, W1, b1, 1, act2);
+    else
+        bg_output8_groups_any(a, H, W1, b1, K, act2);
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all

@@ -28,9 +28,7 @@
 #define BG_SIG_RANGE 16.0f
 #define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
 
-static float bg_sig_value[BG_SIG_STEPS + 2];
-/* (v[i], v[i + 1] - v[i]) side by side, so that one 64-bit load fetches both */
-static float bg_sig_pair[2 * (BG_SIG_STEPS + 1)] __attribute__((aligned(64)));
+static float bg_sig_value[BG_SIG_STEPS + 2] __attribute__((aligned(64)));
 
 static void bg_sigmoid_init(void)
 {
@@ -38,10 +36,6 @@ static void bg_sigmoid_init(void)
     for (i = 0; i < BG_SIG_STEPS + 2; i++) {
         double x = i / (double)BG_SIG_SCALE - BG_SIG_RANGE;
         bg_sig_value[i] = (float)(1.0 / (1.0 + exp(-x)));
-    }
-    for (i = 0; i <= BG_SIG_STEPS; i++) {
-        bg_sig_pair[2 * i] = bg_sig_value[i];
-        bg_sig_pair[2 * i + 1] = bg_sig_value[i + 1] - bg_sig_value[i];
     }
 }
 
@@ -152,23 +146,28 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     __m256 t = _mm256_mul_ps(_mm256_add_ps(x, _mm256_set1_ps(BG_SIG_RANGE)),
                              _mm256_set1_ps(BG_SIG_SCALE));
     __m256i i;
+    __m256 a, b, v;
     t = _mm256_max_ps(t, _mm256_setzero_ps());     /* max(NaN, 0) = 0 */
     t = _mm256_min_ps(t, _mm256_set1_ps((float)BG_SIG_STEPS));
     i = _mm256_cvttps_epi32(t);
     t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
     {
-        /* the (value, step) pairs of lanes 0, 1, 4, 5 and 2, 3, 6, 7, by eight scalar loads
-           (faster than two gathers on the AMD EPYC we measure on); the in-lane shuffles
-           below then give the values and the steps back in lane order */
+        /* (v[i], v[i + 1]) of lanes 0, 1, 4, 5 and 2, 3, 6, 7 by eight unaligned 64-bit
+           loads from the value table (half the cache lines of a table of pairs); the
+           in-lane shuffles below give v[i] and v[i + 1] back in lane order */
         int32_t k[8] __attribute__((aligned(32)));
-        const double *pair = (const double *)bg_sig_pair;
-        __m256 a, b;
+        double p[8];
         _mm256_store_si256((__m256i *)k, i);
-        a = _mm256_castpd_ps(_mm256_setr_pd(pair[k[0]], pair[k[1]], pair[k[4]], pair[k[5]]));
-        b = _mm256_castpd_ps(_mm256_setr_pd(pair[k[2]], pair[k[3]], pair[k[6]], pair[k[7]]));
-        x = _mm256_shuffle_ps(a, b, 0x88);
-        return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_shuffle_ps(a, b, 0xDD)));
+        memcpy(&p[0], bg_sig_value + k[0], 8); memcpy(&p[1], bg_sig_value + k[1], 8);
+        memcpy(&p[2], bg_sig_value + k[4], 8); memcpy(&p[3], bg_sig_value + k[5], 8);
+        memcpy(&p[4], bg_sig_value + k[2], 8); memcpy(&p[5], bg_sig_value + k[3], 8);
+        memcpy(&p[6], bg_sig_value + k[6], 8); memcpy(&p[7], bg_sig_value + k[7], 8);
+        a = _mm256_castpd_ps(_mm256_setr_pd(p[0], p[1], p[2], p[3]));
+        b = _mm256_castpd_ps(_mm256_setr_pd(p[4], p[5], p[6], p[7]));
     }
+    v = _mm256_shuffle_ps(a, b, 0x88);
+    /* v[i + 1] - v[i] rounded to float, as bg_sigmoid's */
+    return _mm256_add_ps(v, _mm256_mul_ps(t, _mm256_sub_ps(_mm256_shuffle_ps(a, b, 0xDD), v)));
 }
 
 /* act2[0..K) for K <= 8: 8-lane vectors of the outputs, eight partial sums over i mod 8.

@@ -68,6 +68,9 @@ ctypedef struct enc_head_t:
                                     # the other's points 16..16+j past its points, j = 0..8
     uint32_t q_known                # contact: bit q set when q_terms[q] is filled (by
     int q_terms[26][N_Q_TERMS]      # encode_tail, as the other side's rearmost points come)
+    uint32_t esc_known              # contact: bit p set when esc[p] is filled (by encode_tail)
+    unsigned char esc[26]           # escapes of the other side's checker on its point p (25:
+                                    # the bar) past this side's points
 
 cdef int encoder_size(int encoder) noexcept nogil
 cdef int encode_sparse(int encoder, const board_t* b, int32_t* idx, real_t* val) noexcept nogil

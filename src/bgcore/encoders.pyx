@@ -949,24 +949,40 @@ cdef inline void _q_terms(const checker_t* c, const side_summary_t* S, int q,
     terms[Q_TIMING] = _timing_home(c, spare, tot)
 
 
-cdef inline int _mobility(const checker_t* c, const side_summary_t* S,
-                          uint32_t blocked) noexcept nogil:
+# Escapes past a fixed set of points, remembered: the escapes of the tail side's checkers past
+# the head side's points (enc_head_t.esc), the same for every sibling afterstate.  With a
+# NULL table, computed each time.
+cdef inline int _escapes_at(int p, uint32_t blocked, unsigned char* esc,
+                            uint32_t* known) noexcept nogil:
+    if esc == NULL:
+        return _escapes_table(p, blocked)
+    if not (known[0] >> p) & 1:
+        esc[p] = <unsigned char> _escapes_table(p, blocked)
+        known[0] |= 1u << p
+    return esc[p]
+
+
+cdef inline int _mobility(const checker_t* c, const side_summary_t* S, uint32_t blocked,
+                          unsigned char* esc, uint32_t* known) noexcept nogil:
     """Checkers of side S outside home (bar: 25), each (t - 6) x its escapes past the points
-    of ``blocked`` (the other side's made points in S's numbering)."""
-    cdef int t, mob = 19 * S.bar * _escapes_table(25, blocked) if S.bar else 0
+    of ``blocked`` (the other side's made points in S's numbering; esc, known: as for
+    _escapes_at)."""
+    cdef int t, mob = 19 * S.bar * _escapes_at(25, blocked, esc, known) if S.bar else 0
     cdef uint32_t x = S.occ & ~(<uint32_t>0x7F)
     while x:
         t = bg_ctz32(x)
         x &= x - 1
-        mob += (t - 6) * c[t - 1] * _escapes_table(t, blocked)
+        mob += (t - 6) * c[t - 1] * _escapes_at(t, blocked, esc, known)
     return mob
 
 
 cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
                                 const unsigned char* contain, const side_summary_t* O,
-                                const int* terms, real_t* f) noexcept nogil:
+                                const int* terms, unsigned char* esc, uint32_t* known,
+                                real_t* f) noexcept nogil:
     """Contact features 10..21 of side S, which need the other side O too; ``terms``: its
-    _q_terms for O's rearmost point."""
+    _q_terms for O's rearmost point; ``esc``, ``known``: S's escapes past O's points
+    remembered (_escapes_at), or NULL."""
     cdef int q = _rearmost(O), p1, p2, loss, closed, m, n
     # containment of O's checkers up to its rearmost
     if q >= 16:
@@ -982,8 +998,9 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
     f[15] = Q36[p1]
     f[16] = Q36[p2]
     f[17] = <real_t>(loss * (1.0 / 432.0))
-    f[18] = Q36[_escapes(S, O)]
-    f[19] = <real_t>(_mobility(c, S, O.made_seen) * (1.0 / 3600.0))
+    # escapes of S's rearmost checker (_escapes)
+    f[18] = Q36[_escapes_at(_rearmost(S), O.made_seen, esc, known) if S.bar or S.occ else 36]
+    f[19] = <real_t>(_mobility(c, S, O.made_seen, esc, known) * (1.0 / 3600.0))
     closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
     f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] * (1.0 / 294.0)) if S.bar else 0.0
     n = POP6[closed]
@@ -992,11 +1009,12 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
 
 cdef inline void _contact_cross_all(const checker_t* c, const side_summary_t* S,
                                     const unsigned char* contain, const side_summary_t* O,
+                                    unsigned char* esc, uint32_t* known,
                                     real_t* f) noexcept nogil:
     """_contact_cross with S's _q_terms computed here."""
     cdef int terms[N_Q_TERMS]
     _q_terms(c, S, _rearmost(O), terms)
-    _contact_cross(c, S, contain, O, terms, f)
+    _contact_cross(c, S, contain, O, terms, esc, known, f)
 
 
 cdef inline int _contact_put(const real_t* f, int lo, int hi, int base, int32_t* idx,
@@ -1065,6 +1083,7 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
         head.nnz = _contact_units(on_roll, 0, head.idx, head.val, 0, &head.side)
         memcpy(head.c, on_roll, 25)
         head.q_known = 0
+        head.esc_known = 0
         _contact_own(on_roll, &head.side, f, head.contain)
         head.nnz = _contact_put(f, 0, N_CONTACT_OWN, 0, head.idx, head.val, head.nnz)
         return
@@ -1103,13 +1122,13 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
         if not (head.q_known >> q) & 1:
             _q_terms(head.c, S1, q, head.q_terms[q])
             head.q_known |= 1u << q
-        _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], f)
+        _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], NULL, NULL, f)
         if feat != NULL:
             memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
         if idx != NULL:
             k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
         _contact_own(other, &S0, f, contain)
-        _contact_cross_all(other, &S0, contain, S1, f)
+        _contact_cross_all(other, &S0, contain, S1, head.esc, &head.esc_known, f)
         if feat != NULL:
             memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
         if idx == NULL:
@@ -1445,7 +1464,7 @@ def contact_features(board) -> dict:
         _summaries(b, S)
         _hits(&S[side], &S[1 - side], &p1, &p2, &loss)
         _contact_own(b.c[side], &S[side], f, contain)
-        _contact_cross_all(b.c[side], &S[side], contain, &S[1 - side], f)
+        _contact_cross_all(b.c[side], &S[side], contain, &S[1 - side], NULL, NULL, f)
         out[key] = {"p1": p1, "p2": p2, "pip_loss": loss,
                     "timing": int(round(f[14] * 100)),
                     "escapes": _escapes(&S[side], &S[1 - side]), "rearmost": _rearmost(&S[side]),

@@ -49,16 +49,20 @@ cdef extern from "nnkernels.h" nogil:
     ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
                                     const real_t* val, int nnz, const real_t* W1, const real_t* b1,
                                     int K, real_t* act1, real_t* act2) noexcept nogil
+    ctypedef void (*bg_hidden_fn)(const real_t* W0, int H, const int32_t* idx, const real_t* val,
+                                  int nnz, const real_t* pre, real_t* act1) noexcept nogil
+    ctypedef void (*bg_dense_fn)(const real_t* a, int n_in, const real_t* W, const real_t* b,
+                                 int n_out, real_t* out) noexcept nogil
     ctypedef struct bg_kernels_t:
         const char* name
         bg_add_rows_fn add_rows
         bg_forward1_fn forward1
+        bg_hidden_fn hidden
+        bg_dense_fn dense
+        bg_dense_fn output
     bg_kernels_t bg_kernels
     void bg_sigmoid_init()
     real_t bg_sigmoid(real_t x)
-    void bg_sigmoid_c(real_t* x, int n)
-    void bg_dense_c(const real_t* a, int n_in, const real_t* W, const real_t* b, int n_out,
-                    real_t* out)
     int bg_kernels_available(const char* name)
     int bg_kernels_select(const char* name)
 
@@ -152,9 +156,9 @@ cdef inline void _upper_layers(const net_t* net, netbuf_t* buf) noexcept nogil:
     """Layers 1.. from the first hidden layer's activations in buf.act[1]."""
     cdef int l
     for l in range(1, net.n_layers):
-        bg_dense_c(buf.act[l], net.sizes[l], net.params + net.offset_W[l],
-                   net.params + net.offset_b[l], net.sizes[l + 1], buf.act[l + 1])
-        bg_sigmoid_c(buf.act[l + 1], net.sizes[l + 1])
+        (bg_kernels.output if net.sizes[l + 1] <= 8 else bg_kernels.dense)(
+            buf.act[l], net.sizes[l], net.params + net.offset_W[l],
+            net.params + net.offset_b[l], net.sizes[l + 1], buf.act[l + 1])
 
 
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,
@@ -175,8 +179,7 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
                             net.params + net.offset_W[1], net.params + net.offset_b[1],
                             net.sizes[2], buf.act[1], buf.act[2])
         return
-    bg_kernels.add_rows(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
-    bg_sigmoid_c(buf.act[1], H)
+    bg_kernels.hidden(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
     _upper_layers(net, buf)
 
 

@@ -28,9 +28,7 @@
 #define BG_SIG_RANGE 16.0f
 #define BG_SIG_SCALE 128.0f      /* BG_SIG_STEPS / (2 * BG_SIG_RANGE) */
 
-static float bg_sig_value[BG_SIG_STEPS + 2];
-/* (v[i], v[i + 1] - v[i]) side by side, so that one 64-bit load fetches both */
-static float bg_sig_pair[2 * (BG_SIG_STEPS + 1)] __attribute__((aligned(64)));
+static float bg_sig_value[BG_SIG_STEPS + 2] __attribute__((aligned(64)));
 
 static void bg_sigmoid_init(void)
 {
@@ -38,10 +36,6 @@ static void bg_sigmoid_init(void)
     for (i = 0; i < BG_SIG_STEPS + 2; i++) {
         double x = i / (double)BG_SIG_SCALE - BG_SIG_RANGE;
         bg_sig_value[i] = (float)(1.0 / (1.0 + exp(-x)));
-    }
-    for (i = 0; i <= BG_SIG_STEPS; i++) {
-        bg_sig_pair[2 * i] = bg_sig_value[i];
-        bg_sig_pair[2 * i + 1] = bg_sig_value[i + 1] - bg_sig_value[i];
     }
 }
 
@@ -94,6 +88,28 @@ static void bg_dense_c(const float *a, int n_in, const float *W, const float *b,
     }
 }
 
+/* A first hidden layer: act1 = sigmoid(pre + the rows), as bg_add_rows then the sigmoid. */
+typedef void (*bg_hidden_fn)(const float *W0, int H, const int32_t *idx, const float *val,
+                             int nnz, const float *pre, float *act1);
+/* A later layer: out = sigmoid(b + W over a), in bg_dense_c's order (any n_out; the
+ * kernels' ``output`` is for n_out <= 8, their ``dense`` for any). */
+typedef void (*bg_dense_fn)(const float *a, int n_in, const float *W, const float *b, int n_out,
+                            float *out);
+
+static void bg_hidden_c(const float *W0, int H, const int32_t *idx, const float *val, int nnz,
+                        const float *pre, float *act1)
+{
+    bg_add_rows_c(W0, H, idx, val, nnz, pre, act1);
+    bg_sigmoid_c(act1, H);
+}
+
+static void bg_dense_sigmoid_c(const float *a, int n_in, const float *W, const float *b,
+                               int n_out, float *out)
+{
+    bg_dense_c(a, n_in, W, b, n_out, out);
+    bg_sigmoid_c(out, n_out);
+}
+
 /* A whole forward pass of a net with one hidden layer, from the first layer's
  * partial sum ``pre``: act1 = sigmoid(pre + rows), act2 = sigmoid(W1, b1 over act1). */
 typedef void (*bg_forward1_fn)(const float *W0, int H, const float *pre, const int32_t *idx,
@@ -130,23 +146,28 @@ BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
     __m256 t = _mm256_mul_ps(_mm256_add_ps(x, _mm256_set1_ps(BG_SIG_RANGE)),
                              _mm256_set1_ps(BG_SIG_SCALE));
     __m256i i;
+    __m256 a, b, v;
     t = _mm256_max_ps(t, _mm256_setzero_ps());     /* max(NaN, 0) = 0 */
     t = _mm256_min_ps(t, _mm256_set1_ps((float)BG_SIG_STEPS));
     i = _mm256_cvttps_epi32(t);
     t = _mm256_sub_ps(t, _mm256_cvtepi32_ps(i));
     {
-        /* the (value, step) pairs of lanes 0, 1, 4, 5 and 2, 3, 6, 7, by eight scalar loads
-           (faster than two gathers on the AMD EPYC we measure on); the in-lane shuffles
-           below then give the values and the steps back in lane order */
+        /* (v[i], v[i + 1]) of lanes 0, 1, 4, 5 and 2, 3, 6, 7 by eight unaligned 64-bit
+           loads from the value table (half the cache lines of a table of pairs); the
+           in-lane shuffles below give v[i] and v[i + 1] back in lane order */
         int32_t k[8] __attribute__((aligned(32)));
-        const double *pair = (const double *)bg_sig_pair;
-        __m256 a, b;
+        double p[8];
         _mm256_store_si256((__m256i *)k, i);
-        a = _mm256_castpd_ps(_mm256_setr_pd(pair[k[0]], pair[k[1]], pair[k[4]], pair[k[5]]));
-        b = _mm256_castpd_ps(_mm256_setr_pd(pair[k[2]], pair[k[3]], pair[k[6]], pair[k[7]]));
-        x = _mm256_shuffle_ps(a, b, 0x88);
-        return _mm256_add_ps(x, _mm256_mul_ps(t, _mm256_shuffle_ps(a, b, 0xDD)));
+        memcpy(&p[0], bg_sig_value + k[0], 8); memcpy(&p[1], bg_sig_value + k[1], 8);
+        memcpy(&p[2], bg_sig_value + k[4], 8); memcpy(&p[3], bg_sig_value + k[5], 8);
+        memcpy(&p[4], bg_sig_value + k[2], 8); memcpy(&p[5], bg_sig_value + k[3], 8);
+        memcpy(&p[6], bg_sig_value + k[6], 8); memcpy(&p[7], bg_sig_value + k[7], 8);
+        a = _mm256_castpd_ps(_mm256_setr_pd(p[0], p[1], p[2], p[3]));
+        b = _mm256_castpd_ps(_mm256_setr_pd(p[4], p[5], p[6], p[7]));
     }
+    v = _mm256_shuffle_ps(a, b, 0x88);
+    /* v[i + 1] - v[i] rounded to float, as bg_sigmoid's */
+    return _mm256_add_ps(v, _mm256_mul_ps(t, _mm256_sub_ps(_mm256_shuffle_ps(a, b, 0xDD), v)));
 }
 
 /* act2[0..K) for K <= 8: 8-lane vectors of the outputs, eight partial sums over i mod 8.
@@ -214,9 +235,10 @@ static const int32_t BG_OUT_LANE[8][8][8] __attribute__((aligned(32))) = {
 /* bg_output8 for H a multiple of 8: the same sums, 8 rows at a time.  The 8K floats of rows
  * i..i+7 of W1 are contiguous; lane r * K + j of them is W1[i + r][j], the term of partial
  * sum s_r of output j, so K vectors of them, each times a[i + r] put in its lanes by one
- * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8). */
-BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float *W1,
-                                             const float *b1, int K, float *act2)
+ * permute, advance all 8K sums (K fused multiply-adds instead of 8 broadcasts and 8).
+ * Always inlined with a constant K (bg_output8): the K sums then stay in registers. */
+BG_AVX2 static inline __attribute__((always_inline)) void
+bg_output8_groups(const float *a, int H, const float *W1, const float *b1, int K, float *act2)
 {
     __m256 acc[8];
     __m256i perm[8];
@@ -241,13 +263,25 @@ BG_AVX2 static inline void bg_output8_groups(const float *a, int H, const float 
     }
 }
 
+BG_AVX2 static void bg_output8_groups_any(const float *a, int H, const float *W1,
+                                          const float *b1, int K, float *act2)
+{
+    bg_output8_groups(a, H, W1, b1, K, act2);
+}
+
 BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, const float *b1,
                                       int K, float *act2)
 {
-    if (H % 8 == 0)
-        bg_output8_groups(a, H, W1, b1, K, act2);
-    else
+    if (H % 8 != 0)
         bg_output8_rows(a, H, W1, b1, K, act2);
+    else if (K == 5)        /* the output forms (outputs.pxd): K constant, sums in registers */
+        bg_output8_groups(a, H, W1, b1, 5, act2);
+    else if (K == 4)
+        bg_output8_groups(a, H, W1, b1, 4, act2);
+    else if (K == 1)
+        bg_output8_groups(a, H, W1, b1, 1, act2);
+    else
+        bg_output8_groups_any(a, H, W1, b1, K, act2);
 }
 
 /* AVX2: the rows in blocks of up to NB 8-float vectors held in registers across all
@@ -256,20 +290,24 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
  * (a constant): the block's last vector has all 8 lanes, so plain loads, not masked ones
  * (slow on AMD) serve it. */
 #define BG_LAST_LD(FULL, p) ((FULL) ? _mm256_loadu_ps(p) : _mm256_maskload_ps((p), tail))
+/* acc[0..NB) += x times the NB vectors from row (the last by BG_LAST_LD) */
+#define BG_FMA_ROW(NB, FULL, acc, x, row)                                                   \
+    do {                                                                                    \
+        __m256 x_ = _mm256_set1_ps(x);                                                      \
+        int v_;                                                                             \
+        for (v_ = 0; v_ < NB - 1; v_++)                                                     \
+            acc[v_] = _mm256_fmadd_ps(x_, _mm256_loadu_ps((row) + 8 * v_), acc[v_]);        \
+        acc[NB - 1] = _mm256_fmadd_ps(x_, BG_LAST_LD(FULL, (row) + 8 * (NB - 1)),           \
+                                      acc[NB - 1]);                                         \
+    } while (0)
 #define BG_ROWS_AVX2_BLOCK(NB, FULL, FINISH)                                                \
     do {                                                                                    \
         __m256 acc[NB];                                                                     \
         int v, k;                                                                           \
         for (v = 0; v < NB - 1; v++) acc[v] = _mm256_loadu_ps(hin + 8 * v);                 \
         acc[NB - 1] = BG_LAST_LD(FULL, hin + 8 * (NB - 1));                                 \
-        for (k = 0; k < nnz; k++) {                                                         \
-            const float *row = W + (size_t)idx[k] * H + j0;                                 \
-            __m256 vv = _mm256_set1_ps(val[k]);                                             \
-            for (v = 0; v < NB - 1; v++)                                                    \
-                acc[v] = _mm256_fmadd_ps(vv, _mm256_loadu_ps(row + 8 * v), acc[v]);         \
-            acc[NB - 1] = _mm256_fmadd_ps(vv, BG_LAST_LD(FULL, row + 8 * (NB - 1)),         \
-                                          acc[NB - 1]);                                     \
-        }                                                                                   \
+        for (k = 0; k < nnz; k++)                                                           \
+            BG_FMA_ROW(NB, FULL, acc, val[k], W + (size_t)idx[k] * H + j0);                 \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, FINISH(acc[v]));           \
         if (FULL) _mm256_storeu_ps(h + 8 * (NB - 1), FINISH(acc[NB - 1]));                  \
         else _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));              \
@@ -320,6 +358,74 @@ BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
     float *h_out = act1;
     BG_ROWS_AVX2(bg_sigmoid8);                  /* act1 = sigmoid(pre + rows) */
     bg_output8(act1, H, W1, b1, K, act2);
+}
+
+BG_AVX2 static void bg_hidden_avx2(const float *W0, int H, const int32_t *idx,
+                                   const float *val, int nnz, const float *pre, float *act1)
+{
+    const float *W = W0, *h_in = pre;
+    float *h_out = act1;
+    BG_ROWS_AVX2(bg_sigmoid8);
+}
+
+BG_AVX2 static void bg_output_avx2(const float *a, int n_in, const float *W, const float *b,
+                                   int n_out, float *out)
+{
+    bg_output8(a, n_in, W, b, n_out, out);
+}
+
+/* A later layer of any width (bg_dense_c's sums, then the sigmoid): its columns in blocks
+ * of up to NB = 8 vectors (64 outputs), and per block each partial sum s_r (the rows
+ * i = r, r + 8, ... ascending) in turn, so that one broadcast of a[i] serves NB fused
+ * multiply-adds from one contiguous stretch of row i; NB independent chains.  FULL: the
+ * block's last vector has all 8 lanes (plain loads). */
+#define BG_DENSE_AVX2_BLOCK(NB, FULL)                                                       \
+    do {                                                                                    \
+        float s[8][8 * (NB)] __attribute__((aligned(32)));                                  \
+        int r, v, i;                                                                        \
+        for (r = 0; r < 8; r++) {                                                           \
+            __m256 acc[NB];                                                                 \
+            for (v = 0; v < NB; v++) acc[v] = _mm256_setzero_ps();                          \
+            for (i = r; i < n_in; i += 8)                                                   \
+                BG_FMA_ROW(NB, FULL, acc, a[i], W + (size_t)i * n_out + j0);                \
+            for (v = 0; v < NB; v++) _mm256_store_ps(s[r] + 8 * v, acc[v]);                 \
+        }                                                                                   \
+        for (v = 0; v < NB; v++) {                                                          \
+            __m256 bv = (v < NB - 1) ? _mm256_loadu_ps(b + j0 + 8 * v)                      \
+                                     : BG_LAST_LD(FULL, b + j0 + 8 * v);                    \
+            __m256 o = _mm256_add_ps(bv, _mm256_add_ps(                                     \
+                _mm256_add_ps(_mm256_add_ps(_mm256_load_ps(s[0] + 8 * v),                   \
+                                            _mm256_load_ps(s[4] + 8 * v)),                  \
+                              _mm256_add_ps(_mm256_load_ps(s[2] + 8 * v),                   \
+                                            _mm256_load_ps(s[6] + 8 * v))),                 \
+                _mm256_add_ps(_mm256_add_ps(_mm256_load_ps(s[1] + 8 * v),                   \
+                                            _mm256_load_ps(s[5] + 8 * v)),                  \
+                              _mm256_add_ps(_mm256_load_ps(s[3] + 8 * v),                   \
+                                            _mm256_load_ps(s[7] + 8 * v)))));               \
+            o = bg_sigmoid8(o);                                                             \
+            if (FULL || v < NB - 1) _mm256_storeu_ps(out + j0 + 8 * v, o);                  \
+            else _mm256_maskstore_ps(out + j0 + 8 * v, tail, o);                            \
+        }                                                                                   \
+    } while (0)
+#define BG_DENSE_CASE(NB)                                                                   \
+    case 2 * (NB): BG_DENSE_AVX2_BLOCK(NB, 0); break;                                       \
+    case 2 * (NB) + 1: BG_DENSE_AVX2_BLOCK(NB, 1); break;
+
+BG_AVX2 static void bg_dense_sigmoid_avx2(const float *a, int n_in, const float *W,
+                                          const float *b, int n_out, float *out)
+{
+    int j0;
+    for (j0 = 0; j0 < n_out; j0 += 64) {
+        int n = n_out - j0 < 64 ? n_out - j0 : 64;
+        int nb = (n + 7) / 8;
+        __m256i tail = bg_mask8(n - 8 * (nb - 1));
+        switch (2 * nb + (n % 8 == 0)) {
+        BG_DENSE_CASE(1) BG_DENSE_CASE(2) BG_DENSE_CASE(3) BG_DENSE_CASE(4)
+        BG_DENSE_CASE(5) BG_DENSE_CASE(6) BG_DENSE_CASE(7)
+        case 16: BG_DENSE_AVX2_BLOCK(8, 0); break;
+        default: BG_DENSE_AVX2_BLOCK(8, 1); break;
+        }
+    }
 }
 
 /* AVX-512: the same with 16-float vectors, up to 8 per block (H <= 128 in one pass), in
@@ -402,6 +508,13 @@ BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pr
     bg_sigmoid_avx512(act1, H);
     bg_output8(act1, H, W1, b1, K, act2);
 }
+
+BG_AVX512 static void bg_hidden_avx512(const float *W0, int H, const int32_t *idx,
+                                       const float *val, int nnz, const float *pre, float *act1)
+{
+    bg_add_rows_avx512(W0, H, idx, val, nnz, pre, act1);
+    bg_sigmoid_avx512(act1, H);
+}
 #endif  /* x86-64 */
 
 /* ------------------------------------------------------------------ dispatch */
@@ -413,12 +526,21 @@ typedef struct {
     const char *name;
     bg_add_rows_fn add_rows;
     bg_forward1_fn forward1;    /* one hidden layer and at most 8 outputs */
+    bg_hidden_fn hidden;        /* deeper nets: the first hidden layer, */
+    bg_dense_fn dense;          /* ... the later hidden layers (any width) */
+    bg_dense_fn output;         /* ... and the output layer (at most 8 outputs) */
 } bg_kernels_t;
 
-static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c};
+static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c, bg_hidden_c,
+                                          bg_dense_sigmoid_c, bg_dense_sigmoid_c};
 #ifdef BG_HAVE_X86_KERNELS
-static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2};
-static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512};
+static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2,
+                                             bg_hidden_avx2, bg_dense_sigmoid_avx2,
+                                             bg_output_avx2};
+/* (the later layers as AVX2's: an AVX-512 CPU runs AVX2, bg_kernels_available) */
+static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512,
+                                               bg_hidden_avx512, bg_dense_sigmoid_avx2,
+                                               bg_output_avx2};
 #endif
 
 static bg_kernels_t bg_kernels;     /* the ones in use; set by bg_kernels_select */

@@ -20,14 +20,16 @@ cdef enum:
 
 # Outputs of the side on roll -> the same probabilities seen by the other side.
 cdef inline void outputs_flip(int n_outputs, const real_t* v, real_t* out) noexcept nogil:
-    cdef real_t t[MAX_OUTPUTS]
-    memcpy(t, v, n_outputs * sizeof(real_t))
+    # (read into locals first: v may be out; no memcpy of a run-time size, a libc call)
+    cdef real_t a0 = v[0], a1, a2, a3, a4
     if n_outputs == 1:
-        out[0] = 1 - t[0]
+        out[0] = 1 - a0
     elif n_outputs == 4:
-        out[0] = t[1]; out[1] = t[0]; out[2] = t[3]; out[3] = t[2]
+        a1 = v[1]; a2 = v[2]; a3 = v[3]
+        out[0] = a1; out[1] = a0; out[2] = a3; out[3] = a2
     else:
-        out[0] = 1 - t[0]; out[1] = t[3]; out[2] = t[4]; out[3] = t[1]; out[4] = t[2]
+        a1 = v[1]; a2 = v[2]; a3 = v[3]; a4 = v[4]
+        out[0] = 1 - a0; out[1] = a3; out[2] = a4; out[3] = a1; out[4] = a2
 
 
 # Cubeless equity (points per game) of the side on roll.

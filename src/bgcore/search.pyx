@@ -77,7 +77,7 @@ ctypedef struct siblings_t:
     int head_cls[2]                 # ... and its class network
     int lru                         # the head to replace next
     bint by_delta
-    bint ref_ready[2]               # ref[h] initialised (layer_ref_init)
+    bint ref_ready[2]               # ref[h] initialised (layer_ref_init; not needed by parts)
     layer_ref_t ref[2]              # by_delta: each head's reference
 
 
@@ -153,8 +153,10 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         h = V.lru
         encode_head(ev.encoder[c], after.c[OPPONENT], &V.head[h])
         net_first_layer_partial(net, V.head[h].idx, V.head[h].val, V.head[h].nnz, V.pre[h])
-        if delta and not V.ref_ready[h]:
-            layer_ref_init(&V.ref[h])   # (a head slot may serve a narrow class network first)
+        if delta and feat == NULL and not V.ref_ready[h]:
+            # (by parts needs no per-input state; a head slot may serve a narrow class
+            # network first)
+            layer_ref_init(&V.ref[h])
             V.ref_ready[h] = True
         V.head_of[h] = i
         V.head_cls[h] = c

@@ -20,10 +20,14 @@ import platform
 import random
 import time
 
+import numpy as np
+
 from bgengine.connect4 import Board
 from bgengine.connect4_players import Player, play_match
 from bgengine.connect4_solver import Solver
 from bgengine.dice import Dice
+from bgengine.games import learners
+from bgengine.games.network import GameNetwork
 
 POSITIONS = [("274552224131661", 0), ("555317266147361", -1), ("32751571231557", -3),
              ("75734233473735", 0)]
@@ -80,3 +84,64 @@ def test_compiled_games_against_pure_python(connect4_reference):
     print(f"[{cpu_model()}] random games/s: compiled {c_rate:,.0f}, pure Python {py_rate:,.0f}, "
           f"ratio {c_rate / py_rate:,.0f}x")
     assert c_rate >= 20 * py_rate
+
+
+def numpy_td0_games(net: GameNetwork, games: int, alpha: float, epsilon: float,
+                    rng: np.random.Generator) -> None:
+    """TD(0) self-play over afterstates in NumPy (the compiled rules and encoder): the learner
+    of bgengine.smalllearners (cross-entropy steps, exact final values), written plainly."""
+    n, h = net.sizes[0], net.sizes[1]
+    p = net.params
+    W0, b0 = p[:n * h].reshape(n, h), p[n * h:n * h + h]
+    W1, b1 = p[n * h + h:n * h + 2 * h], p[-1:]
+
+    def value(board: Board) -> tuple[float, np.ndarray, np.ndarray]:
+        x = board.encode(net.representation_name)
+        hid = 1 / (1 + np.exp(-(x @ W0 + b0)))
+        return float(1 / (1 + np.exp(-(hid @ W1 + b1[0])))), x, hid
+
+    for _ in range(games):
+        board, prev = Board(), None
+        while True:
+            values = {}
+            for col in board.legal_moves():
+                after = board.copy()
+                after.play(col)
+                r = after.result()
+                values[col] = (1.0 if r == 1 else 0.5) if r >= 0 else 1 - value(after)[0]
+            if rng.random() < epsilon:
+                col = int(rng.choice(list(values)))
+            else:
+                col = max(values, key=values.get)
+                if prev is not None:        # V(prev) toward the mover's best
+                    v, x, hid = value(prev)
+                    d = alpha * (values[col] - v)       # cross-entropy: no sigmoid slope
+                    dh = d * W1 * hid * (1 - hid)
+                    W1 += d * hid
+                    b1 += d
+                    W0 += np.outer(x, dh)
+                    b0 += dh
+            board.play(col)
+            if board.result() >= 0:
+                break
+            prev = board.copy()
+
+
+def test_self_play_training_games_per_second():
+    """Connect Four TD(0) self-play, the default recipe's network (84-120-1) and exploration;
+    TD(0.6) too.  Gate: the compiled learner against the same learner in NumPy, >= 10x."""
+    rates = {}
+    for lam, games in ((0.0, 20_000), (0.6, 10_000)):
+        net = GameNetwork("connect4", "separated", (120,), seed=1)
+        t0 = time.perf_counter()
+        learners.train_td(net, games, 0.1, lam, epsilon=0.1, opening=2, seed=1)
+        rates[lam] = games / (time.perf_counter() - t0)
+    net = GameNetwork("connect4", "separated", (120,), seed=1)
+    n_py = 20
+    t0 = time.perf_counter()
+    numpy_td0_games(net, n_py, 0.1, 0.1, np.random.default_rng(1))
+    py_rate = n_py / (time.perf_counter() - t0)
+    print(f"\n[{cpu_model()}] TD self-play training games/s: lambda 0 {rates[0.0]:,.0f}, "
+          f"lambda 0.6 {rates[0.6]:,.0f}; NumPy TD(0) {py_rate:,.1f}, ratio "
+          f"{rates[0.0] / py_rate:,.0f}x")
+    assert rates[0.0] >= 10 * py_rate

@@ -5,6 +5,12 @@ Markdown table, one row per run.
 
     python tools/connect4_study.py OUT_DIR [--grid configs/connect4-td-grid.toml] [--games N]
         [--eval-games 1000] [--json OUT_DIR/study.json]
+    python tools/connect4_study.py OUT_DIR --simulation GAMES [--best 3 --trials 30]
+
+``--simulation``: instead, the network-guided simulation learner (self-play, the network's
+``best`` moves get ``trials`` playouts each), GAMES games in OUT_DIR/simulation, then its search
+against the pure-simulation bot with the same budget (``best * trials`` playouts a move), and its
+network alone (greedy) against random and MM1..MM4, from both seats.
 
 The sweep file has the layout of ``bgengine sweep``'s ([sweep] seeds and eval_games, [base] a
 small game's settings, [grid] lists); each run is an ordinary small-game run directory
@@ -23,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bgengine.games.connect4_report import STUDY_OPPONENTS, network_report
+from bgengine.games.connect4_report import STUDY_OPPONENTS, network_report, seat_results
+from bgengine.games.learners import GameRecord, GuidedSearch, play
 from bgengine.games.study import GameRunConfig, train_game_run
 from bgengine.sweep import point_name
 
@@ -70,6 +77,29 @@ HEADER = ("| representation | hidden | lambda | vs random | vs MM1 | vs MM2 | vs
           "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
+def simulation_study(out: Path, games: int, best: int, trials: int,
+                     eval_games: int) -> dict[str, Any]:
+    """The network-guided simulation learner's run and its figures (see the module's doc)."""
+    config = GameRunConfig(game="connect4", method="simulation", hidden=[80], alpha=0.1,
+                           best=best, trials=trials, games=games, eval_every=games,
+                           eval_games=100, eval_opponents=["random"])
+    t0 = time.process_time()
+    net = train_game_run(config, out / "simulation")
+    minutes = (time.process_time() - t0) / 60
+    budget = best * trials
+    search = GuidedSearch(net, best, trials)
+    first = play("connect4", search, "simulation", eval_games, seed=1, simulations=budget)
+    o = play("connect4", "simulation", search, eval_games, seed=2, simulations=budget)
+    second = GameRecord(o.losses, o.draws, o.wins)
+    report = network_report(net, eval_games)
+    report["search_vs_simulation"] = {"budget": budget, "first": first.rates(),
+                                      "second": second.rates()}
+    report["greedy_vs_simulation"] = seat_results(net, "simulation", eval_games, 1,
+                                                  simulations=budget)
+    report["cpu_minutes"] = minutes
+    return report
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path)
@@ -77,8 +107,18 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=None, help="training games of every run")
     ap.add_argument("--eval-games", type=int, default=1000, help="final games a seat")
     ap.add_argument("--json", type=Path, default=None, help="(default OUT/study.json)")
+    ap.add_argument("--simulation", type=int, default=None, metavar="GAMES",
+                    help="the network-guided simulation learner instead of the grid")
+    ap.add_argument("--best", type=int, default=3)
+    ap.add_argument("--trials", type=int, default=30)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if args.simulation is not None:
+        report = simulation_study(args.out, args.simulation, args.best, args.trials,
+                                  args.eval_games)
+        (args.json or args.out / "simulation.json").write_text(json.dumps(report, indent=1))
+        print(json.dumps(report, indent=1))
+        return
     results = []
     print(HEADER, flush=True)
     for name, seed, config in runs(args.grid, args.games):

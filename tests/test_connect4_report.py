@@ -44,11 +44,16 @@ def test_network_report():
     assert 0 <= report["agreement"]["exact"] <= report["agreement"]["outcome"] <= 1
 
 
-def test_the_study_tool_reads_the_grid(tmp_path):
+def study_tool():
     spec = importlib.util.spec_from_file_location("connect4_study",
                                                   ROOT / "tools" / "connect4_study.py")
     study = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(study)
+    return study
+
+
+def test_the_study_tool_reads_the_grid():
+    study = study_tool()
     runs = study.runs(study.GRID, games=1000)
     assert len(runs) == 2 * 4 * 3 and len({name for name, _, _ in runs}) == 24
     assert {(c.representation, c.hidden[0], c.lam) for _, _, c in runs} == {
@@ -59,3 +64,12 @@ def test_the_study_tool_reads_the_grid(tmp_path):
     net = GameNetwork("connect4", "simple", (20,), seed=1)
     line = study.row(runs[0][2], network_report(net, 4), 0.5)
     assert line.count("|") == study.HEADER.splitlines()[0].count("|")
+
+
+def test_the_study_tool_runs_the_simulation_learner(tmp_path):
+    report = study_tool().simulation_study(tmp_path, 12, 2, 3, 4)
+    assert GameNetwork.load(tmp_path / "simulation" / "network.npz").metadata["games"] == 12
+    assert report["search_vs_simulation"]["budget"] == 6
+    for seat in ("first", "second"):
+        assert abs(sum(report["search_vs_simulation"][seat].values()) - 1) < 1e-9
+    assert "mm4" in report["opponents"] and "mean" in report["greedy_vs_simulation"]

@@ -93,3 +93,62 @@ def test_bgengine_train_runs_the_shipped_connect4_config(tmp_path, capsys):
     assert sorted({r["opponent"] for r in evals}) == sorted(config.eval_opponents)
     assert all(abs(r["win"] + r["draw"] + r["loss"] - 1) < 1e-9 for r in evals)
     assert GameNetwork.load(run / "network.npz").game == "connect4"
+
+
+def reference_best_move(net: GameNetwork, moves: str) -> int:
+    """The greedy move in plain Python: exact values of moves that end the game, else one minus
+    the network (sigmoid hidden layer and output) on the afterstate; the first of equals."""
+    p, (n, hidden, _) = net.params.astype(np.float64), net.sizes
+    W0, b0 = p[:n * hidden].reshape(n, hidden), p[n * hidden:n * hidden + hidden]
+    W1, b1 = p[n * hidden + hidden:n * hidden + 2 * hidden], p[-1]
+    values = {}
+    for col in Board.from_moves(moves).legal_moves():
+        after = Board.from_moves(moves)
+        after.play(col)
+        r = after.result()
+        if r >= 0:
+            values[col] = 1.0 if r == 1 else 0.5
+        else:
+            h = 1 / (1 + np.exp(-(after.encode(net.representation_name) @ W0 + b0)))
+            values[col] = 1 - 1 / (1 + np.exp(-(h @ W1 + b1)))
+    return max(values, key=lambda c: values[c])
+
+
+def test_best_move_is_the_greedy_players_move():
+    net = GameNetwork("connect4", "separated", (20,), seed=3)
+    learners.train_td(net, 300, 0.1, 0.0, seed=3)
+    for moves in ("", "4", "4453", "1234567", "44444"):
+        assert learners.best_move(net, [int(c) - 1 for c in moves]) == \
+            reference_best_move(net, moves)
+    # a win at once is always taken: column 4 (0-based 3) completes four
+    assert learners.best_move(net, [3, 4, 3, 4, 3, 4]) == 3
+    with pytest.raises(ValueError, match="not legal"):
+        learners.best_move(net, [0] * 7)
+    with pytest.raises(ValueError, match="over"):
+        learners.best_move(net, [3, 4, 3, 4, 3, 4, 3, 0])
+
+
+def test_network_chooser_on_the_concepts_and_the_solver():
+    net = GameNetwork("connect4", "separated", (20,), seed=5)
+    choose = connect4.network_chooser(net)
+    board = Board.from_moves("4455")
+    assert choose(board) == learners.best_move(net, [3, 3, 4, 4])
+    rates = connect4.concept_rates(choose)
+    # attack positions: a win at once is valued exactly, so the net always takes it
+    assert rates["attack"] == 1.0 and 0 <= rates["defence"] <= 1
+
+
+def test_the_guided_search_is_a_player():
+    a = GameNetwork("connect4", "separated", (20,), seed=6)
+    b = GameNetwork("connect4", "separated", (20,), seed=7)
+    learners.train_simulation(a, 20, 0.1, best=2, trials=5, seed=1)
+    # with one candidate the playouts cannot change the move: the greedy network's games
+    one = learners.GuidedSearch(a, best=1, trials=5)
+    assert learners.play("connect4", one, b, 4, seed=3) == learners.play("connect4", a, b, 4)
+    # with every move a candidate it is a plain simulation search: strong against random,
+    # and reproducible from the seed
+    search = learners.GuidedSearch(a, best=7, trials=20)
+    r = learners.play("connect4", search, "random", 100, seed=4)
+    assert r.wins > 85 and r == learners.play("connect4", search, "random", 100, seed=4)
+    with pytest.raises(ValueError, match="named player"):
+        learners.train_td(a, 1, 0.1, opponent=search)

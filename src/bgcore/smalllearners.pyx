@@ -31,7 +31,8 @@ Network-guided simulations (:func:`train_simulation`)
     Self-play: the network's ``best`` most promising moves each get ``trials`` random playouts,
     the best mean is played, and the network is trained toward every simulated mean.  Its
     reference opponent, ``SIMULATION`` in :func:`play_games`, spreads the same budget evenly
-    over all moves, without a network.
+    over all moves, without a network; the search itself plays as ``(network, best, trials)``
+    in :func:`play_games` (not learning).
 
 Game ``g`` draws every random choice from PCG32 stream ``g`` of the seed: the same seed,
 weights and game numbers give the same games and weights, bit for bit.  The loops run
@@ -65,7 +66,8 @@ SIMULATION = -1
 SELF_PLAY = -2
 
 cdef enum:
-    PL_NET = -2             # player kinds; >= 0 are the game's reference players
+    PL_GUIDED = -3          # player kinds; >= 0 are the game's reference players
+    PL_NET = -2
     PL_SIMULATION = -1
 
 # the networks' summation order over dense inputs: ascending
@@ -82,10 +84,11 @@ ctypedef struct work_t:     # what a loop needs besides the game and its players
 
 
 ctypedef struct player_t:
-    int kind                # PL_NET, PL_SIMULATION or a reference player
+    int kind                # PL_NET, PL_GUIDED, PL_SIMULATION or a reference player
     net_t* net
     int representation
     int simulations         # PL_SIMULATION: playouts per move
+    int best, trials        # PL_GUIDED: the network's best moves, playouts each
 
 
 # ---------------------------------------------------------------- values
@@ -162,12 +165,41 @@ cdef double _simulated(work_t* w, const void* s, int move, int trials) noexcept 
     return total / trials
 
 
+cdef int _guided_move(work_t* w, net_t* net, int rep, const void* s, int best, int trials,
+                     double alpha) noexcept nogil:
+    """The network-guided search's move in s: the network's ``best`` best moves get ``trials``
+    random playouts each, the best mean is played; with ``alpha`` > 0 the network is also
+    trained toward every mean (of a move that does not end the game)."""
+    cdef unsigned char a[SG_MAX_STATE]
+    cdef int moves[SG_MAX_MOVES]
+    cdef double values[SG_MAX_MOVES]
+    cdef int n, i, k, chosen = -1
+    cdef double mean, best_mean = -1
+    n = w.game.legal(s, moves)
+    _move_values(w, net, rep, s, moves, n, values)
+    for k in range(best if best < n else n):    # the network's k-th best move
+        i = _argmax(values, n)
+        values[i] = -2          # taken
+        mean = _simulated(w, s, moves[i], trials)
+        if alpha > 0:
+            memcpy(a, s, w.game.state_size)
+            w.game.play(a, moves[i])
+            if w.game.result(a) == SG_ONGOING:
+                _step(w, net, rep, a, 1 - mean, alpha)
+        if mean > best_mean:
+            best_mean = mean
+            chosen = moves[i]
+    return chosen
+
+
 cdef int _choose(work_t* w, const player_t* p, const void* s) noexcept nogil:
     cdef int moves[SG_MAX_MOVES]
     cdef double values[SG_MAX_MOVES]
     cdef int n, i
     if p.kind >= 0:
         return w.game.player(s, p.kind, &w.rng)
+    if p.kind == PL_GUIDED:
+        return _guided_move(w, p.net, p.representation, s, p.best, p.trials, 0)
     n = w.game.legal(s, moves)
     if p.kind == PL_NET:
         _move_values(w, p.net, p.representation, s, moves, n, values)
@@ -327,29 +359,9 @@ cdef void _q_game(work_t* w, net_t* net, int rep, double alpha, double gamma, do
 cdef void _simulation_game(work_t* w, net_t* net, int rep, double alpha, int best,
                            int trials) noexcept nogil:
     cdef unsigned char s[SG_MAX_STATE]
-    cdef unsigned char a[SG_MAX_STATE]
-    cdef int moves[SG_MAX_MOVES]
-    cdef double values[SG_MAX_MOVES]
-    cdef int n, i, j, k, r, chosen
-    cdef double mean, best_mean
     w.game.init(s)
     while True:
-        n = w.game.legal(s, moves)
-        _move_values(w, net, rep, s, moves, n, values)
-        chosen = -1
-        best_mean = -1
-        for k in range(best if best < n else n):    # the network's k-th best move
-            i = _argmax(values, n)
-            values[i] = -2          # taken
-            mean = _simulated(w, s, moves[i], trials)
-            memcpy(a, s, w.game.state_size)
-            w.game.play(a, moves[i])
-            if w.game.result(a) == SG_ONGOING:
-                _step(w, net, rep, a, 1 - mean, alpha)
-            if mean > best_mean:
-                best_mean = mean
-                chosen = moves[i]
-        w.game.play(s, chosen)
+        w.game.play(s, _guided_move(w, net, rep, s, best, trials, alpha))
         if w.game.result(s) != SG_ONGOING:
             return
 
@@ -408,7 +420,14 @@ cdef int _player(object spec, int i, _Nets nets, const smallgame_t* game, int si
                                     "an integer")
         p.net = NULL
         return 0
-    p.kind = PL_NET
+    if isinstance(spec, tuple):     # (network, best, trials): the network-guided search
+        network, best, trials = spec
+        p.kind = PL_GUIDED
+        p.best = checked_int(best, "best", 1, SG_MAX_MOVES, f"1..{SG_MAX_MOVES}", "an integer")
+        p.trials = checked_int(trials, "trials", 1, 1 << 20, "1..2**20", "an integer")
+        spec = network
+    else:
+        p.kind = PL_NET
     p.net = nets.add(i, spec, game)
     p.representation = spec.representation
     return 0
@@ -464,8 +483,10 @@ def play_games(game, first, second, games: int, *, seed: int = 0, first_game: in
     """Play ``games`` games of ``first`` (who always moves first) against ``second``.
 
     A player is a network (greedy), the index of one of the game's reference players
-    (``bgengine.tictactoe.PLAYERS``) or ``SIMULATION`` (``simulations`` random playouts per
-    move spread evenly over the moves).  Returns ``{"wins", "draws", "losses"}`` of ``first``.
+    (``bgengine.tictactoe.PLAYERS``), ``SIMULATION`` (``simulations`` random playouts per
+    move spread evenly over the moves) or ``(network, best, trials)``: the network-guided
+    search of :func:`train_simulation` (the network's ``best`` best moves get ``trials``
+    playouts each), not learning.  Returns ``{"wins", "draws", "losses"}`` of ``first``.
     """
     cdef _Work work = _Work(game)
     cdef _Nets nets = _Nets()
@@ -535,7 +556,7 @@ cdef int _opponent(object game, object opponent, object simulations,
     t.self_play = isinstance(opponent, (int, np.integer)) and opponent == SELF_PLAY
     if not t.self_play:
         _player(opponent, 1, none, sg_from_capsule(game), simulations, &t.opponent)
-        if t.opponent.kind == PL_NET:
+        if t.opponent.kind in (PL_NET, PL_GUIDED):
             raise ValueError("a learner's opponent is a reference player or SELF_PLAY")
     return 0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from bgengine.connect4 import Board
 from bgengine.connect4_players import (GAME, N_INPUTS, PLAYERS, STUDY_EPSILON, Player,
@@ -20,8 +20,11 @@ from bgengine.connect4_players import (GAME, N_INPUTS, PLAYERS, STUDY_EPSILON, P
 from bgengine.connect4_solver import Solver, plies_to_end
 from bgengine.dice import Dice
 
+if TYPE_CHECKING:
+    from bgengine.games.network import GameNetwork
+
 __all__ = ["Position", "Concept", "make_player", "match", "load_concepts", "concept_rates",
-           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "moves_of", "SPEC_HELP", "STUDY_EPSILON",
+           "line_kinds", "classify_concept", "random_positions", "solver_agreement", "moves_of", "network_chooser", "SPEC_HELP", "STUDY_EPSILON",
            "GAME", "PLAYERS", "N_INPUTS"]
 
 
@@ -133,18 +136,31 @@ def moves_of(board: Board) -> str | None:
     return back(board.own, board.mask)
 
 
+def network_chooser(net: "GameNetwork") -> Callable[[Board], int]:
+    """A Connect Four network's greedy move as a chooser (a board -> 0-based column), for
+    :func:`concept_rates` and :func:`solver_agreement`."""
+    from bgengine.games.learners import best_move
+
+    def choose(board: Board) -> int:
+        seq = moves_of(board)
+        if seq is None:
+            raise ValueError(f"no game reaches {board!r}")
+        return best_move(net, [int(ch) - 1 for ch in seq])
+    return choose
+
+
 # --- agreement with the solver ----------------------------------------------------------
 
 def random_positions(n: int, seed: int = 0, min_stones: int = 14,
-                     player: str = "random") -> list[str]:
+                     player: str = "random", max_stones: int | None = None) -> list[str]:
     """``n`` positions (move sequences) where the game goes on, each from its own game of
     ``player`` against itself, stopped at a uniformly random stone count from ``min_stones``
-    on (the solver answers quickly there)."""
+    on (the solver answers quickly there), up to ``max_stones`` if given."""
     dice, chooser, out = Dice(seed), make_player(player), []
     while len(out) < n:
         board, seq, seen = Board(), "", []
         while board.legal_moves():
-            if board.moves >= min_stones:
+            if board.moves >= min_stones and (max_stones is None or board.moves <= max_stones):
                 seen.append(seq)
             col = chooser.move(board, dice)
             board.play(col)

@@ -3,23 +3,36 @@
 
 A player is a :class:`~bgengine.games.network.GameNetwork` (greedy), the name of one of the
 game's reference players (``random``, ``primitive``, ``smart``, ``solver`` for tic-tac-toe;
-``random``, ``mm1``..``mm4`` and ``mm1-greedy``..``mm4-greedy`` for Connect Four), or
-``simulation`` (random playouts spread evenly over the moves, no network).
+``random``, ``mm1``..``mm4`` and ``mm1-greedy``..``mm4-greedy`` for Connect Four),
+``simulation`` (random playouts spread evenly over the moves, no network), or a
+:class:`GuidedSearch` (the network-guided simulations' search, not learning).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Sequence, Union
 
 from bgengine import smalllearners as _core
 from bgengine.games import game_module
 from bgengine.games.network import GameNetwork
 
-__all__ = ["GameRecord", "play", "choose_move", "train_td", "train_q", "train_simulation",
-           "player_names"]
+__all__ = ["GameRecord", "GuidedSearch", "play", "choose_move", "best_move", "train_td",
+           "train_q", "train_simulation", "player_names"]
 
-PlayerSpec = Union[GameNetwork, str]
+
+@dataclass(frozen=True)
+class GuidedSearch:
+    """The search of :func:`train_simulation` as a player: ``net``'s ``best`` best moves get
+    ``trials`` random playouts each, the best mean is played (``best * trials`` playouts a
+    move at most: the budget of ``simulation`` with as many simulations)."""
+
+    net: GameNetwork
+    best: int = 3
+    trials: int = 30
+
+
+PlayerSpec = Union[GameNetwork, GuidedSearch, str]
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,8 @@ def player_names(game: str) -> tuple[str, ...]:
 
 
 def _player(game: str, spec: PlayerSpec) -> object:
+    if isinstance(spec, GuidedSearch):
+        return (_player(game, spec.net), spec.best, spec.trials)
     if isinstance(spec, GameNetwork):
         if spec.game != game:
             raise ValueError(f"a {spec.game} network cannot play {game}")
@@ -77,12 +92,20 @@ def choose_move(game: str, player: PlayerSpec, moves: list[int], *, seed: int = 
                              seed=seed, simulations=simulations)
 
 
+def best_move(net: GameNetwork, moves: Sequence[int]) -> int:
+    """The greedy move of ``net`` (as it plays in :func:`play`) after ``moves`` (the game's
+    move numbers from the start, e.g. 0-based columns for Connect Four)."""
+    if not isinstance(net, GameNetwork):
+        raise ValueError("best_move takes a network")
+    return choose_move(net.game, net, [int(m) for m in moves])
+
+
 def _opponent(game: str, opponent: str) -> int:
     """A learner's opponent: a named player's number, or the compiled SELF_PLAY for "self"."""
     if opponent == "self":
         return _core.SELF_PLAY
     who = _player(game, opponent)
-    if isinstance(who, GameNetwork):
+    if not isinstance(who, int):
         raise ValueError("a learner's opponent is a named player or 'self'")
     return who
 

@@ -152,3 +152,30 @@ def test_the_guided_search_is_a_player():
     assert r.wins > 85 and r == learners.play("connect4", search, "random", 100, seed=4)
     with pytest.raises(ValueError, match="named player"):
         learners.train_td(a, 1, 0.1, opponent=search)
+
+
+def test_match_takes_connect4_networks(tmp_path, capsys):
+    """``connect4:net:PATH`` plays through the learners' match loop: the counts are those of
+    ``learners.play`` with the seats taken in turn, the same from either side, and a network
+    meets only the players that loop knows."""
+    net = GameNetwork("connect4", "separated", (20,), seed=3)
+    learners.train_td(net, 300, alpha=0.1, seed=3)
+    path = tmp_path / "c4.npz"
+    net.save(path)
+    result = connect4.match(f"net:{path}", "mm1", games=21, seed=5)
+    first = learners.play("connect4", net, "mm1", 11, seed=5)
+    second = learners.play("connect4", "mm1", net, 10, seed=5)
+    assert result == {"games": 21, "a_wins": first.wins + second.losses,
+                      "b_wins": first.losses + second.wins,
+                      "draws": first.draws + second.draws, "a_first_wins": first.wins,
+                      "b_first_wins": second.wins}
+    swapped = connect4.match("mm1", net, games=20, seed=5)
+    again = connect4.match(net, "mm1", games=20, seed=5)
+    assert (swapped["a_wins"], swapped["b_wins"]) == (again["b_wins"], again["a_wins"])
+    with pytest.raises(ValueError, match="plays against"):
+        connect4.match(f"net:{path}", "mm6", games=2)
+    with pytest.raises(ValueError, match="empty board"):
+        connect4.match(net, "random", games=2, start="44")
+    assert main(["match", f"connect4:net:{path}", "connect4:random", "--games", "4",
+                 "--json"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["games"] == 4

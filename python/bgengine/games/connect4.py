@@ -31,7 +31,8 @@ __all__ = ["Position", "Concept", "make_player", "match", "load_concepts", "conc
 SPEC_HELP = ("random | mm1..mm8 (minimax to N plies on line counts, 20% random moves) | "
              "mmN-greedy (no random moves) | simN (N random playouts a move, spread evenly) | "
              "perfect (the exact solver; slow before ~12 stones); add @EPS for a random move "
-             "with probability EPS")
+             "with probability EPS | net:PATH (a Connect Four network, greedy; its opponent "
+             "one of random, mm1..mm4, mm1-greedy..mm4-greedy, simulation or a network)")
 
 _SPEC = re.compile(r"^(random|perfect|mm(\d+)(-greedy)?|sim(\d+))(?:@([0-9.]+))?$")
 
@@ -57,9 +58,46 @@ def match(a: str | Player, b: str | Player, games: int, seed: int = 0,
           start: str = "") -> dict[str, int]:
     """``games`` games of ``a`` against ``b`` (specs or players), each moving first in every
     other game, from the moves ``start``; the counts of :func:`play_match`."""
+    if _is_network(a) or _is_network(b):
+        if start:
+            raise ValueError("a network's match starts from the empty board")
+        return _network_match(a, b, games, seed)
     pa = make_player(a) if isinstance(a, str) else a
     pb = make_player(b) if isinstance(b, str) else b
     return play_match(pa, pb, games, Dice(seed), Board.from_moves(start))
+
+
+def _is_network(spec: object) -> bool:
+    return isinstance(spec, str) and spec.strip().lower().startswith("net:") or \
+        type(spec).__name__ == "GameNetwork"
+
+
+def _learner_player(spec: str | GameNetwork) -> str | GameNetwork:
+    """A player of the compiled learners' match loop: a network (``net:PATH`` or loaded), or
+    one of their reference players (:data:`PLAYERS`, ``simulation``)."""
+    from bgengine.games.network import GameNetwork
+    if isinstance(spec, GameNetwork):
+        net = spec
+    elif spec.strip().lower().startswith("net:"):
+        net = GameNetwork.load(spec.strip()[4:])
+    elif spec.strip().lower() in (*PLAYERS, "simulation"):
+        return spec.strip().lower()
+    else:
+        raise ValueError(f"a Connect Four network plays against {', '.join(PLAYERS)}, "
+                         f"simulation or another network; got {spec!r}")
+    if net.game != "connect4":
+        raise ValueError(f"a {net.game} network cannot play Connect Four")
+    return net
+
+
+def _network_match(a: str | GameNetwork, b: str | GameNetwork, games: int,
+                   seed: int) -> dict[str, int]:
+    """A match with a network on one side at least, by the compiled learners' match loop:
+    ``a`` first in ``(games + 1) // 2`` games, ``b`` in the others (game ``g`` of each half
+    draws from stream ``g`` of ``seed``); the counts of :func:`match`."""
+    from bgengine.games.learners import match as seat_alternating_match
+    return seat_alternating_match("connect4", _learner_player(a), _learner_player(b), games,
+                                  seed=seed)
 
 
 @dataclass(frozen=True)

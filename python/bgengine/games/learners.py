@@ -17,7 +17,7 @@ from bgengine import smalllearners as _core
 from bgengine.games import game_module
 from bgengine.games.network import GameNetwork
 
-__all__ = ["GameRecord", "GuidedSearch", "play", "choose_move", "best_move", "train_td",
+__all__ = ["GameRecord", "GuidedSearch", "play", "match", "choose_move", "best_move", "train_td",
            "train_q", "train_simulation", "player_names"]
 
 
@@ -81,6 +81,19 @@ def play(game: str, first: PlayerSpec, second: PlayerSpec, games: int, *, seed: 
     r = _core.play_games(game_module(game).GAME, _player(game, first), _player(game, second),
                          games, seed=seed, simulations=simulations)
     return GameRecord(r["wins"], r["draws"], r["losses"])
+
+
+def match(game: str, a: PlayerSpec, b: PlayerSpec, games: int, *,
+          seed: int = 0) -> dict[str, int]:
+    """``games`` games of ``a`` against ``b``, ``a`` moving first in ``(games + 1) // 2`` of
+    them and ``b`` in the others (game ``g`` of each half draws from stream ``g`` of
+    ``seed``): counts ``games``, ``a_wins``, ``b_wins``, ``draws``, ``a_first_wins`` and
+    ``b_first_wins`` (wins moving first), as Connect Four's reference matches."""
+    a_first = play(game, a, b, (games + 1) // 2, seed=seed)
+    b_first = play(game, b, a, games // 2, seed=seed)
+    return {"games": games, "a_wins": a_first.wins + b_first.losses,
+            "b_wins": a_first.losses + b_first.wins, "draws": a_first.draws + b_first.draws,
+            "a_first_wins": a_first.wins, "b_first_wins": b_first.wins}
 
 
 def choose_move(game: str, player: PlayerSpec, moves: list[int], *, seed: int = 0,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bgengine import tictactoe as _core
-from bgengine.games.learners import PlayerSpec, play
+from bgengine.games.learners import PlayerSpec
+from bgengine.games.learners import match as seat_alternating_match
 from bgengine.games.network import GameNetwork
 from bgengine.tictactoe import GAME, N_INPUTS, PLAYERS
 
@@ -46,12 +47,7 @@ def match(a: str | GameNetwork, b: str | GameNetwork, games: int,
     ``(games + 1) // 2`` of them and ``b`` in the others; game ``g`` of each half draws from
     stream ``g`` of ``seed``.  Counts ``games``, ``a_wins``, ``b_wins``, ``draws``,
     ``a_first_wins`` and ``b_first_wins`` (wins moving first), as Connect Four's matches."""
-    pa, pb = make_player(a), make_player(b)
-    a_first = play("tictactoe", pa, pb, (games + 1) // 2, seed=seed)
-    b_first = play("tictactoe", pb, pa, games // 2, seed=seed)
-    return {"games": games, "a_wins": a_first.wins + b_first.losses,
-            "b_wins": a_first.losses + b_first.wins, "draws": a_first.draws + b_first.draws,
-            "a_first_wins": a_first.wins, "b_first_wins": b_first.wins}
+    return seat_alternating_match("tictactoe", make_player(a), make_player(b), games, seed=seed)
 
 
 @dataclass(frozen=True)

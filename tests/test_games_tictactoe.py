@@ -162,3 +162,28 @@ def test_play_command_takes_tictactoe(trained, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
     assert main(["play", "--game", "tictactoe"]) == 0
     assert "against solver" in capsys.readouterr().out
+
+
+def test_a_small_games_curve_is_its_win_rate_per_opponent_and_seat(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.axes import Axes
+
+    from bgengine.games.study import train_game_run
+    from bgengine.plot import plot_run
+
+    ylabels, lines = [], []
+    monkeypatch.setattr(Axes, "set_ylabel", lambda self, text, *a, **k: ylabels.append(text))
+    real_plot = Axes.plot
+    monkeypatch.setattr(Axes, "plot", lambda self, *a, **k: (lines.append(k.get("label")),
+                                                             real_plot(self, *a, **k))[1])
+    config = GameRunConfig(hidden=[4], games=600, eval_every=300, eval_games=10,
+                           eval_opponents=["random", "smart"])
+    train_game_run(config, tmp_path / "run")
+    plot_run([tmp_path / "run"], tmp_path / "all.png")
+    assert ylabels[-1] == "win rate vs random, smart"
+    assert lines == [f"run: vs {o}, {s}" for o in ("random", "smart") for s in ("first", "second")]
+    lines.clear()
+    plot_run([tmp_path / "run"], tmp_path / "smart.png", opponents=["smart"])
+    assert ylabels[-1] == "win rate vs smart" and len(lines) == 2
+    with pytest.raises(ValueError, match="no evaluations against mm4; it has random, smart"):
+        plot_run([tmp_path / "run"], tmp_path / "x.png", opponents=["mm4"])

@@ -1,4 +1,5 @@
-"""Plots to PNG: learning curves (ppg against the evaluation opponent over games trained:
+"""Plots to PNG: learning curves (backgammon: ppg against the evaluation opponent; a small
+game: the win rate against each evaluation opponent from either seat; over games trained:
 "self-play games", or "training games" for a small game's run against a reference player)
 and a match analysis's equity over the match."""
 
@@ -46,31 +47,65 @@ def _pyplot():
     return plt
 
 
-def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike) -> Path:
-    """Draw the evaluation ppg (with 95% bands) of one or more runs to PNG ``out``.
+def _game_curves(ax, run: str | os.PathLike, records: list[dict],
+                 opponents: list[str] | None) -> set[str]:
+    """A small game's run: one line per evaluation opponent and seat (win rate; the second
+    seat dashed); returns the opponents drawn."""
+    drawn = set()
+    wanted = opponents or list(dict.fromkeys(r["opponent"] for r in records))
+    for opponent in wanted:
+        for seat, style in (("first", "-"), ("second", "--")):
+            rows = [r for r in records if r["opponent"] == opponent and r["seat"] == seat]
+            if rows:
+                ax.plot([r["games"] for r in rows], [r["win"] for r in rows], style,
+                        marker="o", markersize=2,
+                        label=f"{Path(run).name}: vs {opponent}, {seat}")
+                drawn.add(opponent)
+    if opponents and not drawn:
+        known = sorted({r["opponent"] for r in records})
+        raise ValueError(f"{run}: no evaluations against {', '.join(opponents)}; "
+                         f"it has {', '.join(known)}")
+    return drawn
+
+
+def plot_run(runs: list[str | os.PathLike], out: str | os.PathLike,
+             opponents: list[str] | None = None) -> Path:
+    """Draw the evaluation curves of one or more runs to PNG ``out``: a backgammon run's ppg
+    (with 95% bands); a small game's win rate against each evaluation opponent (or only
+    ``opponents``) from either seat.
 
     Needs matplotlib (``pip install 'bgengine[plot]'``).
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
-    opponents, counted = set(), set()
+    opponents_drawn, counted, kinds = set(), set(), set()
     for run in runs:
         _check_is_run(run)
         counted.add(_games_counted(run))
-        evals = [r for r in read_log(run) if r.get("kind") == "eval"]
+        log = list(read_log(run))
+        game_records = [r for r in log if r.get("kind") == "game_eval"]
+        if game_records:
+            kinds.add("win rate")
+            opponents_drawn |= _game_curves(ax, run, game_records, opponents)
+            continue
+        kinds.add("ppg")
+        evals = [r for r in log if r.get("kind") == "eval"]
         if not evals:
             raise ValueError(f"{run}: no evaluations in {RunDir(run).log}")
         games = [r["games"] for r in evals]
         ppg = [r["ppg"] for r in evals]
         ci = [r["ci95"] for r in evals]
-        opponents.add(evals[0]["b"])
+        opponents_drawn.add(evals[0]["b"])
         line, = ax.plot(games, ppg, marker="o", markersize=3, label=Path(run).name)
         ax.fill_between(games, [p - c for p, c in zip(ppg, ci)], [p + c for p, c in zip(ppg, ci)],
                         color=line.get_color(), alpha=0.2)
-    ax.axhline(0, color="grey", linewidth=0.8)
+    if len(kinds) > 1:
+        raise ValueError("a backgammon run and a small game's run cannot share a plot")
+    if "ppg" in kinds:
+        ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel(counted.pop() if len(counted) == 1 else "training games")
-    ax.set_ylabel(f"ppg vs {', '.join(sorted(opponents))}")
-    ax.set_title("bgengine learning curve (95% confidence bands)")
+    ax.set_ylabel(f"{next(iter(kinds))} vs {', '.join(sorted(opponents_drawn))}")
+    ax.set_title("bgengine learning curve" + (" (95% confidence bands)" if "ppg" in kinds else ""))
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -83,7 +83,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from bgengine.plot import plot_run
 
     out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
-    path = plot_run(args.runs, out)
+    path = plot_run(args.runs, out, opponents=args.opponent)
     emit(args, {"runs": args.runs, "plot": path}, str(path))
     return 0
 
@@ -116,8 +116,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("plot", help="draw learning curves of training runs to PNG",
                        description="Plot ppg against the evaluation opponent over self-play games "
-                                   "for one or more run directories (needs matplotlib).")
+                                   "for one or more run directories (a small game's run: the win "
+                                   "rate against each evaluation opponent from either seat) "
+                                   "(needs matplotlib).")
     p.add_argument("runs", nargs="+", help="run directories")
+    p.add_argument("--opponent", action="append",
+                   help="a small game's run: draw only this evaluation opponent (repeatable)")
     p.add_argument("-o", "--out", help="PNG file (default RUN/learning_curve.png)")
     add_json_argument(p)
     p.set_defaults(func=_cmd_plot)

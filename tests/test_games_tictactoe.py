@@ -73,11 +73,29 @@ def test_a_network_of_another_game_is_refused(tmp_path, capsys):
     assert "a connect4 network, not a tic-tac-toe one" in capsys.readouterr().err
 
 
-def test_tournaments_name_what_they_take(capsys):
-    assert main(["tournament", "roundrobin", "tictactoe:smart", "tictactoe:random",
+def test_small_games_round_robin(tmp_path, capsys):
+    """A round robin of one small game's players: each pairing is the seat-alternating
+    match of ``bgengine match`` (pairing k with seed + k), the matrix is consistent, the
+    ranking is by mean score; mixed games and knock-outs are refused, naming what works."""
+    from bgengine.games.specs import game_match
+
+    players = ["tictactoe:random", "tictactoe:smart", "tictactoe:solver"]
+    assert main(["tournament", "roundrobin", *players, "--games", "40", "--seed", "3",
+                 "--out", str(tmp_path), "--quiet", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["complete"] and len(doc["pairings"]) == 3
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    for k, ((i, j), got) in enumerate(zip(pairs, doc["pairings"])):
+        assert got == game_match(players[i], players[j], 40, seed=3 + k)
+    assert [r["player"] for r in doc["ranking"]][0] == "tictactoe:solver"
+    assert doc["ranking"][-1]["player"] == "tictactoe:random"
+    assert (tmp_path / "gameroundrobin.txt").read_text().count("tictactoe:") == 6
+    assert main(["tournament", "roundrobin", "tictactoe:smart", "connect4:random",
                  "--games", "10", "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "tournaments take backgammon players only" in err and "bgengine match" in err
+    assert "takes players of one game" in capsys.readouterr().err
+    assert main(["tournament", "roundrobin", "tictactoe:smart", "pubeval",
+                 "--games", "10", "--quiet"]) == 2
+    assert "only round robins take" in capsys.readouterr().err
 
 
 def test_each_game_has_its_own_default_evaluation_opponents():

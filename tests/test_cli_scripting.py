@@ -268,8 +268,11 @@ def test_serve_logs_a_line_when_a_client_comes_and_goes():
     import socket
     import threading
 
+    # SIGINT as at a terminal even when the suite runs as a background job (which starts
+    # its children with SIGINT ignored, so Ctrl-C would never reach the server)
     proc = _bgengine("serve", "--port", "0", "--player", "pubeval", stdout=subprocess.DEVNULL,
-                     stderr=subprocess.PIPE, text=True)
+                     stderr=subprocess.PIPE, text=True,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()
 

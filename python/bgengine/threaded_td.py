@@ -35,21 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bgengine.evaluator import Evaluator, as_evaluator
+from bgengine.evaluator import Evaluator
 from bgengine.network import Network
+from bgengine.optimizer import trained_params
 from bgengine.td import train_games
 
 #: The ways threads go on after merging their changes (see the module docstring).
 SYNC_MODES = ("round", "rolling")
-
-
-def _weight_arrays(model: Network | Evaluator) -> list[np.ndarray]:
-    """The ``params`` arrays a model trains: the contact network's, then the race
-    network's if it has its own (float32, flat)."""
-    nets = as_evaluator(model).networks
-    if nets["race"] is nets["contact"]:
-        return [nets["contact"].params]
-    return [nets["contact"].params, nets["race"].params]
 
 
 @dataclass(frozen=True)
@@ -113,7 +105,7 @@ class _Merger:
 def _worker(merger: _Merger, worker: Network | Evaluator, indices: list[int], mode: str,
             first_game: int, train_kw: dict, results: dict) -> None:
     """Play thread ``t``'s jobs (``indices`` into ``merger.jobs``) and merge each in turn."""
-    own = _weight_arrays(worker)
+    own = trained_params(worker)
     start = [w.copy() for w in own]
     change = [np.empty_like(w) for w in own]
     try:
@@ -170,7 +162,7 @@ def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float,
         return train_games(model, 0, alpha, lam, seed=seed, first_game=first_game,
                            method=method, epsilon=epsilon, target_plies=target_plies,
                            starts=starts)
-    master = _weight_arrays(model)
+    master = trained_params(model)
     merger = _Merger(master, jobs)
     train_kw = dict(alpha=alpha, lam=lam, seed=seed, method=method, epsilon=epsilon,
                     target_plies=target_plies, starts=starts)

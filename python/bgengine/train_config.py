@@ -17,9 +17,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["TrainConfig", "alpha_at", "METHODS", "STEP_LIST"]
+__all__ = ["TrainConfig", "alpha_at", "METHODS", "OPTIMIZERS", "STEP_LIST"]
 
 METHODS = ("td", "backprop", "mutation", "rollout")
+OPTIMIZERS = ("sgd", "adam")
 STEP_LIST = (0.25, 0.1, 0.05, 0.025, 0.01, 0.005, 0.0025, 0.001)
 
 
@@ -71,6 +72,12 @@ class TrainConfig:
     sync_games: int = 16                # games each thread plays between merges of updates
     sync_mode: str = "round"            # after a merge: "round" = wait for every thread's;
                                         # "rolling" = go on at once (no idling; threaded_td)
+    optimizer: str = "sgd"              # "sgd": online updates, alpha per move; "adam": batch
+                                        # TD(0), one Adam step of rate alpha per batch
+    batch_positions: int = 512          # adam: positions per step (all threads together)
+    adam_beta1: float = 0.9             # adam: decay of the first moment estimate
+    adam_beta2: float = 0.999           # ... of the second
+    adam_eps: float = 1e-8              # ... added to sqrt(v) in the step's denominator
     snapshot_every: int = 50_000        # keep RUN/checkpoints/games_N.npz at checkpoints that
                                         # fall on a multiple (0 = none); for tournaments
     mutation_sigma: float = 0.05        # method "mutation": Gaussian noise of the mutant
@@ -152,6 +159,18 @@ class TrainConfig:
         if self.sync_mode not in SYNC_MODES:
             problems.append(f"sync_mode must be one of {', '.join(SYNC_MODES)}, got "
                             f"{self.sync_mode!r}")
+        if self.optimizer not in OPTIMIZERS:
+            problems.append(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got "
+                            f"{self.optimizer!r}")
+        if self.optimizer == "adam":
+            if self.method != "td" or self.lam > 0:
+                problems.append("optimizer adam is batch TD(0): method td, lam = 0")
+            if not 1 <= self.train_threads <= self.batch_positions:
+                problems.append(f"batch_positions must be >= train_threads (>= 1), got "
+                                f"{self.batch_positions}")
+            if not (0 <= self.adam_beta1 < 1 and 0 <= self.adam_beta2 < 1 and self.adam_eps > 0):
+                problems.append(f"need 0 <= adam_beta1, adam_beta2 < 1 and adam_eps > 0, got "
+                                f"{self.adam_beta1}, {self.adam_beta2} and {self.adam_eps}")
         if self.train_threads > 1 and self.method != "td":
             problems.append(f"train_threads > 1 needs method td, got {self.method!r}")
         if (self.train_threads > 1 or self.classes) and self.schedule == "steps":
@@ -273,7 +292,7 @@ _LIMITS = {"games": 10**12, "checkpoint_every": 10**12, "eval_every": 10**12,
            "plateau_every": 10**12, "plateau_gap": 10**12, "snapshot_every": 10**12,
            "eval_games": 10**7, "plateau_games": 10**7, "plateau_window": 10**6,
            "seed": 2**62, "eval_seed": 2**62, "threads": 256, "train_threads": 256,
-           "sync_games": 10**6, "mutation_games": 10**6, "rollout_best": 100,
+           "sync_games": 10**6, "batch_positions": 10**8, "mutation_games": 10**6, "rollout_best": 100,
            "rollout_worst": 100, "rollout_trials": 10**6, "rollout_truncate": 10**4,
            "alpha": 10.0, "alpha_end": 10.0, "init_range": 10.0, "mutation_sigma": 10.0}
 _MAX_CONFIG_BYTES = 1 << 20

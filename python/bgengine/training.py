@@ -42,6 +42,7 @@ from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
 from bgengine.results import summarize
 from bgengine.network import Network
+from bgengine.optimizer import AdamState
 from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
 from bgengine.startpositions import load_positions
 from bgengine.td import train_games
@@ -62,6 +63,21 @@ class _State:
     best_ppg: float = -math.inf
     elapsed: float = 0.0
     snapshots: dict[int, np.ndarray] = field(default_factory=dict)   # games -> params
+    adam: AdamState | None = None       # optimizer "adam": its moments and step count
+
+
+def _fresh_state(config: TrainConfig, net) -> _State:
+    """The state of a run at game 0."""
+    adam = None
+    if config.optimizer == "adam":
+        adam = AdamState.zeros(net, config.adam_beta1, config.adam_beta2, config.adam_eps)
+    return _State(adam=adam)
+
+
+def _adam_keys(net) -> list[tuple[str, str]]:
+    """Checkpoint keys of Adam's first and second moments, one pair per trained network
+    (in :func:`bgengine.optimizer.trained_params`'s order)."""
+    return [(f"adam_m_{k}", f"adam_v_{k}") for k in _weights(net)]
 
 
 def _weights(model) -> dict[str, Network]:
@@ -80,8 +96,12 @@ def _save_checkpoint(run: Path, net, state: _State) -> None:
             "plateau_results": state.plateau_results,
             "best_ppg": None if math.isinf(state.best_ppg) else state.best_ppg,
             "elapsed": state.elapsed}
-    write_checkpoint(run, {k: n.params for k, n in _weights(net).items()}, meta,
-                     state.snapshots)
+    arrays = {k: n.params for k, n in _weights(net).items()}
+    if state.adam is not None:
+        meta["adam_step"] = state.adam.step
+        for (mk, vk), m, v in zip(_adam_keys(net), state.adam.m, state.adam.v):
+            arrays[mk], arrays[vk] = m, v
+    write_checkpoint(run, arrays, meta, state.snapshots)
 
 
 def _load_checkpoint(run: Path, net, config: TrainConfig) -> _State:
@@ -90,12 +110,17 @@ def _load_checkpoint(run: Path, net, config: TrainConfig) -> _State:
     written)."""
     path = RunDir(run).checkpoint
     nets = _weights(net)
+    adam_keys = _adam_keys(net) if config.optimizer == "adam" else []
     try:
-        meta, weights, snaps = read_checkpoint(run, nets)
+        meta, weights, snaps = read_checkpoint(
+            run, list(nets) + [k for pair in adam_keys for k in pair])
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}; move it away to start over") from None
     state = _checked_state(meta, snaps, config, path)
+    moments = {k: weights.pop(k) for pair in adam_keys for k in pair}
     checks = [(f"weights ({k})", arr, nets[k]) for k, arr in weights.items()]
+    checks += [(f"Adam moments ({k})", moments[k], nets[name]) for name, pair
+               in zip(nets, adam_keys) for k in pair]
     checks += [(f"snapshot {g}", p, nets["params"]) for g, p in snaps.items()]
     for what, arr, owner in checks:
         if arr.shape != owner.params.shape:
@@ -105,6 +130,14 @@ def _load_checkpoint(run: Path, net, config: TrainConfig) -> _State:
             raise ValueError(f"{path}: the checkpoint's {what} are not finite numbers")
     for k, arr in weights.items():
         nets[k].params[:] = arr
+    if adam_keys:
+        step = meta.get("adam_step")
+        if not (is_int(step) and step >= 0):
+            raise ValueError(f"{path}: its Adam step count {step!r} is not a count of steps; "
+                             f"not a checkpoint of this run (move it away to start over)")
+        state.adam = AdamState(config.adam_beta1, config.adam_beta2, config.adam_eps,
+                               [moments[m].astype(np.float32) for m, _ in adam_keys],
+                               [moments[v].astype(np.float32) for _, v in adam_keys], int(step))
     return state
 
 
@@ -220,9 +253,11 @@ def _copy_weights(source: Network, target: Network, where: str) -> None:
 
 
 def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int,
-                 threads: int, starts: np.ndarray | None = None) -> dict:
+                 threads: int, starts: np.ndarray | None = None,
+                 adam: AdamState | None = None) -> dict:
     """``n`` games of the run's learning method, from game ``first_game`` (from the
-    positions ``starts`` when given: ``config.starts``'s)."""
+    positions ``starts`` when given: ``config.starts``'s); ``adam``: the optimizer's state
+    (``config.optimizer == "adam"``), updated in place."""
     if config.method == "mutation":
         from bgengine.learners import mutation_games
 
@@ -236,6 +271,11 @@ def _train_chunk(config: TrainConfig, net, n: int, alpha: float, first_game: int
                                     worst=config.rollout_worst, trials=config.rollout_trials,
                                     truncate=config.rollout_truncate, seed=config.seed,
                                     first_game=first_game, threads=threads)
+    if adam is not None:
+        return train_games(net, n, alpha, 0.0, seed=config.seed, first_game=first_game,
+                           epsilon=config.epsilon, target_plies=config.target_plies,
+                           starts=starts, adam=adam, batch_positions=config.batch_positions,
+                           threads=config.train_threads)
     if config.train_threads > 1:
         return train_games_threaded(net, n, alpha, config.lam, threads=config.train_threads,
                                     sync_games=config.sync_games, mode=config.sync_mode,
@@ -308,7 +348,7 @@ def train(config: TrainConfig, run: str | os.PathLike, *, resume: bool = True,
             rd.truncate_log(log_plan)
             log.info("resuming %s at game %d", run, state.games)
         else:
-            state = _State()
+            state = _fresh_state(config, net)
             # a start from game 0 (or a restart on purpose): an old checkpoint must not be
             # resumed with this config should the new run stop before its first checkpoint
             for path in (rd.checkpoint, rd.log):
@@ -410,7 +450,7 @@ def _train_loop(config: TrainConfig, run: Path, net, state: _State,
             n = min(config.checkpoint_every, end - state.games)
             alpha = alpha_at(config, state.games, state.step_index)
             t0 = time.perf_counter()
-            stats = _train_chunk(config, net, n, alpha, state.games, threads, starts)
+            stats = _train_chunk(config, net, n, alpha, state.games, threads, starts, state.adam)
             dt = time.perf_counter() - t0
             state.games += n
             state.elapsed += dt

@@ -34,7 +34,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
-from bgengine.memory cimport grow_or_raise
+from bgengine.memory cimport grow_or_raise, zeroed_or_raise
 from bgengine._types cimport int32_t, real_t, uint64_t
 from bgengine.board cimport (board_t, board_start, board_swap, board_side_empty, board_win_value,
                              MOVER, MAX_GAME_PLAYS)
@@ -44,9 +44,11 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport net_t, netbuf_t, net_forward_sparse, net_backward_sparse
 from bgengine.outputs cimport outputs_flip, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CLASS_CONTACT,
-                                 CLASS_RACE, CLASS_EXACT)
+                                 CLASS_RACE, CLASS_EXACT, N_NET_CLASSES)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
+from bgengine.adam_step cimport adam_step
+from cython.parallel cimport prange
 
 from bgengine.board import validate_boards
 from bgengine.evaluator import as_evaluator
@@ -97,6 +99,8 @@ ctypedef struct learner_t:
     netbuf_t buf
     int target_plies        # TD(0) target: 0 = the next state's value; n = s's n-ply value
     searcher_t S            # for n-ply targets (no cache: the weights keep changing)
+    real_t* dest[N_NET_CLASSES]     # TD(0) updates of each class's network go here: its
+                                    # weights (online), or a gradient sum (batches)
 
 
 cdef void _clear_traces(learner_t* L) noexcept nogil:
@@ -186,12 +190,45 @@ cdef void _begin(board_t* b, const board_t* start, rng_t* dice, int* d1, int* d2
         rng_roll(dice, d1, d2)
 
 
-cdef double _td_game(learner_t* L, const board_t* start, rng_t* dice, rng_t* explore,
-                     double alpha, double lam, double epsilon, int* n_moves,
-                     int* result) except -1 nogil:
-    """One self-play game with online TD(lambda) updates; returns the mean
-    absolute TD error of the first output."""
-    cdef board_t b
+# A self-play game in progress: its position, dice and running totals.
+ctypedef struct game_t:
+    board_t b               # the position before the next move, side on roll in row 1
+    rng_t dice
+    rng_t explore
+    int d1, d2              # the roll to play
+    int parity              # 0 on the turns of the side that moved first
+    int n_moves
+    int v                   # once over: points won by the side on roll at the last move
+    double err_sum          # sum of |delta| of the first output
+    bint over
+
+
+cdef void _seed_game(rng_t* dice, rng_t* explore, uint64_t seed, uint64_t number) noexcept nogil:
+    """Game ``number``'s dice and exploration streams."""
+    rng_seed(dice, seed, number)
+    rng_seed(explore, seed, EXPLORE_STREAM + number)
+
+
+cdef void _td_start(learner_t* L, game_t* G, const board_t* start, uint64_t seed,
+                    uint64_t number, double lam) noexcept nogil:
+    """Begin self-play game ``number`` (see ``_begin`` for ``start``)."""
+    _seed_game(&G.dice, &G.explore, seed, number)
+    if lam > 0:
+        _clear_traces(L)
+    _begin(&G.b, start, &G.dice, &G.d1, &G.d2)
+    G.n_moves = 0
+    G.parity = 0
+    G.v = 0
+    G.err_sum = 0
+    G.over = False
+
+
+cdef int _td_move(learner_t* L, game_t* G, double alpha, double lam,
+                  double epsilon) except -1 nogil:
+    """One move of a self-play game with its TD(lambda) update; sets ``G.over`` at the end.
+
+    TD(0) adds ``alpha * sum_k delta_k grad V_k`` to ``L.dest`` of the class network that
+    valued the state (its weights: online updates; or a gradient sum, for batches)."""
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef real_t V[MAX_OUTPUTS]
@@ -199,79 +236,77 @@ cdef double _td_game(learner_t* L, const board_t* start, rng_t* dice, rng_t* exp
     cdef real_t d[MAX_OUTPUTS]
     cdef real_t coef[MAX_OUTPUTS]
     cdef real_t unit[MAX_OUTPUTS]
-    cdef int K = L.K, P = L.net.n_params, d1, d2, n, k, j, nnz = 0, parity = 0, v = 0, c, cls
-    cdef bint done = False
-    cdef double err_sum = 0
+    cdef int K = L.K, P = L.net.n_params, n, k, j, nnz = 0, c, cls
     cdef net_t* net
+    # value and gradient of the state before the move, current weights (an exact
+    # value has no gradient: its class is -1)
+    cls = _value(L, &G.b, idx, val, &nnz, V)
     if lam > 0:
-        _clear_traces(L)
-    _begin(&b, start, dice, &d1, &d2)
-    n_moves[0] = 0
-    while not done:
-        # value and gradient of the state before the move, current weights (an exact
-        # value has no gradient: its class is -1)
-        cls = _value(L, &b, idx, val, &nnz, V)
-        if lam > 0:
-            L.scale *= <real_t>lam
-            if n_moves[0] == 0:
-                L.scale = 1
-            if L.scale < RESCALE_BELOW:
-                _rescale(L)
-        if lam > 0 and cls >= 0:
-            for j in range(nnz):
-                if not L.touched[idx[j]]:
-                    L.touched[idx[j]] = 1
-                    L.rows[L.n_rows] = idx[j]
-                    L.n_rows += 1
-            # E_k (A's frame) += grad U_k / scale, U_k = sign * V[perm[k]] on odd turns
-            for k in range(K):
-                memset(unit, 0, K * sizeof(real_t))
-                if parity:
-                    unit[L.perm[k]] = L.sign[k]
-                else:
-                    unit[k] = 1
-                net_backward_sparse(L.net, idx, val, nnz, &L.buf, unit, L.E + k * P,
-                                    1 / L.scale)
-        # the move: greedy (or exploring) on the current weights
-        n = generate_moves(&L.ml, &b, d1, d2)
-        c = ev_best_move(L.ev, &L.ml, n, &L.buf, M, TRAIN_BY_DELTA)
-        if epsilon > 0 and n > 1 and rng_below(explore, 1000000) < epsilon * 1000000:
-            c = rng_below(explore, n)
-            _mover_outputs(L, &L.ml.boards[c], M)
-        n_moves[0] += 1
-        if board_side_empty(&L.ml.boards[c], MOVER):
-            v = board_win_value(&L.ml.boards[c], MOVER)
-            outputs_target(K, v, M)
-            done = True
-        if L.target_plies > 0 and cls >= 0:
-            # the state's own n-ply value (an average over the 21 rolls) instead of the
-            # next state's: the same expectation, without the roll's noise
-            eval_position(&L.S, &b, L.target_plies, M)
-        # delta in the mover's frame; M is the next state's value seen by the mover
+        L.scale *= <real_t>lam
+        if G.n_moves == 0:
+            L.scale = 1
+        if L.scale < RESCALE_BELOW:
+            _rescale(L)
+    if lam > 0 and cls >= 0:
+        for j in range(nnz):
+            if not L.touched[idx[j]]:
+                L.touched[idx[j]] = 1
+                L.rows[L.n_rows] = idx[j]
+                L.n_rows += 1
+        # E_k (A's frame) += grad U_k / scale, U_k = sign * V[perm[k]] on odd turns
         for k in range(K):
-            d[k] = M[k] - V[k]
-        err_sum += fabs(d[0])
-        if lam > 0:
-            for k in range(K):
-                # delta in A's frame
-                coef[k] = <real_t>(alpha * L.scale * (L.sign[k] * d[L.perm[k]] if parity else d[k]))
-            _apply_traces(L, coef)
-        elif cls >= 0:
-            # TD(0): the frame cancels out, w += alpha * sum_k d_k grad V_k (of the network
-            # that valued the state)
-            net = L.ev.net[cls]
-            net_forward_sparse(net, idx, val, nnz, &L.buf)
-            for k in range(K):
-                coef[k] = <real_t>(alpha * d[k])
-            net_backward_sparse(net, idx, val, nnz, &L.buf, coef, net.params, 1)
-        if not done:
-            if n_moves[0] >= MAX_GAME_PLAYS:
-                break           # a last resort (see board.pxd): no result, no final update
-            board_swap(&b, &L.ml.boards[c])
-            parity ^= 1
-            rng_roll(dice, &d1, &d2)
-    result[0] = v if parity == 0 else -v
-    return err_sum / n_moves[0]
+            memset(unit, 0, K * sizeof(real_t))
+            if G.parity:
+                unit[L.perm[k]] = L.sign[k]
+            else:
+                unit[k] = 1
+            net_backward_sparse(L.net, idx, val, nnz, &L.buf, unit, L.E + k * P,
+                                1 / L.scale)
+    # the move: greedy (or exploring) on the current weights
+    n = generate_moves(&L.ml, &G.b, G.d1, G.d2)
+    c = ev_best_move(L.ev, &L.ml, n, &L.buf, M, TRAIN_BY_DELTA)
+    if epsilon > 0 and n > 1 and rng_below(&G.explore, 1000000) < epsilon * 1000000:
+        c = rng_below(&G.explore, n)
+        _mover_outputs(L, &L.ml.boards[c], M)
+    G.n_moves += 1
+    if board_side_empty(&L.ml.boards[c], MOVER):
+        G.v = board_win_value(&L.ml.boards[c], MOVER)
+        outputs_target(K, G.v, M)
+        G.over = True
+    if L.target_plies > 0 and cls >= 0:
+        # the state's own n-ply value (an average over the 21 rolls) instead of the
+        # next state's: the same expectation, without the roll's noise
+        eval_position(&L.S, &G.b, L.target_plies, M)
+    # delta in the mover's frame; M is the next state's value seen by the mover
+    for k in range(K):
+        d[k] = M[k] - V[k]
+    G.err_sum += fabs(d[0])
+    if lam > 0:
+        for k in range(K):
+            # delta in A's frame
+            coef[k] = <real_t>(alpha * L.scale * (L.sign[k] * d[L.perm[k]] if G.parity else d[k]))
+        _apply_traces(L, coef)
+    elif cls >= 0:
+        # TD(0): the frame cancels out, w += alpha * sum_k d_k grad V_k (of the network
+        # that valued the state)
+        net = L.ev.net[cls]
+        net_forward_sparse(net, idx, val, nnz, &L.buf)
+        for k in range(K):
+            coef[k] = <real_t>(alpha * d[k])
+        net_backward_sparse(net, idx, val, nnz, &L.buf, coef, L.dest[cls], 1)
+    if not G.over:
+        if G.n_moves >= MAX_GAME_PLAYS:
+            G.over = True       # a last resort (see board.pxd): no result, no final update
+            return 0
+        board_swap(&G.b, &L.ml.boards[c])
+        G.parity ^= 1
+        rng_roll(&G.dice, &G.d1, &G.d2)
+    return 0
+
+
+cdef inline int _game_result(const game_t* G) noexcept nogil:
+    """Points won by the side that moved first (0 for a game cut off)."""
+    return G.v if G.parity == 0 else -G.v
 
 
 cdef void _mover_outputs(learner_t* L, const board_t* after, real_t* out) noexcept nogil:
@@ -346,9 +381,55 @@ cdef double _backprop_game(learner_t* L, const board_t* start, rng_t* dice, rng_
     return err_sum / n_moves[0]
 
 
+cdef void _learner_init(learner_t* L, Evaluator evaluator, int target_plies) noexcept:
+    """Point a zeroed learner at ``evaluator``; TD(0) updates go to the weights."""
+    cdef int c
+    L.ev = &evaluator.ev
+    L.classes = evaluator.ev.routed or evaluator.ev.exact_db != NULL
+    L.net = evaluator.ev.net[CLASS_CONTACT]
+    L.K = evaluator.ev.K
+    L.H = L.net.sizes[1]
+    L.n_inputs = L.net.sizes[0]
+    L.upper = L.net.offset_b[0]
+    L.target_plies = target_plies
+    for c in range(N_NET_CLASSES):
+        L.dest[c] = evaluator.ev.net[c].params
+    if L.K == 1:
+        L.perm, L.sign = PERM1, SIGN1
+    elif L.K == 4:
+        L.perm, L.sign = PERM4, SIGN4
+    else:
+        L.perm, L.sign = PERM5, SIGN5
+
+
+cdef int _learner_open(learner_t* L, bint traces) except -1:
+    """Allocate the learner's workspaces (traces only when ``traces``)."""
+    movelist_init(&L.ml)
+    if L.target_plies:
+        searcher_init(&L.S, L.ev, 0, 8, 0.16)
+        L.S.by_delta = TRAIN_BY_DELTA
+    if traces:
+        L.E = <real_t*> calloc(<size_t>L.K * L.net.n_params, sizeof(real_t))
+        L.touched = <unsigned char*> calloc(L.n_inputs, 1)
+        L.rows = <int*> calloc(L.n_inputs, sizeof(int))
+        if L.E == NULL or L.touched == NULL or L.rows == NULL:
+            raise MemoryError()
+    return 0
+
+
+cdef void _learner_close(learner_t* L) noexcept:
+    """Free what ``_learner_open`` allocated (safe after a partial open of a zeroed learner)."""
+    movelist_free(&L.ml)
+    if L.target_plies:
+        searcher_free(&L.S)
+    free(L.E)
+    free(L.touched)
+    free(L.rows)
+
+
 def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
                 seed=0, first_game=0, str method="td", double epsilon=0.0, int target_plies=0,
-                starts=None):
+                starts=None, adam=None, int batch_positions=0, int threads=1):
     """Play ``n_games`` self-play games, updating ``net`` in place.
 
     Parameters
@@ -381,11 +462,28 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         ordinary roll of its dice stream, instead of the starting position and an
         opening roll.  E.g. races sampled from self-play, to train a race network on
         short games.  None: every game from the starting position.
+    adam : bgengine.optimizer.AdamState, optional
+        Batch TD(0) with Adam instead of online updates (method "td", lam = 0): the
+        TD gradients ``delta * dV/dw`` of ``batch_positions`` positions, all valued
+        with the same weights, are summed and applied as one Adam step of rate
+        ``alpha`` (see ``adam_step.pxd``).  Its moments ``m``, ``v`` (float32 arrays
+        shaped like the trained networks' params: contact, then race if it has its
+        own) are updated in place and its ``step`` count advanced.  The batch's last
+        step takes the positions left (fewer), so a call ends on a whole step.
+    batch_positions : int
+        Positions per Adam step (every move played counts one).
+    threads : int
+        Adam only: self-play threads, data-parallel.  Thread ``t`` plays the games
+        ``t, t + threads, ...`` of the batch and ``batch_positions / threads`` positions
+        (the first ``batch_positions % threads`` threads one more) of every step, with the
+        weights all threads share; their gradient sums are added in thread order before
+        the step.  The result depends on the seed and ``threads`` only.
 
     Ctrl-C (any signal handler that raises, in the main thread) stops after the game
-    being played and raises ``KeyboardInterrupt``; the network keeps the updates of the
-    games played.  A handler that returns (``bgengine.interrupts.stop_on_interrupt``'s,
-    which training installs) lets the batch finish.
+    being played (with Adam: after the step) and raises ``KeyboardInterrupt``; the
+    network keeps the updates made.  A handler that returns
+    (``bgengine.interrupts.stop_on_interrupt``'s, which training installs) lets the
+    batch finish.
 
     Returns
     -------
@@ -408,6 +506,9 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         raise ValueError(f"target_plies must be in 0..3, got {target_plies}")
     if target_plies and (method != "td" or lam > 0):
         raise ValueError("n-ply targets (target_plies > 0) are for TD(0): method 'td', lam = 0")
+    if adam is None and threads != 1:
+        raise ValueError("threads > 1 is for Adam batches (adam=...); online updates on "
+                         "several threads: bgengine.threaded_td")
     cdef Evaluator evaluator = as_evaluator(net)
     cdef bint td = method == "td"
     if td and lam > 0 and evaluator.ev.routed:
@@ -415,85 +516,232 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
                          "train class networks with lam = 0 (TD(0))")
     cdef uint64_t sd = check_seed(seed), g0 = check_seed(first_game, "first_game")
     cdef cnp.ndarray start_arr = _checked_starts(starts)
+    moves = np.zeros(n_games, dtype=np.int32)
+    result = np.zeros(n_games, dtype=np.int8)
+    error = np.zeros(n_games, dtype=np.float64)
+    stats = {"moves": moves, "result": result, "error": error}
+    if adam is not None:
+        if not td or lam > 0:
+            raise ValueError("Adam batches (adam=...) are for TD(0): method 'td', lam = 0")
+        _train_adam(evaluator, stats, alpha, sd, g0, epsilon, target_plies, start_arr, adam,
+                    batch_positions, threads)
+    else:
+        _train_online(evaluator, stats, alpha, lam, sd, g0, td, epsilon, target_plies,
+                      start_arr)
+    if not all(np.all(np.isfinite(n.params)) for n in (evaluator.contact, evaluator.race)):
+        raise FloatingPointError("training diverged: the network's weights are no longer finite "
+                                 "(try a smaller alpha)")
+    return stats
+
+
+cdef int _train_online(Evaluator evaluator, dict stats, double alpha, double lam, uint64_t sd,
+                       uint64_t g0, bint td, double epsilon, int target_plies,
+                       cnp.ndarray start_arr) except -1:
+    """``train_games`` with online updates, game by game on this thread."""
     cdef const board_t* start_boards = NULL
     cdef const board_t* start = NULL
     cdef Py_ssize_t n_starts = 0
     if start_arr is not None:
         start_boards = <const board_t*> cnp.PyArray_DATA(start_arr)
         n_starts = start_arr.shape[0]
-    cdef learner_t* L = <learner_t*> calloc(1, sizeof(learner_t))
-    if L == NULL:
-        raise MemoryError()
-    L.ev = &evaluator.ev
-    L.classes = evaluator.ev.routed or evaluator.ev.exact_db != NULL
-    L.net = evaluator.ev.net[CLASS_CONTACT]
-    L.K = evaluator.ev.K
-    L.H = L.net.sizes[1]
-    L.n_inputs = L.net.sizes[0]
-    L.upper = L.net.offset_b[0]
-    L.target_plies = target_plies
-    if L.K == 1:
-        L.perm, L.sign = PERM1, SIGN1
-    elif L.K == 4:
-        L.perm, L.sign = PERM4, SIGN4
-    else:
-        L.perm, L.sign = PERM5, SIGN5
-    moves = np.zeros(n_games, dtype=np.int32)
-    result = np.zeros(n_games, dtype=np.int8)
-    error = np.zeros(n_games, dtype=np.float64)
-    cdef int32_t[::1] mv = moves
-    cdef cnp.int8_t[::1] rv = result
-    cdef double[::1] errv = error
+    cdef int32_t[::1] mv = stats["moves"]
+    cdef cnp.int8_t[::1] rv = stats["result"]
+    cdef double[::1] errv = stats["error"]
+    cdef Py_ssize_t n_games = mv.shape[0]
+    cdef learner_t* L = <learner_t*> zeroed_or_raise(1, sizeof(learner_t))
+    _learner_init(L, evaluator, target_plies)
     cdef record_t* hist = NULL
     cdef int cap = 0, nm, res
     cdef Py_ssize_t g
     cdef rng_t dice, explore
-    cdef bint use_traces = td and lam > 0
+    cdef game_t G
     cdef interrupt_t it
     pending = []
     interrupt_init(&it, pending)
     try:
-        movelist_init(&L.ml)
-        if target_plies:
-            searcher_init(&L.S, L.ev, 0, 8, 0.16)
-            L.S.by_delta = TRAIN_BY_DELTA
-        if use_traces:
-            L.E = <real_t*> calloc(<size_t>L.K * L.net.n_params, sizeof(real_t))
-            L.touched = <unsigned char*> calloc(L.n_inputs, 1)
-            L.rows = <int*> calloc(L.n_inputs, sizeof(int))
-            if L.E == NULL or L.touched == NULL or L.rows == NULL:
-                raise MemoryError()
+        _learner_open(L, td and lam > 0)
         with nogil:
             for g in range(n_games):
                 if interrupt_poll(&it, True):
                     break
-                rng_seed(&dice, sd, g0 + g)
-                rng_seed(&explore, sd, EXPLORE_STREAM + g0 + g)
                 if n_starts:
                     start = &start_boards[(g0 + g) % <uint64_t>n_starts]
                 if td:
-                    errv[g] = _td_game(L, start, &dice, &explore, alpha, lam, epsilon, &nm, &res)
+                    _td_start(L, &G, start, sd, g0 + g, lam)
+                    while not G.over:
+                        _td_move(L, &G, alpha, lam, epsilon)
+                    errv[g] = G.err_sum / G.n_moves
+                    mv[g] = G.n_moves
+                    rv[g] = _game_result(&G)
                 else:
-                    errv[g] = _backprop_game(L, start, &dice, &explore, alpha, epsilon, &hist, &cap,
-                                           &nm, &res)
-                mv[g] = nm
-                rv[g] = res
+                    _seed_game(&dice, &explore, sd, g0 + g)
+                    errv[g] = _backprop_game(L, start, &dice, &explore, alpha, epsilon, &hist,
+                                             &cap, &nm, &res)
+                    mv[g] = nm
+                    rv[g] = res
         if pending:
             raise pending[0]
     finally:
-        movelist_free(&L.ml)
-        if target_plies:
-            searcher_free(&L.S)
-        free(L.E)
-        free(L.touched)
-        free(L.rows)
+        _learner_close(L)
         free(L)
         free(hist)
-    if not all(np.all(np.isfinite(n.params)) for n in (evaluator.contact, evaluator.race)):
-        raise FloatingPointError("training diverged: the network's weights are no longer finite "
-                                 "(try a smaller alpha)")
-    return {"moves": moves, "result": result, "error": error}
+    return 0
 
+
+# ---------------------------------------------------------------- batch TD(0) with Adam
+
+# What the workers of an Adam batch share (read only during a step).
+ctypedef struct batch_t:
+    Py_ssize_t n_games
+    int stride              # threads: worker t plays games t, t + stride, ...
+    uint64_t seed
+    uint64_t first_game
+    double epsilon
+    const board_t* starts
+    Py_ssize_t n_starts
+    int32_t* moves          # per-game statistics (n_games each)
+    cnp.int8_t* result
+    double* error
+
+
+# One thread of an Adam batch: its learner (gradient sums in ``grad``) and game.
+ctypedef struct worker_t:
+    learner_t L
+    game_t G
+    Py_ssize_t game         # the batch's index of the game being played; -1: none
+    Py_ssize_t next_game    # the next game this worker starts
+    int quota               # positions per step
+    int played              # positions played in the current step
+    real_t* grad[N_NET_CLASSES]     # gradient sums of the trained networks (slots)
+
+
+cdef int _worker_step(worker_t* W, const batch_t* B, const int* n_params,
+                      int n_slots) except -1 nogil:
+    """Play the worker's share of one step: up to ``quota`` positions, starting its next
+    games as needed, their TD(0) gradients summed into ``W.grad`` (zeroed first)."""
+    cdef int s
+    cdef const board_t* start = NULL
+    for s in range(n_slots):
+        memset(W.grad[s], 0, n_params[s] * sizeof(real_t))
+    W.played = 0
+    while W.played < W.quota:
+        if W.game < 0:
+            if W.next_game >= B.n_games:
+                break
+            W.game = W.next_game
+            W.next_game += B.stride
+            if B.n_starts:
+                start = &B.starts[(B.first_game + W.game) % <uint64_t>B.n_starts]
+            _td_start(&W.L, &W.G, start, B.seed, B.first_game + W.game, 0)
+        _td_move(&W.L, &W.G, 1.0, 0.0, B.epsilon)
+        W.played += 1
+        if W.G.over:
+            B.moves[W.game] = W.G.n_moves
+            B.result[W.game] = _game_result(&W.G)
+            B.error[W.game] = W.G.err_sum / W.G.n_moves
+            W.game = -1
+    return 0
+
+
+cdef int _train_adam(Evaluator evaluator, dict stats, double alpha, uint64_t sd, uint64_t g0,
+                     double epsilon, int target_plies, cnp.ndarray start_arr, adam,
+                     int batch_positions, int threads) except -1:
+    """``train_games`` by batch TD(0) with Adam on ``threads`` threads (see there)."""
+    if batch_positions < 1:
+        raise ValueError(f"batch_positions must be >= 1, got {batch_positions}")
+    if not 1 <= threads <= batch_positions:
+        raise ValueError(f"threads must be in 1..batch_positions, got {threads}")
+    cdef double beta1 = adam.beta1, beta2 = adam.beta2, eps = adam.eps
+    if not (0 <= beta1 < 1 and 0 <= beta2 < 1 and eps > 0):
+        raise ValueError(f"Adam needs 0 <= beta1, beta2 < 1 and eps > 0, got {beta1}, {beta2}, "
+                         f"{eps}")
+    cdef long long step = adam.step
+    if step < 0:
+        raise ValueError(f"the Adam step count must be >= 0, got {step}")
+    # the trained networks (slots): the contact network, and the race network if its own
+    nets = [evaluator.contact] if evaluator.race is evaluator.contact else \
+        [evaluator.contact, evaluator.race]
+    cdef int n_slots = len(nets), s, t, c
+    moments = [list(adam.m), list(adam.v)]
+    for what, arrs in zip(("m", "v"), moments):
+        if len(arrs) != n_slots or not all(
+                isinstance(a, np.ndarray) and a.dtype == np.float32 and a.flags.c_contiguous
+                and a.flags.writeable and a.shape == n.params.shape for a, n in zip(arrs, nets)):
+            raise ValueError(f"Adam's {what} must be {n_slots} writeable contiguous float32 "
+                             f"array(s) shaped like the trained networks' params")
+    cdef real_t* params[N_NET_CLASSES]
+    cdef real_t* m[N_NET_CLASSES]
+    cdef real_t* v[N_NET_CLASSES]
+    cdef int n_params[N_NET_CLASSES]
+    cdef int slot_of[N_NET_CLASSES]
+    for s in range(n_slots):
+        params[s] = <real_t*> cnp.PyArray_DATA(nets[s].params)
+        m[s] = <real_t*> cnp.PyArray_DATA(moments[0][s])
+        v[s] = <real_t*> cnp.PyArray_DATA(moments[1][s])
+        n_params[s] = nets[s].params.size
+    slot_of[CLASS_CONTACT] = 0
+    slot_of[CLASS_RACE] = n_slots - 1
+    cdef batch_t B
+    cdef int32_t[::1] mv = stats["moves"]
+    cdef cnp.int8_t[::1] rv = stats["result"]
+    cdef double[::1] errv = stats["error"]
+    B.n_games = mv.shape[0]
+    B.stride = threads
+    B.seed = sd
+    B.first_game = g0
+    B.epsilon = epsilon
+    B.starts = NULL
+    B.n_starts = 0
+    if start_arr is not None:
+        B.starts = <const board_t*> cnp.PyArray_DATA(start_arr)
+        B.n_starts = start_arr.shape[0]
+    if B.n_games:
+        B.moves, B.result, B.error = &mv[0], &rv[0], &errv[0]
+    cdef worker_t* W = <worker_t*> zeroed_or_raise(threads, sizeof(worker_t))
+    cdef Py_ssize_t i, n
+    cdef int played
+    cdef interrupt_t it
+    pending = []
+    interrupt_init(&it, pending)
+    try:
+        for t in range(threads):
+            _learner_init(&W[t].L, evaluator, target_plies)
+            _learner_open(&W[t].L, False)
+            for s in range(n_slots):
+                W[t].grad[s] = <real_t*> zeroed_or_raise(n_params[s], sizeof(real_t))
+            for c in range(N_NET_CLASSES):
+                W[t].L.dest[c] = W[t].grad[slot_of[c]]
+            W[t].game = -1
+            W[t].next_game = t
+            W[t].quota = batch_positions // threads + (1 if t < batch_positions % threads else 0)
+        with nogil:
+            while not interrupt_poll(&it, True):
+                for t in prange(threads, num_threads=threads, schedule="static"):
+                    _worker_step(&W[t], &B, n_params, n_slots)
+                played = 0
+                for t in range(threads):
+                    played += W[t].played
+                if played == 0:
+                    break
+                step += 1
+                for s in range(n_slots):
+                    # the threads' sums added in thread order: the same bits on every run
+                    n = n_params[s]
+                    for t in range(1, threads):
+                        for i in range(n):
+                            W[0].grad[s][i] += W[t].grad[s][i]
+                    adam_step(params[s], W[0].grad[s], m[s], v[s], n, alpha, beta1, beta2,
+                              eps, step)
+        adam.step = step
+        if pending:
+            raise pending[0]
+    finally:
+        for t in range(threads):
+            _learner_close(&W[t].L)
+            for s in range(n_slots):
+                free(W[t].grad[s])
+        free(W)
+    return 0
 
 def _checked_starts(starts):
     """``starts`` as contiguous uint8 boards (S, 2, 25), None for None; ``ValueError`` for

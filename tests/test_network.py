@@ -194,7 +194,9 @@ KERNEL_NETS = [((80,), 5), ((1,), 1), ((7,), 4), ((8,), 5), ((16,), 1), ((17,), 
                ((130,), 5), ((200,), 5), ((40, 9), 5), ((12, 9, 3), 1),
                # widths a multiple of 8 (the output layer 8 rows at a time), in one column
                # block or several of equal width (104: 56 + 48; 128: 64 + 64)
-               ((64,), 5), ((96,), 4), ((104,), 1), ((128,), 5), ((128,), 4), ((256,), 5)]
+               ((64,), 5), ((96,), 4), ((104,), 1), ((128,), 5), ((128,), 4), ((256,), 5),
+               # deeper: the later layers in 8-output blocks, full and partial
+               ((128, 128), 5), ((40, 24, 17), 4), ((33, 13), 5)]
 
 
 @pytest.mark.parametrize("hidden,K", KERNEL_NETS)

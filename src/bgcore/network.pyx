@@ -49,10 +49,13 @@ cdef extern from "nnkernels.h" nogil:
     ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
                                     const real_t* val, int nnz, const real_t* W1, const real_t* b1,
                                     int K, real_t* act1, real_t* act2) noexcept nogil
+    ctypedef void (*bg_layer_fn)(const real_t* a, int n_in, const real_t* W, const real_t* b,
+                                 int n_out, real_t* out) noexcept nogil
     ctypedef struct bg_kernels_t:
         const char* name
         bg_add_rows_fn add_rows
         bg_forward1_fn forward1
+        bg_layer_fn layer
     bg_kernels_t bg_kernels
     void bg_sigmoid_init()
     real_t bg_sigmoid(real_t x)
@@ -152,9 +155,8 @@ cdef inline void _upper_layers(const net_t* net, netbuf_t* buf) noexcept nogil:
     """Layers 1.. from the first hidden layer's activations in buf.act[1]."""
     cdef int l
     for l in range(1, net.n_layers):
-        bg_dense_c(buf.act[l], net.sizes[l], net.params + net.offset_W[l],
-                   net.params + net.offset_b[l], net.sizes[l + 1], buf.act[l + 1])
-        bg_sigmoid_c(buf.act[l + 1], net.sizes[l + 1])
+        bg_kernels.layer(buf.act[l], net.sizes[l], net.params + net.offset_W[l],
+                         net.params + net.offset_b[l], net.sizes[l + 1], buf.act[l + 1])
 
 
 cdef void net_first_layer_partial(const net_t* net, const int32_t* idx, const real_t* val,

@@ -94,6 +94,17 @@ static void bg_dense_c(const float *a, int n_in, const float *W, const float *b,
     }
 }
 
+/* A hidden-to-hidden (or output) layer: out = sigmoid(b + W over a), sums as bg_dense_c. */
+typedef void (*bg_layer_fn)(const float *a, int n_in, const float *W, const float *b, int n_out,
+                            float *out);
+
+static void bg_layer_c(const float *a, int n_in, const float *W, const float *b, int n_out,
+                       float *out)
+{
+    bg_dense_c(a, n_in, W, b, n_out, out);
+    bg_sigmoid_c(out, n_out);
+}
+
 /* A whole forward pass of a net with one hidden layer, from the first layer's
  * partial sum ``pre``: act1 = sigmoid(pre + rows), act2 = sigmoid(W1, b1 over act1). */
 typedef void (*bg_forward1_fn)(const float *W0, int H, const float *pre, const int32_t *idx,
@@ -393,6 +404,38 @@ BG_AVX512 static void bg_sigmoid_avx512(float *x, int n)
     }
 }
 
+/* bg_layer_c in 8-output blocks: lane j of partial sum s_r is output j0 + j's s_r (the rows
+ * i = r mod 8 of W, ascending), so every output is summed in bg_dense_c's order. */
+#define BG_LAYER_ROW(r, LOAD) if (i + r < n_in)                                            \
+        s[r] = _mm256_fmadd_ps(_mm256_set1_ps(a[i + r]), LOAD(W + (size_t)(i + r) * n_out + j0), s[r]);
+BG_AVX2 static void bg_layer_avx2(const float *a, int n_in, const float *W, const float *b,
+                                  int n_out, float *out)
+{
+    int j0, i, r;
+    for (j0 = 0; j0 < n_out; j0 += 8) {
+        __m256i km = bg_mask8(n_out - j0);
+        __m256 s[8], o;
+        for (r = 0; r < 8; r++) s[r] = _mm256_setzero_ps();
+        if (j0 + 8 <= n_out) {
+            for (i = 0; i < n_in; i += 8) {
+                BG_LAYER_ROW(0, BG_LOADU) BG_LAYER_ROW(1, BG_LOADU) BG_LAYER_ROW(2, BG_LOADU)
+                BG_LAYER_ROW(3, BG_LOADU) BG_LAYER_ROW(4, BG_LOADU) BG_LAYER_ROW(5, BG_LOADU)
+                BG_LAYER_ROW(6, BG_LOADU) BG_LAYER_ROW(7, BG_LOADU)
+            }
+        } else {
+            for (i = 0; i < n_in; i += 8) {
+                BG_LAYER_ROW(0, BG_LOADM) BG_LAYER_ROW(1, BG_LOADM) BG_LAYER_ROW(2, BG_LOADM)
+                BG_LAYER_ROW(3, BG_LOADM) BG_LAYER_ROW(4, BG_LOADM) BG_LAYER_ROW(5, BG_LOADM)
+                BG_LAYER_ROW(6, BG_LOADM) BG_LAYER_ROW(7, BG_LOADM)
+            }
+        }
+        o = _mm256_add_ps(_mm256_maskload_ps(b + j0, km),
+                          _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s[0], s[4]), _mm256_add_ps(s[2], s[6])),
+                                        _mm256_add_ps(_mm256_add_ps(s[1], s[5]), _mm256_add_ps(s[3], s[7]))));
+        _mm256_maskstore_ps(out + j0, km, bg_sigmoid8(o));
+    }
+}
+
 BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pre,
                                          const int32_t *idx, const float *val, int nnz,
                                          const float *W1, const float *b1, int K, float *act1,
@@ -413,12 +456,15 @@ typedef struct {
     const char *name;
     bg_add_rows_fn add_rows;
     bg_forward1_fn forward1;    /* one hidden layer and at most 8 outputs */
+    bg_layer_fn layer;          /* the layers after the first (deeper networks) */
 } bg_kernels_t;
 
-static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c};
+static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c, bg_layer_c};
 #ifdef BG_HAVE_X86_KERNELS
-static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2};
-static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512};
+static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2,
+                                             bg_layer_avx2};
+static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512,
+                                               bg_layer_avx2};
 #endif
 
 static bg_kernels_t bg_kernels;     /* the ones in use; set by bg_kernels_select */

@@ -56,6 +56,7 @@ cdef extern from "nnkernels.h" nogil:
         bg_add_rows_fn add_rows
         bg_forward1_fn forward1
         bg_layer_fn layer
+        void (*sigmoid)(real_t* x, int n) noexcept nogil
     bg_kernels_t bg_kernels
     void bg_sigmoid_init()
     real_t bg_sigmoid(real_t x)
@@ -178,7 +179,7 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
                             net.sizes[2], buf.act[1], buf.act[2])
         return
     bg_kernels.add_rows(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
-    bg_sigmoid_c(buf.act[1], H)
+    bg_kernels.sigmoid(buf.act[1], H)
     _upper_layers(net, buf)
 
 

@@ -404,10 +404,22 @@ BG_AVX512 static void bg_sigmoid_avx512(float *x, int n)
     }
 }
 
+/* x[0..n) = sigmoid(x), 8 lanes at a time (the deeper networks' first layer) */
+BG_AVX2 static void bg_sigmoid_avx2(float *x, int n)
+{
+    int j = 0;
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(x + j, bg_sigmoid8(_mm256_loadu_ps(x + j)));
+    if (j < n) {
+        __m256i m = bg_mask8(n - j);
+        _mm256_maskstore_ps(x + j, m, bg_sigmoid8(_mm256_maskload_ps(x + j, m)));
+    }
+}
+
 /* bg_layer_c in 8-output blocks: lane j of partial sum s_r is output j0 + j's s_r (the rows
  * i = r mod 8 of W, ascending), so every output is summed in bg_dense_c's order. */
-#define BG_LAYER_ROW(r, LOAD) if (i + r < n_in)                                            \
+#define BG_LAYER_FMA(r, LOAD)                                                               \
         s[r] = _mm256_fmadd_ps(_mm256_set1_ps(a[i + r]), LOAD(W + (size_t)(i + r) * n_out + j0), s[r]);
+#define BG_LAYER_ROW(r, LOAD) if (i + r < n_in) { BG_LAYER_FMA(r, LOAD) }
 BG_AVX2 static void bg_layer_avx2(const float *a, int n_in, const float *W, const float *b,
                                   int n_out, float *out)
 {
@@ -416,14 +428,20 @@ BG_AVX2 static void bg_layer_avx2(const float *a, int n_in, const float *W, cons
         __m256i km = bg_mask8(n_out - j0);
         __m256 s[8], o;
         for (r = 0; r < 8; r++) s[r] = _mm256_setzero_ps();
+        i = 0;
         if (j0 + 8 <= n_out) {
-            for (i = 0; i < n_in; i += 8) {
+            for (; i + 8 <= n_in; i += 8) {     /* whole groups of 8 rows: no tests */
+                BG_LAYER_FMA(0, BG_LOADU) BG_LAYER_FMA(1, BG_LOADU) BG_LAYER_FMA(2, BG_LOADU)
+                BG_LAYER_FMA(3, BG_LOADU) BG_LAYER_FMA(4, BG_LOADU) BG_LAYER_FMA(5, BG_LOADU)
+                BG_LAYER_FMA(6, BG_LOADU) BG_LAYER_FMA(7, BG_LOADU)
+            }
+            for (; i < n_in; i += 8) {
                 BG_LAYER_ROW(0, BG_LOADU) BG_LAYER_ROW(1, BG_LOADU) BG_LAYER_ROW(2, BG_LOADU)
                 BG_LAYER_ROW(3, BG_LOADU) BG_LAYER_ROW(4, BG_LOADU) BG_LAYER_ROW(5, BG_LOADU)
                 BG_LAYER_ROW(6, BG_LOADU) BG_LAYER_ROW(7, BG_LOADU)
             }
         } else {
-            for (i = 0; i < n_in; i += 8) {
+            for (; i < n_in; i += 8) {
                 BG_LAYER_ROW(0, BG_LOADM) BG_LAYER_ROW(1, BG_LOADM) BG_LAYER_ROW(2, BG_LOADM)
                 BG_LAYER_ROW(3, BG_LOADM) BG_LAYER_ROW(4, BG_LOADM) BG_LAYER_ROW(5, BG_LOADM)
                 BG_LAYER_ROW(6, BG_LOADM) BG_LAYER_ROW(7, BG_LOADM)
@@ -457,14 +475,16 @@ typedef struct {
     bg_add_rows_fn add_rows;
     bg_forward1_fn forward1;    /* one hidden layer and at most 8 outputs */
     bg_layer_fn layer;          /* the layers after the first (deeper networks) */
+    void (*sigmoid)(float *x, int n);   /* in place (the deeper networks' first layer) */
 } bg_kernels_t;
 
-static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c, bg_layer_c};
+static const bg_kernels_t bg_kernels_c = {"c", bg_add_rows_c, bg_forward1_c, bg_layer_c,
+                                          bg_sigmoid_c};
 #ifdef BG_HAVE_X86_KERNELS
 static const bg_kernels_t bg_kernels_avx2 = {"avx2", bg_add_rows_avx2, bg_forward1_avx2,
-                                             bg_layer_avx2};
+                                             bg_layer_avx2, bg_sigmoid_avx2};
 static const bg_kernels_t bg_kernels_avx512 = {"avx512", bg_add_rows_avx512, bg_forward1_avx512,
-                                               bg_layer_avx2};
+                                               bg_layer_avx2, bg_sigmoid_avx512};
 #endif
 
 static bg_kernels_t bg_kernels;     /* the ones in use; set by bg_kernels_select */

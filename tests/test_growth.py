@@ -1,6 +1,10 @@
 """bgengine.growth: widening a trained network keeps what it computes."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -180,3 +184,19 @@ def test_deepen_evaluator_round_trip(shipped, fit_boards, boards, tmp_path):
     assert np.array_equal(loaded.contact.params, deep.contact.params)
     np.testing.assert_array_equal(loaded.evaluate(boards), deep.evaluate(boards))
     np.testing.assert_allclose(deep.evaluate(boards), shipped.evaluate(boards), atol=0.02)
+
+
+def test_deepen_tool_writes_a_deeper_evaluator(shipped, tmp_path):
+    """tools/deepen_network.py: the file a deeper run's init_from names."""
+    tool = Path(__file__).resolve().parents[1] / "tools" / "deepen_network.py"
+    source = tmp_path / "in.npz"
+    shipped.save(source)
+    subprocess.run([sys.executable, str(tool), str(source), str(tmp_path / "out.npz"),
+                    "--width", "136", "--fit-games", "20", "--seed", "3"],
+                   check=True, capture_output=True, text=True)
+    out = load_evaluator(tmp_path / "out.npz")
+    assert out.contact.hidden == (128, 136) and out.race.hidden == shipped.race.hidden
+    boards = play_positions(shipped, 20, seed=3, epsilon=0.1)
+    contact_fit = boards[np.asarray(shipped.classify(boards)) == 0]
+    assert np.array_equal(out.contact.params,
+                          deepen(shipped.contact, 136, boards=contact_fit, seed=3).params)

@@ -1,13 +1,21 @@
 """bgengine.growth: widening a trained network keeps what it computes."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from bgengine.bearoff import default as default_bearoff
-from bgengine.evaluator import Evaluator
-from bgengine.growth import widen, widen_evaluator
+from bgengine.evaluator import Evaluator, load_evaluator
+from bgengine.growth import deepen, deepen_evaluator, widen, widen_evaluator
 from bgengine.network import Network
+from bgengine.search import Searcher
+from bgengine.startpositions import play_positions
+from bgengine.td import train_games
+from bgengine import load_default_network
 from game_positions import random_positions
 
 
@@ -59,3 +67,136 @@ def test_widen_evaluator_keeps_classes_and_database(boards):
     both = widen_evaluator(ev, (50,), (30,), noise=0.0)
     assert both.race.hidden == (30,)
     np.testing.assert_allclose(both.evaluate(boards), ev.evaluate(boards), atol=2e-6)
+
+
+# ---------------------------------------------------------------- deepening
+
+@pytest.fixture(scope="module")
+def shipped() -> Evaluator:
+    return load_default_network()
+
+
+@pytest.fixture(scope="module")
+def fit_boards(shipped) -> np.ndarray:
+    """Positions of the shipped evaluator's own play (10% random plays), to refit on."""
+    return play_positions(shipped, 60, seed=1, epsilon=0.1)
+
+
+@pytest.fixture(scope="module")
+def contact_boards(shipped) -> np.ndarray:
+    """Other positions of its play (other dice): about 3300 contact positions to check on."""
+    boards = play_positions(shipped, 80, seed=2)
+    return boards[np.asarray(shipped.classify(boards)) == 0]
+
+
+def test_deepen_small_slope_keeps_the_outputs_within_the_bound(shipped, contact_boards):
+    """The shipped contact network (trained weights, not random ones) deepened with a small
+    slope and no refit: every output within the bound of growth's docstring (the cubic
+    term, slope^2 / 96 times the outgoing weights' absolute sum, through the output
+    sigmoid's slope of at most 1/4, plus float rounding) on thousands of positions."""
+    net, slope = shipped.contact, 0.08
+    deep = deepen(net, slope=slope, seed=1)
+    assert deep.hidden == net.hidden * 2
+    assert deep.metadata["deepened_from"] == list(net.sizes)
+    assert len(contact_boards) > 3000
+    bound = 0.25 * (slope ** 2 / 96 * np.abs(net.weights(1)[0]).sum(axis=0).max()) + 1e-4
+    diff = np.abs(deep.evaluate(contact_boards) - net.evaluate(contact_boards))
+    assert 0 < diff.max() < bound < 2e-3
+
+
+@pytest.mark.parametrize("width", [None, 160])
+def test_deepen_with_refit_keeps_the_outputs(shipped, fit_boards, contact_boards, width):
+    """The default slope (1) with the least-squares refit on other positions of play: mean
+    error below 1e-3 and every output within 0.02 (without the refit: about 0.1)."""
+    net = shipped.contact
+    deep = deepen(net, width, boards=fit_boards, seed=1)
+    assert deep.hidden == net.hidden + ((width or net.hidden[-1]),)
+    diff = np.abs(deep.evaluate(contact_boards) - net.evaluate(contact_boards))
+    assert diff.mean() < 1e-3 and diff.max() < 0.02
+    plain = np.abs(deepen(net, width, seed=1).evaluate(contact_boards) - net.evaluate(contact_boards))
+    assert plain.max() > 3 * diff.max() and plain.mean() > 10 * diff.mean()
+
+
+def test_deepen_changes_almost_no_decision(shipped, fit_boards, contact_boards):
+    deep = deepen_evaluator(shipped, boards=fit_boards)
+    old, new = Searcher(shipped), Searcher(deep)
+    rng = np.random.default_rng(3)
+    boards = contact_boards[::3]
+    same = 0
+    for board in boards:
+        d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+        same += old.best_move(board, d1, d2)[0] == new.best_move(board, d1, d2)[0]
+    assert same >= 0.98 * len(boards)
+
+
+def test_deepen_slope_trades_error(shipped, contact_boards):
+    """The cubic error grows as the slope squared: ten times the slope, far more than ten
+    times the error."""
+    net = shipped.contact
+    before = net.evaluate(contact_boards[:500])
+    small = np.abs(deepen(net, slope=0.08).evaluate(contact_boards[:500]) - before).max()
+    large = np.abs(deepen(net, slope=0.8).evaluate(contact_boards[:500]) - before).max()
+    assert large > 20 * small
+
+
+def test_deepen_extra_units_start_silent_and_the_layer_learns(boards):
+    net = Network((24,), 5, "contact", seed=3, init_range=0.5)
+    deep = deepen(net, 40, slope=0.1, noise=0.05, seed=4)
+    W_new, b_new = deep.weights(1)
+    W_out, _ = deep.weights(2)
+    assert np.allclose(W_new[:, :24], np.diag(np.diag(W_new[:, :24])))   # old units: identity
+    assert np.abs(W_new[:, 24:]).max() > 0 and np.abs(W_out[24:]).max() == 0
+    np.testing.assert_allclose(deep.evaluate(boards), net.evaluate(boards), atol=1e-3)
+    # TD games move every layer's weights, the new layer's off-diagonal ones too
+    trained = deep.copy()
+    train_games(trained, 2, 0.01, seed=0)
+    changed = trained.weights(1)[0] != W_new
+    assert changed[0, 1:].any() and changed[:, 24:].any() and (trained.weights(2)[0][24:] != 0).any()
+
+
+def test_deepen_rejects_bad_requests():
+    net = Network((16,), 5, "race", seed=1)
+    with pytest.raises(ValueError, match="at least 16"):
+        deepen(net, 8)
+    with pytest.raises(ValueError, match="slope"):
+        deepen(net, slope=0)
+    with pytest.raises(ValueError, match="noise"):
+        deepen(net, noise=-1)
+    with pytest.raises(ValueError, match="hidden layers"):
+        deepen(Network((8, 8, 8), 5, "race", seed=1))
+
+
+def test_deepen_evaluator_round_trip(shipped, fit_boards, boards, tmp_path):
+    deep = deepen_evaluator(shipped, boards=fit_boards)
+    assert deep.contact.hidden == shipped.contact.hidden * 2
+    assert deep.race.hidden == shipped.race.hidden               # race kept by default
+    assert np.array_equal(deep.race.params, shipped.race.params)
+    assert deep.database is shipped.database and deep.metadata == shipped.metadata
+    # the contact network was refit on the contact positions only: the same as deepen's
+    contact_fit = fit_boards[np.asarray(shipped.classify(fit_boards)) == 0]
+    assert np.array_equal(deep.contact.params,
+                          deepen(shipped.contact, boards=contact_fit).params)
+    both = deepen_evaluator(shipped, race=True, boards=fit_boards)
+    assert both.race.hidden == shipped.race.hidden * 2
+    deep.save(tmp_path / "deep.npz")
+    loaded = load_evaluator(tmp_path / "deep.npz")
+    assert loaded.contact.hidden == deep.contact.hidden
+    assert np.array_equal(loaded.contact.params, deep.contact.params)
+    np.testing.assert_array_equal(loaded.evaluate(boards), deep.evaluate(boards))
+    np.testing.assert_allclose(deep.evaluate(boards), shipped.evaluate(boards), atol=0.02)
+
+
+def test_deepen_tool_writes_a_deeper_evaluator(shipped, tmp_path):
+    """tools/deepen_network.py: the file a deeper run's init_from names."""
+    tool = Path(__file__).resolve().parents[1] / "tools" / "deepen_network.py"
+    source = tmp_path / "in.npz"
+    shipped.save(source)
+    subprocess.run([sys.executable, str(tool), str(source), str(tmp_path / "out.npz"),
+                    "--width", "136", "--fit-games", "20", "--seed", "3"],
+                   check=True, capture_output=True, text=True)
+    out = load_evaluator(tmp_path / "out.npz")
+    assert out.contact.hidden == (128, 136) and out.race.hidden == shipped.race.hidden
+    boards = play_positions(shipped, 20, seed=3, epsilon=0.1)
+    contact_fit = boards[np.asarray(shipped.classify(boards)) == 0]
+    assert np.array_equal(out.contact.params,
+                          deepen(shipped.contact, 136, boards=contact_fit, seed=3).params)

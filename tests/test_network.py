@@ -197,7 +197,8 @@ KERNEL_NETS = [((80,), 5), ((1,), 1), ((7,), 4), ((8,), 5), ((16,), 1), ((17,), 
                ((64,), 5), ((96,), 4), ((104,), 1), ((128,), 5), ((128,), 4), ((256,), 5),
                # later hidden layers (the dense kernel): 64 outputs a block, the last one
                # narrower or with a partial vector
-               ((128, 128), 5), ((32, 20), 4), ((24, 72, 9), 5), ((16, 136), 1)]
+               ((128, 128), 5), ((32, 20), 4), ((24, 72, 9), 5), ((16, 136), 1),
+               ((40, 24, 17), 4), ((33, 13), 5)]
 
 
 @pytest.mark.parametrize("hidden,K", KERNEL_NETS)

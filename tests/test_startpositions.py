@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.game import game_decisions
 from bgengine.network import Network
-from bgengine.startpositions import load_positions, sample_positions, save_positions
+from bgengine.startpositions import load_positions, play_positions, sample_positions, save_positions
 from bgengine.td import train_games
 from bgengine.training import TrainConfig, train
 from td_reference import ref_train
@@ -39,6 +40,30 @@ def test_sampled_positions_are_of_their_class(races):
         sample_positions(ev, 3, "crashed")
     with pytest.raises(ValueError, match="n must be"):
         sample_positions(ev, 0)
+
+
+def test_play_positions_are_every_position_of_the_games():
+    ev = classed()
+    boards = play_positions(ev, 3, seed=4)
+    # without noise: the positions of the model's own games, every decision of each
+    want = []
+    for game in range(3):
+        loop = game_decisions(Dice(4, stream=game))
+        k = None
+        try:
+            while True:
+                d = loop.send(k)
+                want.append(d.board)
+                k = 0 if len(d.afterstates) == 1 else Player("net", ev).choose(d.board, d.d1, d.d2)
+        except StopIteration:
+            pass
+    np.testing.assert_array_equal(boards, np.array(want))
+    noisy = play_positions(ev, 3, seed=4, epsilon=0.5)
+    assert noisy.dtype == np.uint8 and noisy.shape[1:] == (2, 25)
+    np.testing.assert_array_equal(play_positions(ev, 3, seed=4, epsilon=0.5), noisy)
+    assert noisy.shape != boards.shape or not np.array_equal(noisy, boards)
+    with pytest.raises(ValueError, match="n_games"):
+        play_positions(ev, 0)
 
 
 def test_positions_file_round_trip(tmp_path, races):

@@ -26,7 +26,7 @@ from bgengine.fileio import atomic_write
 from bgengine.game import game_decisions
 from bgengine.network import Network
 
-__all__ = ["sample_positions", "save_positions", "load_positions"]
+__all__ = ["sample_positions", "play_positions", "save_positions", "load_positions"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,36 @@ def sample_positions(model: Network | Evaluator, n: int, position_class: str = "
                              f"({found} in {game} games)")
     log.info("sampled %d %s positions from %d self-play games", n, position_class, game)
     return out
+
+
+def play_positions(model: Network | Evaluator, n_games: int, seed: int = 0,
+                   epsilon: float = 0.0) -> np.ndarray:
+    """Every position met (uint8, (N, 2, 25), side on roll in row 1) in ``n_games``
+    self-play games of ``model`` at 0-ply (game ``i`` rolls ``Dice(seed, stream=i)``),
+    each play random with probability ``epsilon`` (for more varied positions): the
+    positions ``model`` values in play, e.g. to fit a grown network on
+    (:func:`bgengine.growth.deepen`)."""
+    if n_games < 1:
+        raise ValueError(f"n_games must be >= 1, got {n_games}")
+    player = Player("net", model)
+    noise = np.random.default_rng(seed)
+    out = []
+    for game in range(n_games):
+        loop = game_decisions(Dice(seed, stream=game))
+        k = None
+        try:
+            while True:
+                d = loop.send(k)
+                out.append(d.board)
+                if len(d.afterstates) == 1:
+                    k = 0
+                elif noise.random() < epsilon:
+                    k = int(noise.integers(len(d.afterstates)))
+                else:
+                    k = player.choose(d.board, d.d1, d.d2)
+        except StopIteration:
+            pass
+    return np.array(out, np.uint8)
 
 
 def save_positions(path: str | Path, boards: np.ndarray, metadata: dict | None = None) -> None:

@@ -3,7 +3,6 @@ analysis (``tests/data/analysis``), a live gnubg run, and the command line."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ from bgengine.engine import Engine
 from bgengine.matfile import read_mat
 from bgengine.matchfiles import read_match_file
 from bgengine.state import GameState
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "analysis"
@@ -140,11 +140,7 @@ def test_no_double_decisions_are_counted_when_close_or_missed():
 
 
 def _compare_tool():
-    spec = importlib.util.spec_from_file_location("compare_analysis",
-                                                  ROOT / "tools" / "compare_analysis.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("compare_analysis")
 
 
 #: The golden matches the test analyses (the shorter ones; the tool does all ten).

@@ -3,7 +3,6 @@ tool (tools/connect4_study.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 from bgengine.connect4 import Board
@@ -11,6 +10,7 @@ from bgengine.games import learners
 from bgengine.games.connect4_report import (AGREEMENT_STONES, agreement_positions,
                                             network_report, seat_results)
 from bgengine.games.network import GameNetwork
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,11 +45,7 @@ def test_network_report():
 
 
 def study_tool():
-    spec = importlib.util.spec_from_file_location("connect4_study",
-                                                  ROOT / "tools" / "connect4_study.py")
-    study = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(study)
-    return study
+    return load_tool("connect4_study")
 
 
 def test_the_study_tool_reads_the_grid():

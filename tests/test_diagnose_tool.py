@@ -4,7 +4,6 @@ gnubg's own plays must lose nothing."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -13,19 +12,9 @@ import numpy as np
 import pytest
 
 from bgengine.position import STARTING_BOARD
+from tool_modules import load_tool
 
-TOOLS = Path(__file__).resolve().parents[1] / "tools"
-
-
-def load_tool():
-    spec = importlib.util.spec_from_file_location("diagnose_vs_gnubg",
-                                                  TOOLS / "diagnose_vs_gnubg.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-D = load_tool()
+D = load_tool("diagnose_vs_gnubg")
 
 
 def test_classes_and_phases():

@@ -34,12 +34,14 @@ CONTACT = CLASSES.index("contact")
 
 def collect(player: str, games: int, seed: int, every: int, top: int, plies: int) -> dict:
     """Boards (uint8, (N, 2, 25), side on roll in row 1), static outputs and search values
-    (float32, (N, 5)) of positions from the player's self-play."""
+    (float32, (N, 5)) of positions from the player's self-play, and each one's decision
+    number (int64, (N,): the plays kept from one decision share it)."""
     model = load_network_spec(player)
     evaluator = as_evaluator(model)
     engine = Engine(network=model, plies=plies)
     rng = np.random.default_rng(seed)
-    boards, static, targets = [], [], []
+    boards, static, targets, groups = [], [], [], []
+    decision = 0
     for g in range(games):
         loop = game_decisions(Dice(seed, stream=g))
         k = None
@@ -58,33 +60,59 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
                 k = int(order[0])
                 if rng.random() >= 1.0 / every:
                     continue
+                decision += 1
                 for j in order[:top]:
                     if live[j] and evaluator.classify(opp[j]) == CONTACT:
                         boards.append(opp[j])
                         static.append(evaluator.evaluate(opp[j]))
                         targets.append(engine.evaluate(opp[j], plies=plies))
+                        groups.append(decision)
         except StopIteration:
             pass
         if g % 200 == 0:
             log.info("game %d: %d positions", g, len(boards))
     return {"boards": np.array(boards, np.uint8), "static": np.array(static, np.float32),
-            "targets": np.array(targets, np.float32)}
+            "targets": np.array(targets, np.float32), "group": np.array(groups, np.int64)}
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
+# Cubeless equity of five outputs (win, win gammon, win backgammon, lose gammon, lose
+# backgammon) is their dot product with this, minus 1 (bgengine.network.equity_of).
+EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+
+
+def decision_groups(data: dict) -> np.ndarray:
+    """A decision number per position (int64, (N,)): the positions kept from one decision
+    are the plays of one roll from one position.  Files from ``collect`` hold them as
+    ``group``; for older files, the runs of equal mover pip counts (row 0, the side that
+    just played: every full play of a roll moves the same number of pips)."""
+    if "group" in data:
+        return np.asarray(data["group"], np.int64)
+    boards = data["boards"]
+    pips = (boards[:, 0, :].astype(np.int64) * np.arange(1, 26)).sum(axis=1)
+    return np.concatenate([[0], np.cumsum(pips[1:] != pips[:-1])])
+
+
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
-        seed: int = 0) -> Evaluator:
-    """The player's evaluator with its contact network fitted to the files' search values."""
+        seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0) -> Evaluator:
+    """The player's evaluator with its contact network fitted to the files' search values.
+
+    The loss is ``absolute`` times the mean squared error of the five outputs plus
+    ``pairwise`` times the mean over pairs of plays of one decision of the squared error
+    of their equity difference: the part of the values that chooses the play."""
     evaluator = as_evaluator(load_network_spec(player))
     net = evaluator.contact
     Ws = [net.weights(layer)[0].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     bs = [net.weights(layer)[1].astype(np.float64) for layer in range(len(net.sizes) - 1)]
-    data = [np.load(f) for f in files]
+    data = [dict(np.load(f)) for f in files]
     X = encode(np.concatenate([d["boards"] for d in data]), net.encoder).astype(np.float64)
     T = np.concatenate([d["targets"] for d in data]).astype(np.float64)
+    group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
+    _, group = np.unique(group, return_inverse=True)
+    members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
 
     def forward(x: np.ndarray) -> list[np.ndarray]:
         acts = [x]
@@ -96,23 +124,55 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     if check > 1e-4:
         raise RuntimeError(f"numpy forward pass differs from the network's by {check}")
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(X))
-    held, train = order[:len(X) // 10], order[len(X) // 10:]
+    groups = rng.permutation(len(members))
+    n_held = len(groups) // 10
+    held = np.concatenate([members[g] for g in groups[:n_held]])
+    train_groups = groups[n_held:]
 
-    def mse(ix: np.ndarray) -> float:
-        return float(((forward(X[ix])[-1] - T[ix]) ** 2).sum(axis=1).mean())
+    def pair_residuals(out: np.ndarray, ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Equity residuals minus their decision's mean, the decisions' sizes per
+        position, and the number of pairs."""
+        r = (out - T[ix]) @ EQUITY_WEIGHTS
+        _, g, n = np.unique(group[ix], return_inverse=True, return_counts=True)
+        centred = r - (np.bincount(g, weights=r) / n)[g]
+        return centred, n[g], int((n * (n - 1) // 2).sum())
 
-    log.info("%d positions; held-out squared error %.3g at the start", len(X), mse(held))
+    def report(ix: np.ndarray) -> str:
+        out = forward(X[ix])[-1]
+        mse = float(((out - T[ix]) ** 2).sum(axis=1).mean())
+        centred, size, pairs = pair_residuals(out, ix)
+        pair_mse = float((size * centred ** 2).sum() / max(pairs, 1))
+        # how often the network's best play of a decision is the search's best
+        e_net, e_search = out @ EQUITY_WEIGHTS, T[ix] @ EQUITY_WEIGHTS
+        _, g = np.unique(group[ix], return_inverse=True)
+        agree = total = 0
+        for members_g in np.split(np.argsort(g, kind="stable"), np.cumsum(np.bincount(g))[:-1]):
+            if len(members_g) > 1:
+                total += 1
+                agree += int(np.argmax(e_net[members_g]) == np.argmax(e_search[members_g]))
+        return (f"squared error {mse:.3g}, pair equity squared error {pair_mse:.3g}, "
+                f"same best play {agree / max(total, 1):.1%} of {total}")
+
+    held.sort()
+    log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
+             report(held))
     params = Ws + bs
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     step = 0
+    per_batch = max(1, batch * len(members) // len(X))       # decisions per minibatch
     for epoch in range(epochs):
-        rng.shuffle(train)
-        for s in range(0, len(train) - batch + 1, batch):
-            ix = train[s:s + batch]
+        rng.shuffle(train_groups)
+        for s in range(0, len(train_groups) - per_batch + 1, per_batch):
+            ix = np.concatenate([members[g] for g in train_groups[s:s + per_batch]])
             acts = forward(X[ix])
-            delta = 2 * (acts[-1] - T[ix]) * acts[-1] * (1 - acts[-1]) / batch
+            out = acts[-1]
+            grad_out = absolute * 2 * (out - T[ix]) / len(ix)
+            if pairwise:
+                centred, size, pairs = pair_residuals(out, ix)
+                grad_out += pairwise * np.outer(2 * size * centred / max(pairs, 1),
+                                                EQUITY_WEIGHTS)
+            delta = grad_out * out * (1 - out)
             grads_W, grads_b = [None] * len(Ws), [None] * len(Ws)
             for layer in range(len(Ws) - 1, -1, -1):
                 grads_W[layer] = acts[layer].T @ delta
@@ -125,10 +185,11 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 v[i] = 0.999 * v[i] + 0.001 * g * g
                 params[i] -= lr * (m[i] / (1 - 0.9 ** step)) / (
                     np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
-        log.info("epoch %d: held-out squared error %.3g", epoch, mse(held))
+        log.info("epoch %d: held out: %s", epoch, report(held))
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
-    metadata["distilled"] = {"files": files, "lr": lr, "epochs": epochs}
+    metadata["distilled"] = {"files": files, "lr": lr, "epochs": epochs,
+                             "pairwise": pairwise, "absolute": absolute}
     contact = Network(net.hidden, net.n_outputs, net.encoder,
                       params=flat.astype(np.float32), metadata=metadata)
     return Evaluator(contact, evaluator.race, database=evaluator.database,
@@ -152,13 +213,18 @@ def main() -> None:
     f.add_argument("--player", default="net")
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--epochs", type=int, default=12)
+    f.add_argument("--pairwise", type=float, default=0.0,
+                   help="weight of the equity differences between plays of one decision")
+    f.add_argument("--absolute", type=float, default=1.0,
+                   help="weight of the outputs' squared error")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
                                      args.plies))
     else:
-        fit(args.player, args.data, args.lr, args.epochs).save(args.out)
+        fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
+            absolute=args.absolute).save(args.out)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,30 @@ def _others_busy() -> float:
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")     # minus idle
 
 
+def _medians_of_clean_rounds(benchmark, ratios, modes: tuple[str, ...], what: str,
+                             key: str) -> dict[str, float]:
+    """Median of each mode's 2-thread ratio over the rounds of ``ratios()`` (a dict: each
+    mode's ratio and ``others_busy``) during which other processes used at most
+    ``OTHERS_BUSY`` cores; skips the test if there is none.  A round during which other
+    processes took CPU compares two threads against one with less than two cores: it is
+    shown, not counted (up to 8 tries for 3 clean rounds)."""
+    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
+    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
+        runs.append(ratios())
+    print(f"\n2-thread training scaling ({what}), {'/'.join(modes)}: " + "; ".join(
+        "/".join(f"{r[m]:.2f}" for m in modes) + f" (others {r['others_busy']:.2f} cores)"
+        for r in runs))
+    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
+    benchmark.extra_info["rounds"] = runs
+    if not clean:
+        pytest.skip("other processes kept the CPU busy in every round")
+    med = {m: statistics.median(r[m] for r in clean) for m in modes}
+    benchmark.extra_info.update({f"{key}_{m}": v for m, v in med.items()})
+    print(f"medians of {len(clean)} clean rounds: " + ", ".join(
+        f"{m} {v:.2f}x" for m, v in med.items()))
+    return med
+
+
 def _training_model(kind: str):
     """The benchmark's model, past random weights' long games, and its config."""
     from bgengine.td import train_games
@@ -138,22 +162,8 @@ def test_training_scaling_on_two_threads(benchmark, kind):
             out["others_busy"] = max(out["others_busy"], busy)
         return out
 
-    # a round during which other processes took CPU compares two threads against one with
-    # less than two cores: it is shown, not counted (up to 8 tries for 3 clean rounds)
-    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
-    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
-        runs.append(ratios())
-    print(f"\n2-thread training scaling ({kind}, moves/s), round/rolling: " + "; ".join(
-        f"{r['round']:.2f}/{r['rolling']:.2f} (others {r['others_busy']:.2f} cores)"
-        for r in runs))
-    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
-    benchmark.extra_info["rounds"] = runs
-    if not clean:
-        pytest.skip("other processes kept the CPU busy in every round")
-    med = {mode: statistics.median(r[mode] for r in clean) for mode in ("round", "rolling")}
-    benchmark.extra_info.update({f"training_scaling_{m}": v for m, v in med.items()})
-    print(f"medians of {len(clean)} clean rounds: round {med['round']:.2f}x, rolling "
-          f"{med['rolling']:.2f}x")
+    med = _medians_of_clean_rounds(benchmark, ratios, ("round", "rolling"),
+                                   f"{kind}, moves/s", "training_scaling")
     assert med["round"] >= 1.5
     assert med["rolling"] >= 1.7
 
@@ -219,19 +229,7 @@ def test_training_scaling_of_the_shipped_evaluator(benchmark):
             out["others_busy"] = max(out["others_busy"], b1, b2)
         return out
 
-    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
-    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
-        runs.append(ratios())
-    print("\n2-thread training scaling (shipped evaluator, games/s), rolling/adam: " + "; ".join(
-        f"{r['rolling']:.2f}/{r['adam']:.2f} (others {r['others_busy']:.2f} cores)"
-        for r in runs))
-    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
-    benchmark.extra_info["rounds"] = runs
-    if not clean:
-        pytest.skip("other processes kept the CPU busy in every round")
-    med = {mode: statistics.median(r[mode] for r in clean) for mode in ("rolling", "adam")}
-    benchmark.extra_info.update({f"shipped_scaling_{m}": v for m, v in med.items()})
-    print(f"medians of {len(clean)} clean rounds: rolling {med['rolling']:.2f}x, adam "
-          f"{med['adam']:.2f}x")
+    med = _medians_of_clean_rounds(benchmark, ratios, ("rolling", "adam"),
+                                   "shipped evaluator, games/s", "shipped_scaling")
     assert med["rolling"] >= 1.8
     assert med["adam"] >= 1.75

@@ -480,7 +480,10 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         ``t, t + threads, ...`` of the batch and ``batch_positions / threads`` positions
         (the first ``batch_positions % threads`` threads one more) of every step, with the
         weights all threads share; their gradient sums are added in thread order before
-        the step.  The result depends on the seed and ``threads`` only.
+        the step.  The result depends on the seed and ``threads`` only (if OpenMP gives
+        fewer threads, each plays several shares: the same bits, more slowly).  The threads
+        meet twice a step at a barrier that spins up to 200 microseconds, then sleeps, so no
+        ``OMP_WAIT_POLICY`` is needed on a busy machine.
 
     Ctrl-C (any signal handler that raises, in the main thread) stops after the game
     being played (with Adam: after the step) and raises ``KeyboardInterrupt``; the

@@ -191,8 +191,9 @@ def test_training_scaling_of_the_shipped_evaluator(benchmark):
     / 1.85x** (clean rounds 1.82-2.11 and 1.69-1.91).  Ceiling on this guest: a C busy loop
     1.94-1.98x.  With another process busy on a whole core, Adam 0.96-0.98x (8 rounds);
     before this session's barrier (a ``prange`` every step, OpenMP's spinning waits)
-    0.59-0.68x (an alternating A/B, 12 rounds each: medians 0.60x before, 1.00x now), and
-    1.73x / 1.79x in clean rounds.  By parts (instrumented, quiet): an Adam
+    0.59-0.68x (an alternating A/B, 12 rounds each: medians 0.60x before, 1.00x now); on a quiet
+    machine no gain (alternating A/B, 6 clean rounds each: medians 1.85x before, 1.81x
+    now).  By parts (instrumented, quiet): an Adam
     thread plays its share 91-95% of the time, waits 4-7% for the other's share (the
     step's imbalance: 512 positions a thread of varying cost), sums and steps its half of
     the parameters 1.1%; an SGD rolling thread plays its games at 0.96-0.99 of one thread

@@ -67,6 +67,30 @@ def _others_busy() -> float:
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")     # minus idle
 
 
+def _medians_of_clean_rounds(benchmark, ratios, modes: tuple[str, ...], what: str,
+                             key: str) -> dict[str, float]:
+    """Median of each mode's 2-thread ratio over the rounds of ``ratios()`` (a dict: each
+    mode's ratio and ``others_busy``) during which other processes used at most
+    ``OTHERS_BUSY`` cores; skips the test if there is none.  A round during which other
+    processes took CPU compares two threads against one with less than two cores: it is
+    shown, not counted (up to 8 tries for 3 clean rounds)."""
+    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
+    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
+        runs.append(ratios())
+    print(f"\n2-thread training scaling ({what}), {'/'.join(modes)}: " + "; ".join(
+        "/".join(f"{r[m]:.2f}" for m in modes) + f" (others {r['others_busy']:.2f} cores)"
+        for r in runs))
+    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
+    benchmark.extra_info["rounds"] = runs
+    if not clean:
+        pytest.skip("other processes kept the CPU busy in every round")
+    med = {m: statistics.median(r[m] for r in clean) for m in modes}
+    benchmark.extra_info.update({f"{key}_{m}": v for m, v in med.items()})
+    print(f"medians of {len(clean)} clean rounds: " + ", ".join(
+        f"{m} {v:.2f}x" for m, v in med.items()))
+    return med
+
+
 def _training_model(kind: str):
     """The benchmark's model, past random weights' long games, and its config."""
     from bgengine.td import train_games
@@ -138,21 +162,76 @@ def test_training_scaling_on_two_threads(benchmark, kind):
             out["others_busy"] = max(out["others_busy"], busy)
         return out
 
-    # a round during which other processes took CPU compares two threads against one with
-    # less than two cores: it is shown, not counted (up to 8 tries for 3 clean rounds)
-    runs = [benchmark.pedantic(ratios, rounds=1, iterations=1)]
-    while sum(r["others_busy"] <= OTHERS_BUSY for r in runs) < 3 and len(runs) < 8:
-        runs.append(ratios())
-    print(f"\n2-thread training scaling ({kind}, moves/s), round/rolling: " + "; ".join(
-        f"{r['round']:.2f}/{r['rolling']:.2f} (others {r['others_busy']:.2f} cores)"
-        for r in runs))
-    clean = [r for r in runs if r["others_busy"] <= OTHERS_BUSY]
-    benchmark.extra_info["rounds"] = runs
-    if not clean:
-        pytest.skip("other processes kept the CPU busy in every round")
-    med = {mode: statistics.median(r[mode] for r in clean) for mode in ("round", "rolling")}
-    benchmark.extra_info.update({f"training_scaling_{m}": v for m, v in med.items()})
-    print(f"medians of {len(clean)} clean rounds: round {med['round']:.2f}x, rolling "
-          f"{med['rolling']:.2f}x")
+    med = _medians_of_clean_rounds(benchmark, ratios, ("round", "rolling"),
+                                   f"{kind}, moves/s", "training_scaling")
     assert med["round"] >= 1.5
     assert med["rolling"] >= 1.7
+
+
+#: The shipped evaluator's games per round of the test below, per mode.
+SHIPPED_GAMES = 3000
+
+
+@pytest.mark.skipif(CORES < 2, reason="needs 2 cores")
+def test_training_scaling_of_the_shipped_evaluator(benchmark):
+    """Games/s of a TD(0) run on two threads over one, on the same games, from the shipped
+    evaluator (``python/bgengine/data/default.npz``: contact 250-128-5 + race 235-64-5 +
+    bear-off database), with the real runs' settings: SGD ``sync_mode = "rolling"``,
+    ``sync_games = 16``, alpha 0.004 (``training/classes-c256-b``); batch TD(0) with Adam,
+    1024 positions a step, rate 3e-6 (``training/adam-c128``).  A round is one and two
+    threads of each, back to back; medians of the rounds during which other processes used
+    at most ``OTHERS_BUSY`` cores (3 wanted, at most 8 tries; skipped if none).  Gates:
+    SGD rolling >= 1.8x (the issue's target), Adam >= 1.75x (its threads wait for each
+    other every step: less margin, see below).
+
+    Session 11 (AMD EPYC, ``lscpu`` family 25 model 17, 2-vCPU KVM guest, background
+    training paused by the benchmark lock, other sessions' compilers often busy: rounds
+    with other processes on more than 0.05 cores discarded), this test three times,
+    medians of 3 clean rounds each: rolling **2.05x / 1.93x / 1.98x**, Adam **1.84x / 1.87x
+    / 1.85x** (clean rounds 1.82-2.11 and 1.69-1.91).  Ceiling on this guest: a C busy loop
+    1.94-1.98x.  With another process busy on a whole core, Adam 0.96-0.98x (8 rounds);
+    before this session's barrier (a ``prange`` every step, OpenMP's spinning waits)
+    0.59-0.68x (an alternating A/B, 12 rounds each: medians 0.60x before, 1.00x now); on a quiet
+    machine no gain (alternating A/B, 6 clean rounds each: medians 1.85x before, 1.81x
+    now).  By parts (instrumented, quiet): an Adam
+    thread plays its share 91-95% of the time, waits 4-7% for the other's share (the
+    step's imbalance: 512 positions a thread of varying cost), sums and steps its half of
+    the parameters 1.1%; an SGD rolling thread plays its games at 0.96-0.99 of one thread
+    alone, waits 0.2-2.4% for the other's merge and merges 0.7-0.9%.  See
+    docs/strength.md ("Both cores").
+    """
+    from bgengine.optimizer import AdamState
+    from bgengine.players import load_default_network
+    from bgengine.td import train_games
+    from bgengine.threaded_td import train_games_threaded
+
+    start = load_default_network()
+    n = SHIPPED_GAMES
+
+    def rate(mode: str, threads: int) -> tuple[float, float]:
+        """(games/s, CPU cores other processes used meanwhile)"""
+        model = start.copy()
+        busy, cpu, t = _others_busy(), time.process_time(), time.perf_counter()
+        if mode == "adam":
+            train_games(model, n, 3e-6, 0.0, seed=2041, first_game=1000,
+                        adam=AdamState.zeros(model), batch_positions=1024, threads=threads)
+        elif threads == 1:
+            train_games(model, n, 0.004, 0.0, seed=2031, first_game=1000)
+        else:
+            train_games_threaded(model, n, 0.004, 0.0, threads=threads, sync_games=16,
+                                 mode="rolling", seed=2031, first_game=1000)
+        dt = time.perf_counter() - t
+        return n / dt, (_others_busy() - busy - (time.process_time() - cpu)) / dt
+
+    def ratios() -> dict[str, float]:
+        out = {"others_busy": 0.0}
+        for mode in ("rolling", "adam"):
+            (one, b1), (two, b2) = rate(mode, 1), rate(mode, 2)
+            out[mode] = two / one
+            out["others_busy"] = max(out["others_busy"], b1, b2)
+        return out
+
+    med = _medians_of_clean_rounds(benchmark, ratios, ("rolling", "adam"),
+                                   "shipped evaluator, games/s", "shipped_scaling")
+    assert med["rolling"] >= 1.8
+    assert med["adam"] >= 1.75

@@ -51,6 +51,7 @@ LOOPS = """
     import sys, time
     from bgengine.agents import Player, play_match
     from bgengine.network import Network
+    from bgengine.optimizer import AdamState
     from bgengine.position import Position
     from bgengine.search import rollout
     from bgengine.td import train_games
@@ -67,6 +68,8 @@ LOOPS = """
         "train_games": lambda: train_games(net, 10**6, 0.01, 0.7),
         "train_games_threaded": lambda: train_games_threaded(net, 10**6, 0.01, 0.0, threads=2,
                                                              sync_games=16, mode="rolling"),
+        "train_games_adam": lambda: train_games(net, 10**6, 0.001, 0.0, adam=AdamState.zeros(net),
+                                                batch_positions=256, threads=2),
     }
     for name, loop in loops.items():
         print("ready", name, flush=True)
@@ -83,7 +86,8 @@ LOOPS = """
 def test_ctrl_c_stops_compiled_loops():
     proc = _child(LOOPS)
     try:
-        for name in ("rollout", "rollout-vr", "play_match", "train_games", "train_games_threaded"):
+        for name in ("rollout", "rollout-vr", "play_match", "train_games", "train_games_threaded",
+                     "train_games_adam"):
             assert _readline(proc, 60) == f"ready {name}"
             time.sleep(0.5)                 # well inside the loop
             sent = time.perf_counter()

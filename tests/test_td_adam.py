@@ -87,6 +87,38 @@ def test_reproducible_from_seed_and_thread_count(threads):
     np.testing.assert_array_equal(ra["moves"], rb["moves"])
 
 
+_TEAM_RUN = """
+import sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from test_td_adam import tiny
+from bgengine.optimizer import AdamState
+from bgengine.td import train_games
+net = tiny()
+train_games(net, 12, 0.003, 0.0, seed=2, adam=AdamState.zeros(net), batch_positions=64,
+            threads=3)
+sys.stdout.write(net.params.tobytes().hex())
+"""
+
+
+def test_a_smaller_team_of_threads_gives_the_same_bits():
+    """The batch's shares (``threads``) are spread over the threads OpenMP gives: with one
+    thread in all (``OMP_THREAD_LIMIT=1``), the weights of a 3-share batch are the same."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = _TEAM_RUN.format(tests=str(Path(__file__).parent))
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    net = tiny()
+    train_games(net, 12, 0.003, 0.0, seed=2, adam=AdamState.zeros(net), batch_positions=64,
+                threads=3)
+    assert out == net.params.tobytes().hex()
+
+
 def test_threads_play_the_same_games_with_other_weights():
     """Two threads step on other batches than one: the weights differ, the dice do not."""
     nets = []

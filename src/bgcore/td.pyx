@@ -48,7 +48,10 @@ from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CL
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
 from bgengine.adam_step cimport adam_step
-from cython.parallel cimport prange
+from cython.parallel cimport parallel
+from cpython.exc cimport PyErr_Occurred
+from bgengine.thread_barrier cimport (bg_barrier_t, bg_barrier_init, bg_barrier_wait,
+                                      bg_team_index, bg_team_size)
 
 from bgengine.board import validate_boards
 from bgengine.evaluator import as_evaluator
@@ -477,7 +480,10 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         ``t, t + threads, ...`` of the batch and ``batch_positions / threads`` positions
         (the first ``batch_positions % threads`` threads one more) of every step, with the
         weights all threads share; their gradient sums are added in thread order before
-        the step.  The result depends on the seed and ``threads`` only.
+        the step.  The result depends on the seed and ``threads`` only (if OpenMP gives
+        fewer threads, each plays several shares: the same bits, more slowly).  The threads
+        meet twice a step at a barrier that spins up to 200 microseconds, then sleeps, so no
+        ``OMP_WAIT_POLICY`` is needed on a busy machine.
 
     Ctrl-C (any signal handler that raises, in the main thread) stops after the game
     being played (with Adam: after the step) and raises ``KeyboardInterrupt``; the
@@ -604,7 +610,7 @@ ctypedef struct batch_t:
     double* error
 
 
-# One thread of an Adam batch: its learner (gradient sums in ``grad``) and game.
+# One share of an Adam batch: its learner (gradient sums in ``grad``) and game.
 ctypedef struct worker_t:
     learner_t L
     game_t G
@@ -612,7 +618,9 @@ ctypedef struct worker_t:
     Py_ssize_t next_game    # the next game this worker starts
     int quota               # positions per step
     int played              # positions played in the current step
+    int failed              # its share of a step raised (MemoryError)
     real_t* grad[N_NET_CLASSES]     # gradient sums of the trained networks (slots)
+    char _pad[64]           # workers side by side in an array share no cache line
 
 
 cdef int _worker_step(worker_t* W, const batch_t* B, const int* n_params,
@@ -643,44 +651,125 @@ cdef int _worker_step(worker_t* W, const batch_t* B, const int* n_params,
     return 0
 
 
+# ``_worker_step`` called from a team thread, which must reach the next barrier even when
+# the share raised: its status is checked here, not propagated by Cython (-1: an exception
+# was raised in that thread, see ``_train_adam``).
+ctypedef int (*share_fn)(worker_t*, const batch_t*, const int*, int) noexcept nogil
+cdef share_fn _play_share = <share_fn> _worker_step
+
+#: Microseconds a thread of an Adam batch spins at a barrier before it sleeps
+#: (thread_barrier.h): longer than most waits for the other thread's share on a quiet
+#: machine, short enough to cost little when that thread has lost its core.
+cdef double BARRIER_SPIN_US = 200
+
+# An Adam batch as its team of threads sees it.
+ctypedef struct adam_team_t:
+    worker_t* W             # the batch's shares (``threads`` workers)
+    int threads
+    const batch_t* B
+    int n_slots
+    int n_params[N_NET_CLASSES]
+    real_t* params[N_NET_CLASSES]
+    real_t* m[N_NET_CLASSES]
+    real_t* v[N_NET_CLASSES]
+    double alpha, beta1, beta2, eps
+    long long step          # Adam steps taken (in: before the batch; out: after it)
+    interrupt_t* it
+    bint stop               # the caller's thread saw Ctrl-C: stop after this step
+    bg_barrier_t barrier
+
+
+cdef inline Py_ssize_t _slice_start(Py_ssize_t n, int i, int team) noexcept nogil:
+    """Start of team thread ``i``'s slice of ``n`` parameters: equal slices, each a whole
+    number of cache lines (16 floats), so that no two threads write one line."""
+    cdef Py_ssize_t chunk = ((n + team - 1) // team + 15) // 16 * 16
+    return min(n, i * chunk)
+
+
+cdef void _adam_team_thread(adam_team_t* R) noexcept nogil:
+    """One thread of the team playing an Adam batch (inside a parallel region).  Each step:
+    the shares of workers ``i, i + team, ...``; a barrier; then, for this thread's slice of
+    every network's parameters, the workers' gradient sums added in worker order and the
+    Adam step (elementwise: the same bits whatever the slices); a barrier.  The team's
+    size changes nothing but the speed."""
+    cdef int i = bg_team_index(), team = bg_team_size(), w, s, played, failed
+    cdef long long step = R.step
+    cdef Py_ssize_t lo, hi, j
+    cdef real_t* g
+    cdef const real_t* h
+    while True:
+        w = i
+        while w < R.threads:
+            R.W[w].failed = _play_share(&R.W[w], R.B, R.n_params, R.n_slots) < 0
+            w += team
+        bg_barrier_wait(&R.barrier, team)
+        played = failed = 0
+        for w in range(R.threads):
+            played += R.W[w].played
+            failed |= R.W[w].failed
+        if played == 0 or failed:
+            break
+        step += 1
+        for s in range(R.n_slots):
+            lo = _slice_start(R.n_params[s], i, team)
+            hi = _slice_start(R.n_params[s], i + 1, team)
+            g = R.W[0].grad[s]
+            for w in range(1, R.threads):
+                h = R.W[w].grad[s]
+                for j in range(lo, hi):
+                    g[j] += h[j]
+            adam_step(R.params[s] + lo, g + lo, R.m[s] + lo, R.v[s] + lo, hi - lo, R.alpha,
+                      R.beta1, R.beta2, R.eps, step)
+        if i == 0:
+            R.stop = interrupt_poll(R.it, True)
+        bg_barrier_wait(&R.barrier, team)
+        if R.stop:
+            break
+    if i == 0:
+        R.step = step
+
+
 cdef int _train_adam(Evaluator evaluator, dict stats, double alpha, uint64_t sd, uint64_t g0,
                      double epsilon, int target_plies, cnp.ndarray start_arr, adam,
                      int batch_positions, int threads) except -1:
-    """``train_games`` by batch TD(0) with Adam on ``threads`` threads (see there)."""
+    """``train_games`` by batch TD(0) with Adam on ``threads`` threads (see there).
+
+    The threads live for the whole batch and meet at a barrier that spins briefly, then
+    sleeps (``thread_barrier.h``), twice a step; each adds up and steps its own slice of
+    the parameters."""
     if batch_positions < 1:
         raise ValueError(f"batch_positions must be >= 1, got {batch_positions}")
     if not 1 <= threads <= batch_positions:
         raise ValueError(f"threads must be in 1..batch_positions, got {threads}")
-    cdef double beta1 = adam.beta1, beta2 = adam.beta2, eps = adam.eps
-    if not (0 <= beta1 < 1 and 0 <= beta2 < 1 and eps > 0):
-        raise ValueError(f"Adam needs 0 <= beta1, beta2 < 1 and eps > 0, got {beta1}, {beta2}, "
-                         f"{eps}")
-    cdef long long step = adam.step
-    if step < 0:
-        raise ValueError(f"the Adam step count must be >= 0, got {step}")
+    cdef adam_team_t R
+    R.beta1, R.beta2, R.eps = adam.beta1, adam.beta2, adam.eps
+    if not (0 <= R.beta1 < 1 and 0 <= R.beta2 < 1 and R.eps > 0):
+        raise ValueError(f"Adam needs 0 <= beta1, beta2 < 1 and eps > 0, got {R.beta1}, "
+                         f"{R.beta2}, {R.eps}")
+    R.step = adam.step
+    if R.step < 0:
+        raise ValueError(f"the Adam step count must be >= 0, got {R.step}")
     # the trained networks (slots): the contact network, and the race network if its own
     nets = [evaluator.contact] if evaluator.race is evaluator.contact else \
         [evaluator.contact, evaluator.race]
-    cdef int n_slots = len(nets), s, t, c
+    R.n_slots = len(nets)
+    cdef int s, t, c
     moments = [list(adam.m), list(adam.v)]
     for what, arrs in zip(("m", "v"), moments):
-        if len(arrs) != n_slots or not all(
+        if len(arrs) != R.n_slots or not all(
                 isinstance(a, np.ndarray) and a.dtype == np.float32 and a.flags.c_contiguous
                 and a.flags.writeable and a.shape == n.params.shape for a, n in zip(arrs, nets)):
-            raise ValueError(f"Adam's {what} must be {n_slots} writeable contiguous float32 "
+            raise ValueError(f"Adam's {what} must be {R.n_slots} writeable contiguous float32 "
                              f"array(s) shaped like the trained networks' params")
-    cdef real_t* params[N_NET_CLASSES]
-    cdef real_t* m[N_NET_CLASSES]
-    cdef real_t* v[N_NET_CLASSES]
-    cdef int n_params[N_NET_CLASSES]
     cdef int slot_of[N_NET_CLASSES]
-    for s in range(n_slots):
-        params[s] = <real_t*> cnp.PyArray_DATA(nets[s].params)
-        m[s] = <real_t*> cnp.PyArray_DATA(moments[0][s])
-        v[s] = <real_t*> cnp.PyArray_DATA(moments[1][s])
-        n_params[s] = nets[s].params.size
+    for s in range(R.n_slots):
+        R.params[s] = <real_t*> cnp.PyArray_DATA(nets[s].params)
+        R.m[s] = <real_t*> cnp.PyArray_DATA(moments[0][s])
+        R.v[s] = <real_t*> cnp.PyArray_DATA(moments[1][s])
+        R.n_params[s] = nets[s].params.size
     slot_of[CLASS_CONTACT] = 0
-    slot_of[CLASS_RACE] = n_slots - 1
+    slot_of[CLASS_RACE] = R.n_slots - 1
+    R.alpha = alpha
     cdef batch_t B
     cdef int32_t[::1] mv = stats["moves"]
     cdef cnp.int8_t[::1] rv = stats["result"]
@@ -697,50 +786,47 @@ cdef int _train_adam(Evaluator evaluator, dict stats, double alpha, uint64_t sd,
         B.n_starts = start_arr.shape[0]
     if B.n_games:
         B.moves, B.result, B.error = &mv[0], &rv[0], &errv[0]
-    cdef worker_t* W = <worker_t*> zeroed_or_raise(threads, sizeof(worker_t))
-    cdef Py_ssize_t i, n
-    cdef int played
+    R.B = &B
+    R.threads = threads
+    R.W = <worker_t*> zeroed_or_raise(threads, sizeof(worker_t))
+    R.stop = False
+    bg_barrier_init(&R.barrier, BARRIER_SPIN_US)
     cdef interrupt_t it
     pending = []
     interrupt_init(&it, pending)
+    R.it = &it
+    cdef bint failed = False
     try:
         for t in range(threads):
-            _learner_init(&W[t].L, evaluator, target_plies)
-            _learner_open(&W[t].L, False)
-            for s in range(n_slots):
-                W[t].grad[s] = <real_t*> zeroed_or_raise(n_params[s], sizeof(real_t))
+            _learner_init(&R.W[t].L, evaluator, target_plies)
+            _learner_open(&R.W[t].L, False)
+            for s in range(R.n_slots):
+                R.W[t].grad[s] = <real_t*> zeroed_or_raise(R.n_params[s], sizeof(real_t))
             for c in range(N_NET_CLASSES):
-                W[t].L.dest[c] = W[t].grad[slot_of[c]]
-            W[t].game = -1
-            W[t].next_game = t
-            W[t].quota = batch_positions // threads + (1 if t < batch_positions % threads else 0)
-        with nogil:
-            while not interrupt_poll(&it, True):
-                for t in prange(threads, num_threads=threads, schedule="static"):
-                    _worker_step(&W[t], &B, n_params, n_slots)
-                played = 0
-                for t in range(threads):
-                    played += W[t].played
-                if played == 0:
-                    break
-                step += 1
-                for s in range(n_slots):
-                    # the threads' sums added in thread order: the same bits on every run
-                    n = n_params[s]
-                    for t in range(1, threads):
-                        for i in range(n):
-                            W[0].grad[s][i] += W[t].grad[s][i]
-                    adam_step(params[s], W[0].grad[s], m[s], v[s], n, alpha, beta1, beta2,
-                              eps, step)
-        adam.step = step
+                R.W[t].L.dest[c] = R.W[t].grad[slot_of[c]]
+            R.W[t].game = -1
+            R.W[t].next_game = t
+            R.W[t].quota = batch_positions // threads + (1 if t < batch_positions % threads else 0)
+        if not interrupt_poll(&it, True):
+            with nogil, parallel(num_threads=threads):
+                _adam_team_thread(&R)
+            for t in range(threads):
+                failed |= R.W[t].failed
+        adam.step = R.step
+        if failed:
+            # raised in a thread of the team: the exception is lost with that thread's
+            # state unless it was the caller's own (then it is pending here)
+            if PyErr_Occurred() == NULL:
+                raise MemoryError("a self-play thread ran out of memory")
+            return -1
         if pending:
             raise pending[0]
     finally:
         for t in range(threads):
-            _learner_close(&W[t].L)
-            for s in range(n_slots):
-                free(W[t].grad[s])
-        free(W)
+            _learner_close(&R.W[t].L)
+            for s in range(R.n_slots):
+                free(R.W[t].grad[s])
+        free(R.W)
     return 0
 
 def _checked_starts(starts):

@@ -88,6 +88,54 @@ static inline int bg_sum25(const unsigned char *c)
 #endif
 }
 
+/* Sums over one side's points 1..24 (slots 0..23, the bar not included): its checkers, their
+ * pips (slot i: i + 1 pips), the checkers on 7..18 (outfield) and on 19..24 (back), and those
+ * beyond the third on each of 1..6 (stack).  Branch-free: a loop over the occupied points
+ * costs a mispredicted exit per side. */
+static inline void bg_side_counts(const unsigned char *c, int *total, int *pips, int *outfield,
+                                  int *back, int *stack)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    const __m128i z = _mm_setzero_si128();
+    const __m128i lo = _mm_loadu_si128((const __m128i *)c);            /* slots 0..15 */
+    const __m128i hi = _mm_loadl_epi64((const __m128i *)(c + 16));     /* 16..23, then 0 */
+    /* bytes 6..15 (points 7..16); of hi, bytes 0..1 (17, 18) and 2..7 (19..24) */
+    const __m128i out_lo = _mm_setr_epi8(0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i out_hi = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i home = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m128i s, w, o;
+    /* pips: the counts widened to 16 bits, times 1..24 by pairs (pmaddwd) */
+    w = _mm_add_epi32(
+        _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(lo, z),
+                                     _mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8)),
+                      _mm_madd_epi16(_mm_unpackhi_epi8(lo, z),
+                                     _mm_setr_epi16(9, 10, 11, 12, 13, 14, 15, 16))),
+        _mm_madd_epi16(_mm_unpacklo_epi8(hi, z), _mm_setr_epi16(17, 18, 19, 20, 21, 22, 23, 24)));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0x4E));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0xB1));
+    *pips = _mm_cvtsi128_si32(w);
+    s = _mm_add_epi64(_mm_sad_epu8(lo, z), _mm_sad_epu8(hi, z));
+    *total = _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s));
+    o = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(lo, out_lo), z),
+                      _mm_sad_epu8(_mm_and_si128(hi, out_hi), z));
+    *outfield = _mm_cvtsi128_si32(o) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(o, o));
+    *back = _mm_cvtsi128_si32(_mm_sad_epu8(_mm_andnot_si128(out_hi, hi), z));
+    *stack = _mm_cvtsi128_si32(_mm_sad_epu8(
+        _mm_and_si128(_mm_subs_epu8(lo, _mm_set1_epi8(3)), home), z));
+#else
+    int i, n, t = 0, p = 0, of = 0, bk = 0, st = 0;
+    for (i = 0; i < 24; i++) {
+        n = c[i];
+        t += n;
+        p += n * (i + 1);
+        if (i >= 6 && i < 18) of += n;
+        if (i >= 18) bk += n;
+        if (i < 6 && n > 3) st += n - 3;
+    }
+    *total = t; *pips = p; *outfield = of; *back = bk; *stack = st;
+#endif
+}
+
 /* bit j (0..n-1, n <= 64): a[j] != b[j] as floats (0 and -0 equal) */
 static inline unsigned long long bg_diff_mask_f32(const float *a, const float *b, int n)
 {

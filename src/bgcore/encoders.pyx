@@ -195,7 +195,8 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
 
 
 from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
-                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64)
+                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64,
+                              bg_side_counts)
 
 cdef extern from "encoders_simd.h":
     # the AVX2 shots and hits kernels (encoders_simd.h); -1 / 0 where AVX2 is missing
@@ -229,8 +230,6 @@ cdef inline int _longest_run(uint32_t x) noexcept nogil:
 # The four tesauro units of a point with n checkers: how many are nonzero, and their values.
 cdef int UNIT_COUNT[16]
 cdef real_t UNIT_VALUE[16][4]
-# Per slot 0..23: 0 home (points 1..6), 1 outfield (7..18), 2 back (19..24)
-cdef int REGION[24]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -240,8 +239,6 @@ cdef void _init_tables() noexcept nogil:
         for i in range(4):
             UNIT_VALUE[n][i] = 1.0 if i < 3 and n > i else 0.0
         UNIT_VALUE[n][3] = (n - 3) * 0.5 if n > 3 else 0.0
-    for i in range(24):
-        REGION[i] = 0 if i < 6 else (1 if i < 18 else 2)
 
 _init_tables()
 
@@ -251,42 +248,35 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
     """The units of one side's points 1..24 from input ``base``, four per point: tesauro's
     (n >= 1, n >= 2, n >= 3, (n - 3) / 2) or, with ``gnubg``, gnubg's (n == 1 first).  Four
     entries written per occupied point, ``k`` advanced by the nonzero ones (none with a
-    NULL ``idx``).  And the side's summary.  (Inline with a constant ``gnubg``: one
-    specialised loop each.)"""
+    NULL ``idx``).  And the side's summary (its sums branch-free, bg_side_counts).  (Inline
+    with a constant ``gnubg``: one specialised loop each.)"""
     cdef uint32_t occ, blot, x
-    cdef int i, n, u, total = 0, pips = 0, stack = 0
-    cdef int region[3]
-    region[0] = region[1] = region[2] = 0
+    cdef int i, n, u, total, pips, outfield, back, stack
     bg_point_masks(c, &occ, &blot)
-    x = occ >> 1
-    while x:
-        i = bg_ctz32(x)
-        x &= x - 1
-        n = c[i]
-        u = base + 4 * i
-        if idx == NULL:
-            pass
-        elif gnubg:
-            # its nonzero units are not a prefix: their offsets come from a table
-            idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
-            idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
-            memcpy(&val[k], G_VAL[n], 4 * sizeof(real_t))
-            k += G_COUNT[n]
-        else:
-            idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
-            memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
-            k += UNIT_COUNT[n]
-        total += n
-        pips += n * (i + 1)
-        region[REGION[i]] += n
-        if i < 6 and n > 3:
-            stack += n - 3
+    if idx != NULL:
+        x = occ >> 1
+        while x:
+            i = bg_ctz32(x)
+            x &= x - 1
+            n = c[i]
+            u = base + 4 * i
+            if gnubg:
+                # its nonzero units are not a prefix: their offsets come from a table
+                idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
+                idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
+                memcpy(&val[k], G_VAL[n], 4 * sizeof(real_t))
+                k += G_COUNT[n]
+            else:
+                idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
+                memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
+                k += UNIT_COUNT[n]
+    bg_side_counts(c, &total, &pips, &outfield, &back, &stack)
     n = c[BAR]
     S.occ, S.blot, S.made = occ, blot, occ & ~blot
     S.made_seen, S.blot_seen = bg_mirror24(S.made), bg_mirror24(blot)
     S.pips = pips + 25 * n
-    S.back = region[2] + n
-    S.outfield = region[1]
+    S.back = back + n
+    S.outfield = outfield
     S.stack = stack
     S.checkers = total + n
     S.bar = n

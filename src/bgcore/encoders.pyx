@@ -206,6 +206,8 @@ cdef extern from "encoders_simd.h":
     bint bg_two_direct(uint32_t Da, uint32_t Db, int a, int b, uint32_t made) noexcept nogil
     void bg_hits_avx2(uint32_t mine, uint32_t made, uint32_t blot, uint32_t open_,
                       int* p1, int* p2, int* loss) noexcept nogil
+    void bg_hits_bar_avx2(uint32_t mine, uint32_t blot, uint32_t open_, int n_bar,
+                          int* p1, int* p2, int* loss) noexcept nogil
     int bg_hits_use_avx2() noexcept nogil
 
 cdef bint SHOTS_AVX2 = bg_shots_use_avx2()
@@ -830,9 +832,8 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     single-die moves, bar checkers entering first."""
     cdef uint32_t blot_m = O.blot_seen
     cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = R.occ, H, h2, ea, eb, hit0
-    cdef int a, b, w, nb = R.bar, n1 = 0, n2 = 0, lost = 0
-    cdef bint two
+    cdef uint32_t mine = R.occ
+    cdef int nb = R.bar
     p1[0] = p2[0] = loss[0] = 0
     if blot_m == 0:
         return
@@ -849,7 +850,19 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
         else:
             _hits_scalar(mine, R.made, blot_m, open_m, p1, p2, loss)
         return
-    # checkers on the bar enter first
+    if HITS_AVX2:
+        bg_hits_bar_avx2(mine, blot_m, open_m, nb, p1, p2, loss)
+    else:
+        _hits_bar(mine, blot_m, open_m, nb, p1, p2, loss)
+
+
+cdef void _hits_bar(uint32_t mine, uint32_t blot_m, uint32_t open_m, int nb, int* p1, int* p2,
+                    int* loss) noexcept nogil:
+    """_hits of a roller with nb >= 1 checkers on the bar, which enter first (bg_hits_bar_avx2
+    in plain C)."""
+    cdef uint32_t H, h2, ea, eb, hit0
+    cdef int a, b, w, n1 = 0, n2 = 0, lost = 0
+    cdef bint two
     for a in range(1, 7):
         for b in range(a, 7):
             w = 1 if a == b else 2
@@ -1409,18 +1422,26 @@ def _escapes_both(int p, blocked) -> tuple:
     return _escapes_table(p, m), _escapes_search(p, m)
 
 
-def _hits_both(mine, made, blot, open_) -> tuple:
+def _hits_both(mine, made, blot, open_, int bar=0) -> tuple:
     """((p1, p2, pip loss) by AVX2 or None when this CPU lacks it, the same in plain C) of a
-    roller with no checker on the bar: point masks (bits 1..24) in the roller's numbering,
-    ``made`` within ``mine``, ``blot`` within ``open_``.  For tests."""
+    roller with ``bar`` checkers on the bar: point masks (bits 1..24) in the roller's
+    numbering, ``made`` within ``mine``, ``blot`` within ``open_``.  For tests."""
     cdef uint32_t m = <uint32_t>(int(mine) & POINTS_MASK), o = <uint32_t>(int(open_) & POINTS_MASK)
     cdef uint32_t b = <uint32_t>(int(blot) & POINTS_MASK) & o
     cdef uint32_t md = <uint32_t>(int(made) & POINTS_MASK) & m
     cdef int p1, p2, loss, q1, q2, qloss
-    _hits_scalar(m, md, b, o, &p1, &p2, &loss)
+    if not 0 <= bar <= 15:
+        raise ValueError(f"bar must be 0..15, got {bar}")
+    if bar == 0:
+        _hits_scalar(m, md, b, o, &p1, &p2, &loss)
+    else:
+        _hits_bar(m, b, o, bar, &p1, &p2, &loss)
     if not bg_hits_use_avx2():
         return None, (p1, p2, loss)
-    bg_hits_avx2(m, md, b, o, &q1, &q2, &qloss)
+    if bar == 0:
+        bg_hits_avx2(m, md, b, o, &q1, &q2, &qloss)
+    else:
+        bg_hits_bar_avx2(m, b, o, bar, &q1, &q2, &qloss)
     return (q1, q2, qloss), (p1, p2, loss)
 
 

@@ -196,7 +196,7 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
 
 from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
                               bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64,
-                              bg_side_counts)
+                              bg_side_counts, bg_range_sums, bg_range_sums_t)
 
 cdef extern from "encoders_simd.h":
     # the AVX2 shots and hits kernels (encoders_simd.h); -1 / 0 where AVX2 is missing
@@ -702,6 +702,7 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
     escapes its points allow the other side's checkers on the other's points 16..24."""
     cdef int t, n, a, j, s, pa, d, w, tot, e, m
     cdef uint32_t x, made = S.made
+    cdef bg_range_sums_t r
     f[0] = Q100[S.pips]
     f[1] = Q25[_rearmost(S)]
     f[2] = Q24[bg_msb32(made) if made else 0]
@@ -713,21 +714,17 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
     else:
         x = made & (0x3Fu << 13)
         f[3] = Q6[25 - bg_msb32(x)] if x else 2.0
-    # one-sided second moment beyond the mean point A (rounded up)
+    # one-sided second moment beyond the mean point A (rounded up): sum of n (t - A)^2 over
+    # t > A, as sum n t^2 - 2 A sum n t + A^2 sum n (the same integers)
     f[4] = 0.0
     if S.checkers:
         a = MEAN_UP[S.checkers][S.pips]
-        n = s = 0
+        bg_range_sums(c, a + 1, &r)
+        n = r.n
+        s = r.ntt - 2 * a * r.nt + a * a * r.n
         if S.bar and 25 > a:
-            n = S.bar
-            s = S.bar * (25 - a) * (25 - a)
-        if a < 24:
-            x = S.occ >> (a + 1)
-            while x:
-                t = bg_ctz32(x) + a + 1
-                x &= x - 1
-                n += c[t - 1]
-                s += c[t - 1] * (t - a) * (t - a)
+            n += S.bar
+            s += S.bar * (25 - a) * (25 - a)
         if n:
             f[4] = <real_t>(s * RECIP[n] * (1.0 / 400.0))
     # backbone: consecutive held points from the back, each gap d weighted by the checkers on
@@ -920,35 +917,22 @@ cdef inline int _timing_home(const checker_t* c, int spare, int tot) noexcept no
 cdef inline void _q_terms(const checker_t* c, const side_summary_t* S, int q,
                           int* terms) noexcept nogil:
     """Contact features of side S that depend on the other side through its rearmost point
-    q alone: terms[Q_BREAK] pips to break contact, [Q_FREE] free pips, [Q_TIMING] timing."""
-    cdef int t, n, bc = 0, fp = 0, free, spare = S.bar, tot = 24 * S.bar
-    cdef bint behind
-    cdef uint32_t x
-    # pips to break contact (to get every checker behind the rearmost q past it), pips of those
-    # past it (t + q == 25 is one point for both sides: never)
-    x = S.occ
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        n = c[t - 1]
-        behind = t + q >= 26
-        bc += behind * n * (t + q - 24)
-        fp += (not behind) * n * t
-    if q:
-        bc += S.bar * (q + 1)
-    # timing's free checkers: outside home, but 13..24 behind q keep two on a point
-    x = S.occ & ~(<uint32_t>0x7F)
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        n = c[t - 1]
-        free = n
-        if t >= 13 and t + q >= 26:
-            free = n - 2 if n > 2 else (1 if n == 1 else 0)
-        spare += free
-        tot += (t - 1) * free
-    terms[Q_BREAK] = bc
-    terms[Q_FREE] = fp
+    q alone: terms[Q_BREAK] pips to break contact, [Q_FREE] free pips, [Q_TIMING] timing.
+    Its checkers on t >= 26 - q are behind q (t + q == 25 is one point for both sides:
+    never); sums over ranges of points (bg_range_sums), no loop over them."""
+    cdef int behind = 26 - q, m0 = 26 - q if q < 13 else 13, spare, tot
+    cdef bg_range_sums_t R, F, M
+    bg_range_sums(c, behind, &R)
+    # pips to break contact: n (t + q - 24) over the checkers behind q (the bar's: q + 1);
+    # free pips: those of the checkers past it
+    terms[Q_BREAK] = R.nt + (q - 24) * R.n + (S.bar * (q + 1) if q else 0)
+    terms[Q_FREE] = S.pips - 25 * S.bar - R.nt
+    # timing's free checkers: the bar's and those on 7..24 (t - 1 pips each), but a point of
+    # 13..24 behind q keeps two (a blot gives its one): two fewer per point held there
+    bg_range_sums(c, 7, &F)
+    bg_range_sums(c, m0, &M)
+    spare = S.bar + F.n - 2 * M.made
+    tot = 24 * S.bar + F.nt - F.n - 2 * (M.made_t - M.made)
     terms[Q_TIMING] = _timing_home(c, spare, tot)
 
 

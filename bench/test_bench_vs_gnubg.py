@@ -132,6 +132,28 @@ excluded) before these changes: forward kernel 35% (rows about 40% of it, the hi
 comparison by parts 5.7%, own features 4.6%, the mover's summary 4.2%), first-layer sums of
 new heads 4.6%, move generation 6%, bear-off database 2.5%.
 
+Session 11 (2026-11-25, same AMD EPYC guest, ``lscpu`` "AMD EPYC" family 25 model 17, training
+paused, the machine otherwise quiet: gnubg's own rates 477-491 trials/s and 197-203 k
+evaluations/s).  Encoder work, results unchanged (encoder units bit for bit, rollouts byte for
+byte): P1/P2/pip loss of a side with checkers on the bar in AVX2 (``bg_hits_bar_avx2``: the
+plain-C loop over the rolls had been 4.5% of a rollout, branches it mispredicted), moment2 and
+the break-contact / free-pip / timing terms from branch-free sums over ranges of points
+(``bg_range_sums``), a side's summary sums by SSE2 (``bg_side_counts``).  Three runs of this
+file in one locked session: rollouts 4.98x, 4.98x, 4.96x gnubg on one thread (median 4.98x;
+2352-2438 trials/s), 5.01x, 5.04x, 4.86x on two; static 5.35x, 5.13x, 5.28x on afterstates,
+3.55x, 3.41x, 3.49x calibrate-like; the contact network with a second hidden layer 1.93x,
+1.88x, 1.92x.  Against the session's starting commit (alternating 1296-trial rollouts in two
+long-lived processes, CPU time, best of 2 per round, 6 rounds each): the summary sums alone
+0.975x (slower), the bar hits on top of them 1.092x (summary + bar hits against the start:
+1.076x), the range sums on top of those 1.025-1.030x: about 1.10x in all.  The summary sums
+measured slower alone, but removing them from the final tree gave 0.985x (against 1.025x with
+them, same reference), so they stay: code layout moves these figures by a few per cent.  The
+5x rollout target is missed by a hair (4.96-4.98x
+on one thread, met on two in two runs of three).  Profile of a rollout now (perf, one thread):
+forward kernel 22% (plus the output layer 10%), the contact tail's features 11%, hits of two
+or more blots without bar checkers (``bg_hits_avx2``) 8.7%, the comparison by parts 6%, own
+features 4.6%.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
 target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x

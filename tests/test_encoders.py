@@ -732,3 +732,21 @@ def test_hits_simd_equals_plain_c():
         assert fast == plain, (hex(mine), hex(made), hex(blot), hex(held))
         n2 += plain[1] > 0
     assert n2 > 5000
+
+
+def test_hits_bar_simd_equals_plain_c():
+    """The same with 1..4 checkers on the roller's bar (they enter first), on random masks
+    of every density; every count met."""
+    from bgengine.encoders import _hits_both
+    if _hits_both(2, 0, 0, 0, 1)[0] is None:
+        pytest.skip("this CPU has no AVX2")
+    seen = {bar: [0, 0] for bar in range(1, 5)}
+    for k, (_, (mine, _, held, blot)) in enumerate(random_masks(13, 6000, 4)):
+        bar = 1 + k % 4
+        held &= ~mine
+        blot &= ~mine & ~held
+        fast, plain = _hits_both(mine, 0, blot, ~held & ((1 << 25) - 2), bar)
+        assert fast == plain, (bar, hex(mine), hex(blot), hex(held))
+        seen[bar][0] += plain[0] > 0
+        seen[bar][1] += plain[1] > 0
+    assert all(p1 > 500 and p2 > 100 for p1, p2 in seen.values()), seen

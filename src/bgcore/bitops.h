@@ -5,6 +5,12 @@
 #define BG_BITOPS_H
 
 #if defined(_MSC_VER)
+#define BG_ALWAYS_INLINE __forceinline
+#else
+#define BG_ALWAYS_INLINE inline __attribute__((always_inline))
+#endif
+
+#if defined(_MSC_VER)
 #include <intrin.h>
 static inline int bg_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
 static inline int bg_ctz64(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
@@ -85,6 +91,117 @@ static inline int bg_sum25(const unsigned char *c)
     int i, n = 0;
     for (i = 0; i < 25; i++) n += c[i];
     return n;
+#endif
+}
+
+/* Sums over one side's points 1..24 (slots 0..23, the bar not included): its checkers, their
+ * pips (slot i: i + 1 pips), the checkers on 7..18 (outfield) and on 19..24 (back), and those
+ * beyond the third on each of 1..6 (stack).  Branch-free: a loop over the occupied points
+ * costs a mispredicted exit per side. */
+static inline void bg_side_counts(const unsigned char *c, int *total, int *pips, int *outfield,
+                                  int *back, int *stack)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    const __m128i z = _mm_setzero_si128();
+    const __m128i lo = _mm_loadu_si128((const __m128i *)c);            /* slots 0..15 */
+    const __m128i hi = _mm_loadl_epi64((const __m128i *)(c + 16));     /* 16..23, then 0 */
+    /* bytes 6..15 (points 7..16); of hi, bytes 0..1 (17, 18) and 2..7 (19..24) */
+    const __m128i out_lo = _mm_setr_epi8(0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m128i out_hi = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i home = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m128i s, w, o;
+    /* pips: the counts widened to 16 bits, times 1..24 by pairs (pmaddwd) */
+    w = _mm_add_epi32(
+        _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(lo, z),
+                                     _mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8)),
+                      _mm_madd_epi16(_mm_unpackhi_epi8(lo, z),
+                                     _mm_setr_epi16(9, 10, 11, 12, 13, 14, 15, 16))),
+        _mm_madd_epi16(_mm_unpacklo_epi8(hi, z), _mm_setr_epi16(17, 18, 19, 20, 21, 22, 23, 24)));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0x4E));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0xB1));
+    *pips = _mm_cvtsi128_si32(w);
+    s = _mm_add_epi64(_mm_sad_epu8(lo, z), _mm_sad_epu8(hi, z));
+    *total = _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s));
+    o = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(lo, out_lo), z),
+                      _mm_sad_epu8(_mm_and_si128(hi, out_hi), z));
+    *outfield = _mm_cvtsi128_si32(o) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(o, o));
+    *back = _mm_cvtsi128_si32(_mm_sad_epu8(_mm_andnot_si128(out_hi, hi), z));
+    *stack = _mm_cvtsi128_si32(_mm_sad_epu8(
+        _mm_and_si128(_mm_subs_epu8(lo, _mm_set1_epi8(3)), home), z));
+#else
+    int i, n, t = 0, p = 0, of = 0, bk = 0, st = 0;
+    for (i = 0; i < 24; i++) {
+        n = c[i];
+        t += n;
+        p += n * (i + 1);
+        if (i >= 6 && i < 18) of += n;
+        if (i >= 18) bk += n;
+        if (i < 6 && n > 3) st += n - 3;
+    }
+    *total = t; *pips = p; *outfield = of; *back = bk; *stack = st;
+#endif
+}
+
+/* Sums over one side's points t = lo..24 (slots lo - 1..23; lo >= 1, the bar not included):
+ * n its checkers there, nt their pips (sum of n t), ntt the sum of n t^2; and over those of
+ * them it holds (two or more checkers): made their count, made_t the sum of their t.
+ * Branch-free, for the contact features that sum over a range of points (a loop over the
+ * occupied points costs a mispredicted exit). */
+typedef struct {
+    int n, nt, ntt, made, made_t;
+} bg_range_sums_t;
+
+static BG_ALWAYS_INLINE void bg_range_sums(const unsigned char *c, int lo, bg_range_sums_t *r)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    const __m128i z = _mm_setzero_si128();
+    const __m128i slot_lo = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i slot_hi = _mm_setr_epi8(16, 17, 18, 19, 20, 21, 22, 23, 99, 99, 99, 99, 99,
+                                          99, 99, 99);
+    const __m128i first = _mm_set1_epi8((char)(lo - 2));       /* slots > lo - 2 */
+    __m128i in_lo = _mm_cmpgt_epi8(slot_lo, first), in_hi = _mm_cmpgt_epi8(slot_hi, first);
+    __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)c), in_lo);
+    __m128i b = _mm_and_si128(_mm_loadl_epi64((const __m128i *)(c + 16)), in_hi);
+    __m128i one = _mm_set1_epi8(1);
+    /* points held: count 1 per slot with two or more */
+    __m128i ma = _mm_and_si128(_mm_cmpgt_epi8(a, one), one);
+    __m128i mb = _mm_and_si128(_mm_cmpgt_epi8(b, one), one);
+    __m128i a0 = _mm_unpacklo_epi8(a, z), a1 = _mm_unpackhi_epi8(a, z), b0 = _mm_unpacklo_epi8(b, z);
+    __m128i m0 = _mm_unpacklo_epi8(ma, z), m1 = _mm_unpackhi_epi8(ma, z), n0 = _mm_unpacklo_epi8(mb, z);
+    const __m128i t0 = _mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8);
+    const __m128i t1 = _mm_setr_epi16(9, 10, 11, 12, 13, 14, 15, 16);
+    const __m128i t2 = _mm_setr_epi16(17, 18, 19, 20, 21, 22, 23, 24);
+    __m128i nt, ntt, mt, s, cnt;
+    nt = _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(a0, t0), _mm_madd_epi16(a1, t1)),
+                       _mm_madd_epi16(b0, t2));
+    ntt = _mm_add_epi32(
+        _mm_add_epi32(_mm_madd_epi16(a0, _mm_setr_epi16(1, 4, 9, 16, 25, 36, 49, 64)),
+                      _mm_madd_epi16(a1, _mm_setr_epi16(81, 100, 121, 144, 169, 196, 225, 256))),
+        _mm_madd_epi16(b0, _mm_setr_epi16(289, 324, 361, 400, 441, 484, 529, 576)));
+    mt = _mm_add_epi32(_mm_add_epi32(_mm_madd_epi16(m0, t0), _mm_madd_epi16(m1, t1)),
+                       _mm_madd_epi16(n0, t2));
+    /* their horizontal sums */
+    nt = _mm_add_epi32(nt, _mm_shuffle_epi32(nt, 0x4E));
+    ntt = _mm_add_epi32(ntt, _mm_shuffle_epi32(ntt, 0x4E));
+    mt = _mm_add_epi32(mt, _mm_shuffle_epi32(mt, 0x4E));
+    nt = _mm_add_epi32(nt, _mm_shuffle_epi32(nt, 0xB1));
+    ntt = _mm_add_epi32(ntt, _mm_shuffle_epi32(ntt, 0xB1));
+    mt = _mm_add_epi32(mt, _mm_shuffle_epi32(mt, 0xB1));
+    s = _mm_add_epi64(_mm_sad_epu8(a, z), _mm_sad_epu8(b, z));
+    cnt = _mm_add_epi64(_mm_sad_epu8(ma, z), _mm_sad_epu8(mb, z));
+    r->n = _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s));
+    r->made = _mm_cvtsi128_si32(cnt) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(cnt, cnt));
+    r->nt = _mm_cvtsi128_si32(nt);
+    r->ntt = _mm_cvtsi128_si32(ntt);
+    r->made_t = _mm_cvtsi128_si32(mt);
+#else
+    int t, k;
+    r->n = r->nt = r->ntt = r->made = r->made_t = 0;
+    for (t = lo < 1 ? 1 : lo; t <= 24; t++) {
+        k = c[t - 1];
+        r->n += k; r->nt += k * t; r->ntt += k * t * t;
+        r->made += k >= 2; r->made_t += (k >= 2) * t;
+    }
 #endif
 }
 

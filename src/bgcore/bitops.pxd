@@ -12,5 +12,12 @@ cdef extern from "bitops.h" nogil:
     # bit i (0..24): slot i (points 1..24, the bar) holds a different count in a and b
     uint32_t bg_diff_mask25(const checker_t* a, const checker_t* b) noexcept
     int bg_sum25(const checker_t* c) noexcept       # checkers on the points and the bar
+    # sums over points 1..24 (no bar): checkers, pips, on 7..18, on 19..24, beyond 3 on 1..6
+    void bg_side_counts(const checker_t* c, int* total, int* pips, int* outfield, int* back,
+                        int* stack) noexcept
+    # sums over points lo..24: checkers n, sum n t, sum n t^2; held points, sum of their t
+    ctypedef struct bg_range_sums_t:
+        int n, nt, ntt, made, made_t
+    void bg_range_sums(const checker_t* c, int lo, bg_range_sums_t* r) noexcept
     # bit j (0..n-1, n <= 64): a[j] != b[j] as floats
     unsigned long long bg_diff_mask_f32(const float* a, const float* b, int n) noexcept

@@ -195,7 +195,8 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
 
 
 from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
-                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64)
+                              bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64,
+                              bg_side_counts, bg_range_sums, bg_range_sums_t)
 
 cdef extern from "encoders_simd.h":
     # the AVX2 shots and hits kernels (encoders_simd.h); -1 / 0 where AVX2 is missing
@@ -205,6 +206,8 @@ cdef extern from "encoders_simd.h":
     bint bg_two_direct(uint32_t Da, uint32_t Db, int a, int b, uint32_t made) noexcept nogil
     void bg_hits_avx2(uint32_t mine, uint32_t made, uint32_t blot, uint32_t open_,
                       int* p1, int* p2, int* loss) noexcept nogil
+    void bg_hits_bar_avx2(uint32_t mine, uint32_t blot, uint32_t open_, int n_bar,
+                          int* p1, int* p2, int* loss) noexcept nogil
     int bg_hits_use_avx2() noexcept nogil
 
 cdef bint SHOTS_AVX2 = bg_shots_use_avx2()
@@ -229,8 +232,6 @@ cdef inline int _longest_run(uint32_t x) noexcept nogil:
 # The four tesauro units of a point with n checkers: how many are nonzero, and their values.
 cdef int UNIT_COUNT[16]
 cdef real_t UNIT_VALUE[16][4]
-# Per slot 0..23: 0 home (points 1..6), 1 outfield (7..18), 2 back (19..24)
-cdef int REGION[24]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -240,8 +241,6 @@ cdef void _init_tables() noexcept nogil:
         for i in range(4):
             UNIT_VALUE[n][i] = 1.0 if i < 3 and n > i else 0.0
         UNIT_VALUE[n][3] = (n - 3) * 0.5 if n > 3 else 0.0
-    for i in range(24):
-        REGION[i] = 0 if i < 6 else (1 if i < 18 else 2)
 
 _init_tables()
 
@@ -251,42 +250,35 @@ cdef inline int _points(const checker_t* c, int base, int32_t* idx, real_t* val,
     """The units of one side's points 1..24 from input ``base``, four per point: tesauro's
     (n >= 1, n >= 2, n >= 3, (n - 3) / 2) or, with ``gnubg``, gnubg's (n == 1 first).  Four
     entries written per occupied point, ``k`` advanced by the nonzero ones (none with a
-    NULL ``idx``).  And the side's summary.  (Inline with a constant ``gnubg``: one
-    specialised loop each.)"""
+    NULL ``idx``).  And the side's summary (its sums branch-free, bg_side_counts).  (Inline
+    with a constant ``gnubg``: one specialised loop each.)"""
     cdef uint32_t occ, blot, x
-    cdef int i, n, u, total = 0, pips = 0, stack = 0
-    cdef int region[3]
-    region[0] = region[1] = region[2] = 0
+    cdef int i, n, u, total, pips, outfield, back, stack
     bg_point_masks(c, &occ, &blot)
-    x = occ >> 1
-    while x:
-        i = bg_ctz32(x)
-        x &= x - 1
-        n = c[i]
-        u = base + 4 * i
-        if idx == NULL:
-            pass
-        elif gnubg:
-            # its nonzero units are not a prefix: their offsets come from a table
-            idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
-            idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
-            memcpy(&val[k], G_VAL[n], 4 * sizeof(real_t))
-            k += G_COUNT[n]
-        else:
-            idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
-            memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
-            k += UNIT_COUNT[n]
-        total += n
-        pips += n * (i + 1)
-        region[REGION[i]] += n
-        if i < 6 and n > 3:
-            stack += n - 3
+    if idx != NULL:
+        x = occ >> 1
+        while x:
+            i = bg_ctz32(x)
+            x &= x - 1
+            n = c[i]
+            u = base + 4 * i
+            if gnubg:
+                # its nonzero units are not a prefix: their offsets come from a table
+                idx[k] = u + G_OFF[n][0]; idx[k + 1] = u + G_OFF[n][1]
+                idx[k + 2] = u + G_OFF[n][2]; idx[k + 3] = u + G_OFF[n][3]
+                memcpy(&val[k], G_VAL[n], 4 * sizeof(real_t))
+                k += G_COUNT[n]
+            else:
+                idx[k] = u; idx[k + 1] = u + 1; idx[k + 2] = u + 2; idx[k + 3] = u + 3
+                memcpy(&val[k], UNIT_VALUE[n], 4 * sizeof(real_t))
+                k += UNIT_COUNT[n]
+    bg_side_counts(c, &total, &pips, &outfield, &back, &stack)
     n = c[BAR]
     S.occ, S.blot, S.made = occ, blot, occ & ~blot
     S.made_seen, S.blot_seen = bg_mirror24(S.made), bg_mirror24(blot)
     S.pips = pips + 25 * n
-    S.back = region[2] + n
-    S.outfield = region[1]
+    S.back = back + n
+    S.outfield = outfield
     S.stack = stack
     S.checkers = total + n
     S.bar = n
@@ -710,6 +702,7 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
     escapes its points allow the other side's checkers on the other's points 16..24."""
     cdef int t, n, a, j, s, pa, d, w, tot, e, m
     cdef uint32_t x, made = S.made
+    cdef bg_range_sums_t r
     f[0] = Q100[S.pips]
     f[1] = Q25[_rearmost(S)]
     f[2] = Q24[bg_msb32(made) if made else 0]
@@ -721,21 +714,17 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
     else:
         x = made & (0x3Fu << 13)
         f[3] = Q6[25 - bg_msb32(x)] if x else 2.0
-    # one-sided second moment beyond the mean point A (rounded up)
+    # one-sided second moment beyond the mean point A (rounded up): sum of n (t - A)^2 over
+    # t > A, as sum n t^2 - 2 A sum n t + A^2 sum n (the same integers)
     f[4] = 0.0
     if S.checkers:
         a = MEAN_UP[S.checkers][S.pips]
-        n = s = 0
+        bg_range_sums(c, a + 1, &r)
+        n = r.n
+        s = r.ntt - 2 * a * r.nt + a * a * r.n
         if S.bar and 25 > a:
-            n = S.bar
-            s = S.bar * (25 - a) * (25 - a)
-        if a < 24:
-            x = S.occ >> (a + 1)
-            while x:
-                t = bg_ctz32(x) + a + 1
-                x &= x - 1
-                n += c[t - 1]
-                s += c[t - 1] * (t - a) * (t - a)
+            n += S.bar
+            s += S.bar * (25 - a) * (25 - a)
         if n:
             f[4] = <real_t>(s * RECIP[n] * (1.0 / 400.0))
     # backbone: consecutive held points from the back, each gap d weighted by the checkers on
@@ -840,9 +829,8 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
     single-die moves, bar checkers entering first."""
     cdef uint32_t blot_m = O.blot_seen
     cdef uint32_t open_m = ~O.made_seen & <uint32_t> POINTS_MASK
-    cdef uint32_t mine = R.occ, H, h2, ea, eb, hit0
-    cdef int a, b, w, nb = R.bar, n1 = 0, n2 = 0, lost = 0
-    cdef bint two
+    cdef uint32_t mine = R.occ
+    cdef int nb = R.bar
     p1[0] = p2[0] = loss[0] = 0
     if blot_m == 0:
         return
@@ -859,7 +847,19 @@ cdef void _hits(const side_summary_t* R, const side_summary_t* O, int* p1, int* 
         else:
             _hits_scalar(mine, R.made, blot_m, open_m, p1, p2, loss)
         return
-    # checkers on the bar enter first
+    if HITS_AVX2:
+        bg_hits_bar_avx2(mine, blot_m, open_m, nb, p1, p2, loss)
+    else:
+        _hits_bar(mine, blot_m, open_m, nb, p1, p2, loss)
+
+
+cdef void _hits_bar(uint32_t mine, uint32_t blot_m, uint32_t open_m, int nb, int* p1, int* p2,
+                    int* loss) noexcept nogil:
+    """_hits of a roller with nb >= 1 checkers on the bar, which enter first (bg_hits_bar_avx2
+    in plain C)."""
+    cdef uint32_t H, h2, ea, eb, hit0
+    cdef int a, b, w, n1 = 0, n2 = 0, lost = 0
+    cdef bint two
     for a in range(1, 7):
         for b in range(a, 7):
             w = 1 if a == b else 2
@@ -917,35 +917,22 @@ cdef inline int _timing_home(const checker_t* c, int spare, int tot) noexcept no
 cdef inline void _q_terms(const checker_t* c, const side_summary_t* S, int q,
                           int* terms) noexcept nogil:
     """Contact features of side S that depend on the other side through its rearmost point
-    q alone: terms[Q_BREAK] pips to break contact, [Q_FREE] free pips, [Q_TIMING] timing."""
-    cdef int t, n, bc = 0, fp = 0, free, spare = S.bar, tot = 24 * S.bar
-    cdef bint behind
-    cdef uint32_t x
-    # pips to break contact (to get every checker behind the rearmost q past it), pips of those
-    # past it (t + q == 25 is one point for both sides: never)
-    x = S.occ
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        n = c[t - 1]
-        behind = t + q >= 26
-        bc += behind * n * (t + q - 24)
-        fp += (not behind) * n * t
-    if q:
-        bc += S.bar * (q + 1)
-    # timing's free checkers: outside home, but 13..24 behind q keep two on a point
-    x = S.occ & ~(<uint32_t>0x7F)
-    while x:
-        t = bg_ctz32(x)
-        x &= x - 1
-        n = c[t - 1]
-        free = n
-        if t >= 13 and t + q >= 26:
-            free = n - 2 if n > 2 else (1 if n == 1 else 0)
-        spare += free
-        tot += (t - 1) * free
-    terms[Q_BREAK] = bc
-    terms[Q_FREE] = fp
+    q alone: terms[Q_BREAK] pips to break contact, [Q_FREE] free pips, [Q_TIMING] timing.
+    Its checkers on t >= 26 - q are behind q (t + q == 25 is one point for both sides:
+    never); sums over ranges of points (bg_range_sums), no loop over them."""
+    cdef int behind = 26 - q, m0 = 26 - q if q < 13 else 13, spare, tot
+    cdef bg_range_sums_t R, F, M
+    bg_range_sums(c, behind, &R)
+    # pips to break contact: n (t + q - 24) over the checkers behind q (the bar's: q + 1);
+    # free pips: those of the checkers past it
+    terms[Q_BREAK] = R.nt + (q - 24) * R.n + (S.bar * (q + 1) if q else 0)
+    terms[Q_FREE] = S.pips - 25 * S.bar - R.nt
+    # timing's free checkers: the bar's and those on 7..24 (t - 1 pips each), but a point of
+    # 13..24 behind q keeps two (a blot gives its one): two fewer per point held there
+    bg_range_sums(c, 7, &F)
+    bg_range_sums(c, m0, &M)
+    spare = S.bar + F.n - 2 * M.made
+    tot = 24 * S.bar + F.nt - F.n - 2 * (M.made_t - M.made)
     terms[Q_TIMING] = _timing_home(c, spare, tot)
 
 
@@ -1419,18 +1406,26 @@ def _escapes_both(int p, blocked) -> tuple:
     return _escapes_table(p, m), _escapes_search(p, m)
 
 
-def _hits_both(mine, made, blot, open_) -> tuple:
+def _hits_both(mine, made, blot, open_, int bar=0) -> tuple:
     """((p1, p2, pip loss) by AVX2 or None when this CPU lacks it, the same in plain C) of a
-    roller with no checker on the bar: point masks (bits 1..24) in the roller's numbering,
-    ``made`` within ``mine``, ``blot`` within ``open_``.  For tests."""
+    roller with ``bar`` checkers on the bar: point masks (bits 1..24) in the roller's
+    numbering, ``made`` within ``mine``, ``blot`` within ``open_``.  For tests."""
     cdef uint32_t m = <uint32_t>(int(mine) & POINTS_MASK), o = <uint32_t>(int(open_) & POINTS_MASK)
     cdef uint32_t b = <uint32_t>(int(blot) & POINTS_MASK) & o
     cdef uint32_t md = <uint32_t>(int(made) & POINTS_MASK) & m
     cdef int p1, p2, loss, q1, q2, qloss
-    _hits_scalar(m, md, b, o, &p1, &p2, &loss)
+    if not 0 <= bar <= 15:
+        raise ValueError(f"bar must be 0..15, got {bar}")
+    if bar == 0:
+        _hits_scalar(m, md, b, o, &p1, &p2, &loss)
+    else:
+        _hits_bar(m, b, o, bar, &p1, &p2, &loss)
     if not bg_hits_use_avx2():
         return None, (p1, p2, loss)
-    bg_hits_avx2(m, md, b, o, &q1, &q2, &qloss)
+    if bar == 0:
+        bg_hits_avx2(m, md, b, o, &q1, &q2, &qloss)
+    else:
+        bg_hits_bar_avx2(m, b, o, bar, &q1, &q2, &qloss)
     return (q1, q2, qloss), (p1, p2, loss)
 
 

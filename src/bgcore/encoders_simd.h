@@ -198,11 +198,91 @@ static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot
     *p2 = -bg_hsum8(n2);
     *loss = bg_hsum8(lost);
 }
+/* _hits of a roller with n_bar >= 1 checkers on the bar, which enter first (die d on the
+ * point 25 - d), lanes the first die, as encoders.pyx's loop over the rolls does it:
+ * doubles in one pass (all enter, then up to 4 - n_bar steps of one checker, as _dbl),
+ * then per second die b every ordered pair (a, b), a != b (each non-double counted twice,
+ * as its two orders: the terms are symmetric in a and b).  With one on the bar, a die
+ * enters and the other moves any checker; with more, both dice enter. */
+__attribute__((target("avx2,popcnt")))
+static void bg_hits_bar_avx2(unsigned int mine, unsigned int blot, unsigned int open,
+                             int n_bar, int *p1, int *p2, int *loss)
+{
+    const __m256i dv = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 32, 32);
+    const __m256i lanes = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+    const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
+    const __m256i M = _mm256_set1_epi32((int)mine);
+    const __m256i E = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(1 << 25), dv), O);
+    const __m256i entered = _mm256_and_si256(BG_NZ(E), lanes);
+    const __m256i hit0 = _mm256_and_si256(E, B);
+    __m256i H = hit0, two = _mm256_setzero_si256(), n1, n2, lost;
+    unsigned int Es[8];
+    int b, s;
+    if (n_bar < 4) {
+        /* _dbl(mine | E, d, 4 - n_bar, open, blot & ~E): one checker's steps, the blots
+           each step first reaches (K), and a checker that has hit landing on another
+           (chain); R empties for good once no step is open, and A (within R) with it */
+        const __m256i Bx = _mm256_andnot_si256(E, B);
+        __m256i R = _mm256_or_si256(M, E), A = _mm256_setzero_si256(), seen = A, C = A;
+        __m256i K0 = A, K1 = A, h, k;
+        for (s = 0; s < 4 - n_bar; s++) {
+            R = _mm256_and_si256(_mm256_srlv_epi32(R, dv), O);
+            h = _mm256_and_si256(R, Bx);
+            C = _mm256_or_si256(C, _mm256_and_si256(_mm256_srlv_epi32(A, dv), Bx));
+            A = _mm256_or_si256(_mm256_and_si256(_mm256_srlv_epi32(A, dv), O), h);
+            k = _mm256_andnot_si256(seen, h);
+            if (s == 0) K0 = k;
+            if (s == 1) K1 = k;
+            seen = _mm256_or_si256(seen, h);
+        }
+        two = BG_NZ(C);
+        if (n_bar <= 2)         /* r >= 2 */
+            two = _mm256_or_si256(two, BG_GE2(K0));
+        if (n_bar == 1)         /* r >= 3 */
+            two = _mm256_or_si256(two, _mm256_and_si256(BG_NZ(K0), BG_NZ(K1)));
+        two = _mm256_or_si256(two, _mm256_and_si256(BG_NZ(hit0), BG_NZ(seen)));
+        two = _mm256_and_si256(two, entered);
+        H = _mm256_or_si256(H, _mm256_and_si256(seen, entered));
+    }
+    n1 = _mm256_and_si256(BG_NZ(H), lanes);     /* -1 per lane that hits: negated below */
+    n2 = _mm256_and_si256(two, n1);
+    lost = _mm256_and_si256(BG_MSB(H), lanes);
+    _mm256_storeu_si256((__m256i *)Es, E);
+    for (b = 1; b <= 6; b++) {
+        const __m256i bv = _mm256_set1_epi32(b);
+        const __m256i Eb = _mm256_set1_epi32((int)Es[b - 1]);
+        const __m256i m_ab = _mm256_andnot_si256(_mm256_cmpeq_epi32(dv, bv), lanes);
+        __m256i ha = _mm256_and_si256(E, B), hb = _mm256_and_si256(Eb, B);
+        if (n_bar >= 2) {
+            H = _mm256_or_si256(ha, hb);
+            two = _mm256_and_si256(BG_NZ(ha), BG_NZ(hb));
+        } else {
+            /* enter with a, then b with any checker; or enter with b, then a */
+            __m256i ga = _mm256_and_si256(_mm256_andnot_si256(E, B), _mm256_and_si256(
+                _mm256_srlv_epi32(_mm256_or_si256(M, E), bv), BG_NZ(E)));
+            __m256i gb = _mm256_and_si256(_mm256_andnot_si256(Eb, B), _mm256_and_si256(
+                _mm256_srlv_epi32(_mm256_or_si256(M, Eb), dv), BG_NZ(Eb)));
+            H = _mm256_or_si256(_mm256_or_si256(ha, ga), _mm256_or_si256(hb, gb));
+            two = _mm256_or_si256(_mm256_and_si256(BG_NZ(ha), BG_NZ(ga)),
+                                  _mm256_and_si256(BG_NZ(hb), BG_NZ(gb)));
+        }
+        H = _mm256_and_si256(H, m_ab);
+        n1 = _mm256_add_epi32(n1, BG_NZ(H));
+        n2 = _mm256_add_epi32(n2, _mm256_and_si256(two, m_ab));
+        lost = _mm256_add_epi32(lost, BG_MSB(H));
+    }
+    *p1 = -bg_hsum8(n1);
+    *p2 = -bg_hsum8(n2);
+    *loss = bg_hsum8(lost);
+}
 static int bg_hits_use_avx2(void) { return bg_shots_use_avx2(); }
 #else
 static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot,
                          unsigned int open, int *p1, int *p2, int *loss)
 { (void)mine; (void)made; (void)blot; (void)open; *p1 = *p2 = *loss = -1; }
+static void bg_hits_bar_avx2(unsigned int mine, unsigned int blot, unsigned int open,
+                             int n_bar, int *p1, int *p2, int *loss)
+{ (void)mine; (void)blot; (void)open; (void)n_bar; *p1 = *p2 = *loss = -1; }
 static int bg_hits_use_avx2(void) { return 0; }
 #endif
 

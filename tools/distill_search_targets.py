@@ -1,7 +1,7 @@
 """Train an evaluator's contact network toward its own N-ply search values (an experiment).
 
     python tools/distill_search_targets.py collect OUT.npz [--games 2000] [--seed 101] [--plies 2]
-    python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12]
+    python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
 
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
 0-ply (game ``i`` rolls stream ``i`` of ``--seed``); at a decision, with probability
@@ -9,7 +9,9 @@
 contact class, with their static outputs and their ``--plies`` search values (the values
 that ``Engine.evaluate(board, plies)`` gives: a 2-ply value is gnubg's "2-ply" of the play).
 ``fit`` starts from the evaluator's contact network and minimises the squared error of its
-five outputs to the search values (Adam, minibatches of 128, 10% held out), then saves an
+five outputs to the search values, plus (``--pairwise W``) W times the squared error of the
+equity differences between the plays kept from one decision (Adam, minibatches of about 128
+positions in whole decisions, 10% of the decisions held out), then saves an
 evaluator with the new contact network and the old race network and bear-off database.
 Self-play only: no data from another engine.  Results: docs/strength.md.
 """
@@ -25,7 +27,7 @@ from bgengine.encoders import encode
 from bgengine.engine import Engine
 from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
 from bgengine.game import game_decisions
-from bgengine.network import Network
+from bgengine.network import Network, equity_of
 from bgengine.players import load_network_spec
 
 log = logging.getLogger("distill")
@@ -79,9 +81,13 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-# Cubeless equity of five outputs (win, win gammon, win backgammon, lose gammon, lose
-# backgammon) is their dot product with this, minus 1 (bgengine.network.equity_of).
-EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
+# Cubeless equity is affine in the five outputs: its gradient with respect to them.
+EQUITY_WEIGHTS = equity_of(np.eye(5)) - equity_of(np.zeros(5))
+
+
+def _members(labels: np.ndarray) -> list[np.ndarray]:
+    """The indices of each label 0..L-1 of ``labels`` (int, (N,)), in order."""
+    return np.split(np.argsort(labels, kind="stable"), np.cumsum(np.bincount(labels))[:-1])
 
 
 def decision_groups(data: dict) -> np.ndarray:
@@ -112,7 +118,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     T = np.concatenate([d["targets"] for d in data]).astype(np.float64)
     group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
     _, group = np.unique(group, return_inverse=True)
-    members = np.split(np.argsort(group, kind="stable"), np.cumsum(np.bincount(group))[:-1])
+    members = _members(group)
 
     def forward(x: np.ndarray) -> list[np.ndarray]:
         acts = [x]
@@ -146,10 +152,10 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         e_net, e_search = out @ EQUITY_WEIGHTS, T[ix] @ EQUITY_WEIGHTS
         _, g = np.unique(group[ix], return_inverse=True)
         agree = total = 0
-        for members_g in np.split(np.argsort(g, kind="stable"), np.cumsum(np.bincount(g))[:-1]):
-            if len(members_g) > 1:
+        for plays in _members(g):
+            if len(plays) > 1:
                 total += 1
-                agree += int(np.argmax(e_net[members_g]) == np.argmax(e_search[members_g]))
+                agree += int(np.argmax(e_net[plays]) == np.argmax(e_search[plays]))
         return (f"squared error {mse:.3g}, pair equity squared error {pair_mse:.3g}, "
                 f"same best play {agree / max(total, 1):.1%} of {total}")
 

@@ -53,3 +53,43 @@ def test_pairwise_fit_moves_equity_differences_toward_the_targets(distill, tmp_p
     before = pair_error(static.astype(np.float64))
     after = pair_error(np.array([fitted.evaluate(b) for b in boards], np.float64))
     assert after < 0.5 * before
+
+
+def _tiny_data(tmp_path, n_decisions=20):
+    """A small file of contact positions from the shipped network's play, 3 per decision."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+    from bgengine.startpositions import play_positions
+
+    ev = as_evaluator(load_network_spec("net"))
+    boards = play_positions(load_network_spec("net"), 4, seed=5)
+    boards = boards[np.array([ev.classify(b) for b in boards]) == 0][:3 * n_decisions]
+    static = np.array([ev.evaluate(b) for b in boards], np.float32)
+    targets = np.clip(static + 0.03, 0, 1)
+    np.savez(tmp_path / "t.npz", boards=boards, static=static, targets=targets,
+             group=np.arange(len(boards)) // 3)
+    return [str(tmp_path / "t.npz")]
+
+
+def _params(evaluator):
+    return np.concatenate([np.concatenate([w.ravel() for w in evaluator.contact.weights(i)])
+                           for i in range(len(evaluator.contact.sizes) - 1)])
+
+
+def test_step_size_schedule(distill, tmp_path):
+    """No ``lr_end``: a constant step; lr and lr_end 0: nothing moves; a decay to 0 moves
+    the weights less than the constant step and is recorded in the metadata."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path)
+    start = _params(as_evaluator(load_network_spec("net")))
+    kw = dict(epochs=3, batch=12, pairwise=8.0)
+    constant = distill.fit("net", files, lr=1e-3, **kw)
+    assert np.array_equal(_params(constant), _params(distill.fit("net", files, lr=1e-3,
+                                                                 lr_end=1e-3, **kw)))
+    assert np.array_equal(_params(distill.fit("net", files, lr=0.0, lr_end=0.0, **kw)), start)
+    decayed = distill.fit("net", files, lr=1e-3, lr_end=0.0, **kw)
+    moved = np.abs(_params(decayed) - start).sum()
+    assert 0 < moved < np.abs(_params(constant) - start).sum()
+    assert decayed.contact.metadata["distilled"]["lr_end"] == 0.0

@@ -254,3 +254,17 @@ def test_external_player_against_gnubg_external(gnubg_external_server):
     assert result.b.startswith("external:")
     # gnubg, even at 0-ply, is far stronger than pubeval
     assert result.ppg < 0.5
+
+
+def test_run_gnubg_scripts_passes_environments_and_reports_failures(tmp_path):
+    from bgengine.gnubg.binary import GnubgError, run_gnubg_scripts
+
+    script = tmp_path / "echo.py"
+    script.write_text("import os\nopen(os.environ['OUT'], 'w').write(os.environ['WORD'])\n")
+    outs = [tmp_path / f"out-{j}" for j in range(2)]
+    run_gnubg_scripts(script, [{"OUT": str(o), "WORD": w} for o, w in zip(outs, ("a", "b"))])
+    assert [o.read_text() for o in outs] == ["a", "b"]
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(GnubgError, match="bad.py failed"):
+        run_gnubg_scripts(bad, [{}])

@@ -37,9 +37,7 @@ import json
 import logging
 import math
 import os
-import subprocess
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +45,7 @@ import numpy as np
 from bgengine.board import pip_counts
 from bgengine.dice import Dice
 from bgengine.game import game_decisions
-from bgengine.gnubg.binary import find_gnubg
+from bgengine.gnubg.binary import run_gnubg_scripts
 from bgengine.matchrecord import GameRecorder, MatchRecord
 from bgengine.matfile import write_mat
 from bgengine.players import make_player
@@ -137,17 +135,9 @@ def judge(out: Path, plies: int, top: int, jobs: int) -> None:
         files[i % jobs].write(json.dumps(task) + "\n")
     for f in files:
         f.close()
-    binary = find_gnubg()
-    script = Path(__file__).with_name("gnubg_judge.py")
-    procs = []
-    for j, shard in enumerate(shards):
-        env = dict(os.environ, JUDGE_IN=str(shard), JUDGE_OUT=str(out / f"judged-{j}.jsonl"))
-        procs.append(subprocess.Popen(["nice", "-n", "15", binary, "-t", "-q", "-p", str(script)],
-                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
-    for p in procs:
-        _, err = p.communicate()
-        if p.returncode:
-            raise RuntimeError(f"gnubg judge failed ({p.returncode}): {err.decode()[-2000:]}")
+    run_gnubg_scripts(Path(__file__).with_name("gnubg_judge.py"),
+                      [{"JUDGE_IN": str(shard), "JUDGE_OUT": str(out / f"judged-{j}.jsonl")}
+                       for j, shard in enumerate(shards)], niceness=15)
 
 
 # ====================================================================== step 3: report

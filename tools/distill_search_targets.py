@@ -103,12 +103,14 @@ def decision_groups(data: dict) -> np.ndarray:
 
 
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
-        seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0) -> Evaluator:
+        seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
+        lr_end: float | None = None) -> Evaluator:
     """The player's evaluator with its contact network fitted to the files' search values.
 
     The loss is ``absolute`` times the mean squared error of the five outputs plus
     ``pairwise`` times the mean over pairs of plays of one decision of the squared error
-    of their equity difference: the part of the values that chooses the play."""
+    of their equity difference: the part of the values that chooses the play.  The step
+    size goes linearly from ``lr`` to ``lr_end`` (default ``lr``: constant) over the fit."""
     evaluator = as_evaluator(load_network_spec(player))
     net = evaluator.contact
     Ws = [net.weights(layer)[0].astype(np.float64) for layer in range(len(net.sizes) - 1)]
@@ -167,6 +169,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     v = [np.zeros_like(p) for p in params]
     step = 0
     per_batch = max(1, batch * len(members) // len(X))       # decisions per minibatch
+    total_steps = epochs * max(1, (len(train_groups) - per_batch) // per_batch + 1)
+    lr_end = lr if lr_end is None else lr_end
     for epoch in range(epochs):
         rng.shuffle(train_groups)
         for s in range(0, len(train_groups) - per_batch + 1, per_batch):
@@ -186,15 +190,16 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 if layer:
                     delta = (delta @ Ws[layer].T) * acts[layer] * (1 - acts[layer])
             step += 1
+            step_lr = lr + (lr_end - lr) * (step - 1) / max(total_steps - 1, 1)
             for i, g in enumerate(grads_W + grads_b):     # Adam, updating params in place
                 m[i] = 0.9 * m[i] + 0.1 * g
                 v[i] = 0.999 * v[i] + 0.001 * g * g
-                params[i] -= lr * (m[i] / (1 - 0.9 ** step)) / (
+                params[i] -= step_lr * (m[i] / (1 - 0.9 ** step)) / (
                     np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
         log.info("epoch %d: held out: %s", epoch, report(held))
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
-    metadata["distilled"] = {"files": files, "lr": lr, "epochs": epochs,
+    metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "pairwise": pairwise, "absolute": absolute}
     contact = Network(net.hidden, net.n_outputs, net.encoder,
                       params=flat.astype(np.float32), metadata=metadata)
@@ -218,6 +223,8 @@ def main() -> None:
     f.add_argument("data", nargs="+")
     f.add_argument("--player", default="net")
     f.add_argument("--lr", type=float, default=3e-4)
+    f.add_argument("--lr-end", type=float, default=None,
+                   help="the step size at the end (linear from --lr; default: constant)")
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--pairwise", type=float, default=0.0,
                    help="weight of the equity differences between plays of one decision")
@@ -230,7 +237,7 @@ def main() -> None:
                                      args.plies))
     else:
         fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
-            absolute=args.absolute).save(args.out)
+            absolute=args.absolute, lr_end=args.lr_end).save(args.out)
 
 
 if __name__ == "__main__":

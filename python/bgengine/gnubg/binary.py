@@ -1,11 +1,15 @@
-"""Finding the gnubg binary and the errors of running it."""
+"""Finding the gnubg binary, running Python scripts inside it, and the errors of running it."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-__all__ = ["ENV_BINARY", "FALLBACK_LOCATIONS", "GnubgError", "GnubgNotFound", "find_gnubg"]
+__all__ = ["ENV_BINARY", "FALLBACK_LOCATIONS", "GnubgError", "GnubgNotFound", "find_gnubg",
+           "run_gnubg_scripts"]
 
 #: Environment variable naming the gnubg binary (a path, or a name on PATH).
 ENV_BINARY = "BGENGINE_GNUBG"
@@ -45,3 +49,22 @@ def find_gnubg(binary: str | None = None) -> str:
         if os.access(path, os.X_OK):
             return path
     raise GnubgNotFound(_NOT_FOUND)
+
+
+def run_gnubg_scripts(script: str | Path, environments: Sequence[Mapping[str, str]],
+                      niceness: int = 10, binary: str | None = None) -> None:
+    """Run the Python ``script`` inside gnubg (``gnubg -t -q -p``), once per entry of
+    ``environments`` (extra environment variables: the script's inputs and outputs), all at
+    once at ``niceness``, and wait for them.  Raises :class:`GnubgError` with the end of
+    gnubg's error output if any of them fails."""
+    path = find_gnubg(binary)
+    procs = [subprocess.Popen(["nice", "-n", str(niceness), path, "-t", "-q", "-p", str(script)],
+                              env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for env in environments]
+    failures = []
+    for p in procs:
+        _, err = p.communicate()
+        if p.returncode:
+            failures.append(f"exit {p.returncode}: {err.decode(errors='replace')[-2000:]}")
+    if failures:
+        raise GnubgError(f"gnubg running {Path(script).name} failed: {failures[0]}")

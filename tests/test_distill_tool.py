@@ -93,3 +93,22 @@ def test_step_size_schedule(distill, tmp_path):
     moved = np.abs(_params(decayed) - start).sum()
     assert 0 < moved < np.abs(_params(constant) - start).sum()
     assert decayed.contact.metadata["distilled"]["lr_end"] == 0.0
+
+
+def test_race_class_fits_the_race_network_only(distill, tmp_path):
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+
+    data = distill.collect("net", games=3, seed=1, every=1, top=3, plies=1, klass=distill.RACE)
+    ev = as_evaluator(load_network_spec("net"))
+    assert len(data["boards"]) > 0
+    assert all(ev.classify(b) == distill.RACE for b in data["boards"])
+    np.savez(tmp_path / "r.npz", **data)
+    fitted = distill.fit("net", [str(tmp_path / "r.npz")], lr=1e-3, epochs=2, batch=16,
+                         pairwise=8.0, klass=distill.RACE)
+    race = np.concatenate([w.ravel() for w in fitted.race.weights(0)])
+    assert not np.array_equal(race, np.concatenate([w.ravel() for w in ev.race.weights(0)]))
+    assert np.array_equal(_params(fitted), _params(ev))            # contact untouched
+    assert fitted.race.metadata["distilled"]["class"] == "race"
+    with pytest.raises(ValueError, match="class 2"):
+        distill.fit("net", [str(tmp_path / "r.npz")], lr=1e-3, epochs=1, klass=2)

@@ -1,4 +1,4 @@
-"""Train an evaluator's contact network toward its own N-ply search values (an experiment).
+"""Train an evaluator's contact (or race) network toward its own N-ply search values (an experiment).
 
     python tools/distill_search_targets.py collect OUT.npz [--games 2000] [--seed 101] [--plies 2]
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
@@ -6,13 +6,13 @@
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
 0-ply (game ``i`` rolls stream ``i`` of ``--seed``); at a decision, with probability
 ``1/--every``, it keeps the best ``--top`` plays' positions (opponent on roll) that are in the
-contact class, with their static outputs and their ``--plies`` search values (the values
+contact class (``--class race``: the race class), with their static outputs and their ``--plies`` search values (the values
 that ``Engine.evaluate(board, plies)`` gives: a 2-ply value is gnubg's "2-ply" of the play).
-``fit`` starts from the evaluator's contact network and minimises the squared error of its
+``fit`` starts from the evaluator's network of that class (``--class``) and minimises the squared error of its
 five outputs to the search values, plus (``--pairwise W``) W times the squared error of the
 equity differences between the plays kept from one decision (Adam, minibatches of about 128
 positions in whole decisions, 10% of the decisions held out), then saves an
-evaluator with the new contact network and the old race network and bear-off database.
+evaluator with the new network and the old network of the other class and bear-off database.
 Self-play only: no data from another engine.  Results: docs/strength.md.
 """
 from __future__ import annotations
@@ -32,9 +32,11 @@ from bgengine.players import load_network_spec
 
 log = logging.getLogger("distill")
 CONTACT = CLASSES.index("contact")
+RACE = CLASSES.index("race")
 
 
-def collect(player: str, games: int, seed: int, every: int, top: int, plies: int) -> dict:
+def collect(player: str, games: int, seed: int, every: int, top: int, plies: int,
+            klass: int = CONTACT) -> dict:
     """Boards (uint8, (N, 2, 25), side on roll in row 1), static outputs and search values
     (float32, (N, 5)) of positions from the player's self-play, and each one's decision
     number (int64, (N,): the plays kept from one decision share it)."""
@@ -64,7 +66,7 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
                     continue
                 decision += 1
                 for j in order[:top]:
-                    if live[j] and evaluator.classify(opp[j]) == CONTACT:
+                    if live[j] and evaluator.classify(opp[j]) == klass:
                         boards.append(opp[j])
                         static.append(evaluator.evaluate(opp[j]))
                         targets.append(engine.evaluate(opp[j], plies=plies))
@@ -104,15 +106,18 @@ def decision_groups(data: dict) -> np.ndarray:
 
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
-        lr_end: float | None = None) -> Evaluator:
-    """The player's evaluator with its contact network fitted to the files' search values.
+        lr_end: float | None = None, klass: int = CONTACT) -> Evaluator:
+    """The player's evaluator with its network of class ``klass`` (contact or race) fitted
+    to the files' search values.
 
     The loss is ``absolute`` times the mean squared error of the five outputs plus
     ``pairwise`` times the mean over pairs of plays of one decision of the squared error
     of their equity difference: the part of the values that chooses the play.  The step
     size goes linearly from ``lr`` to ``lr_end`` (default ``lr``: constant) over the fit."""
     evaluator = as_evaluator(load_network_spec(player))
-    net = evaluator.contact
+    if klass not in (CONTACT, RACE):
+        raise ValueError(f"only the contact and race networks are fitted, not class {klass}")
+    net = evaluator.contact if klass == CONTACT else evaluator.race
     Ws = [net.weights(layer)[0].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     bs = [net.weights(layer)[1].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     data = [dict(np.load(f)) for f in files]
@@ -200,10 +205,11 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
-                             "pairwise": pairwise, "absolute": absolute}
-    contact = Network(net.hidden, net.n_outputs, net.encoder,
-                      params=flat.astype(np.float32), metadata=metadata)
-    return Evaluator(contact, evaluator.race, database=evaluator.database,
+                             "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute}
+    fitted = Network(net.hidden, net.n_outputs, net.encoder,
+                     params=flat.astype(np.float32), metadata=metadata)
+    contact, race = (fitted, evaluator.race) if klass == CONTACT else (evaluator.contact, fitted)
+    return Evaluator(contact, race, database=evaluator.database,
                      metadata=dict(evaluator.metadata))
 
 
@@ -218,10 +224,14 @@ def main() -> None:
     c.add_argument("--every", type=int, default=3, help="keep a decision with probability 1/EVERY")
     c.add_argument("--top", type=int, default=3, help="plays kept per decision")
     c.add_argument("--plies", type=int, default=2)
+    c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
+                   help="the positions kept: in this class")
     f = sub.add_parser("fit")
     f.add_argument("out")
     f.add_argument("data", nargs="+")
     f.add_argument("--player", default="net")
+    f.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
+                   help="the network fitted")
     f.add_argument("--lr", type=float, default=3e-4)
     f.add_argument("--lr-end", type=float, default=None,
                    help="the step size at the end (linear from --lr; default: constant)")
@@ -234,10 +244,11 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
-                                     args.plies))
+                                     args.plies, CLASSES.index(args.klass)))
     else:
         fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
-            absolute=args.absolute, lr_end=args.lr_end).save(args.out)
+            absolute=args.absolute, lr_end=args.lr_end,
+            klass=CLASSES.index(args.klass)).save(args.out)
 
 
 if __name__ == "__main__":

@@ -192,8 +192,9 @@ def exact_forward(sizes, params, x, order=None) -> np.ndarray:
 
 KERNEL_NETS = [((80,), 5), ((1,), 1), ((7,), 4), ((8,), 5), ((16,), 1), ((17,), 5), ((100,), 4),
                ((130,), 5), ((200,), 5), ((40, 9), 5), ((12, 9, 3), 1),
-               # widths a multiple of 8 (the output layer 8 rows at a time), in one column
-               # block or several of equal width (104: 56 + 48; 128: 64 + 64)
+               # widths a multiple of 8 (the output layer 8 rows at a time, or, in evaluate,
+               # from its transposed copy), in one column block or several of equal width
+               # (104: 56 + 48; 128: 64 + 64)
                ((64,), 5), ((96,), 4), ((104,), 1), ((128,), 5), ((128,), 4), ((256,), 5),
                # later hidden layers (the dense kernel): 64 outputs a block, the last one
                # narrower or with a partial vector

@@ -25,6 +25,7 @@ from libc.string cimport memcpy, memset
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t, board_swap
 from bgengine.checks cimport checked_int
+from bgengine.memory cimport zeroed_or_raise
 from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
 from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
 
@@ -47,8 +48,9 @@ cdef extern from "nnkernels.h" nogil:
     ctypedef void (*bg_add_rows_fn)(const real_t* W, int H, const int32_t* idx, const real_t* val,
                                     int nnz, const real_t* h_in, real_t* h) noexcept nogil
     ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
-                                    const real_t* val, int nnz, const real_t* W1, const real_t* b1,
-                                    int K, real_t* act1, real_t* act2) noexcept nogil
+                                    const real_t* val, int nnz, const real_t* W1,
+                                    const real_t* W1t, const real_t* b1, int K, real_t* act1,
+                                    real_t* act2) noexcept nogil
     ctypedef void (*bg_hidden_fn)(const real_t* W0, int H, const int32_t* idx, const real_t* val,
                                   int nnz, const real_t* pre, real_t* act1) noexcept nogil
     ctypedef void (*bg_dense_fn)(const real_t* a, int n_in, const real_t* W, const real_t* b,
@@ -176,11 +178,32 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
     cdef int H = net.sizes[1]
     if net.n_layers == 2 and net.sizes[2] <= 8:     # the usual shape: one fused kernel
         bg_kernels.forward1(net.params + net.offset_W[0], H, pre, idx, val, nnz,
-                            net.params + net.offset_W[1], net.params + net.offset_b[1],
+                            net.params + net.offset_W[1], net.out_t, net.params + net.offset_b[1],
                             net.sizes[2], buf.act[1], buf.act[2])
         return
     bg_kernels.hidden(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
     _upper_layers(net, buf)
+
+
+cdef int net_frozen_size(const net_t* src) noexcept nogil:
+    # only the fused kernel of one hidden layer and at most 8 outputs reads out_t
+    if src.n_layers == 2 and src.sizes[2] <= 8 and src.sizes[1] % 8 == 0:
+        return src.sizes[1] * src.sizes[2]
+    return 0
+
+
+cdef void net_freeze(const net_t* src, net_t* dst, real_t* buf) noexcept nogil:
+    cdef int H = src.sizes[1], K, i, j
+    cdef const real_t* W1
+    memcpy(dst, src, sizeof(net_t))
+    if net_frozen_size(src) == 0:
+        return
+    K = src.sizes[2]
+    W1 = src.params + src.offset_W[1]
+    for i in range(H):
+        for j in range(K):
+            buf[j * H + i] = W1[i * K + j]
+    dst.out_t = buf
 
 
 cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
@@ -425,14 +448,20 @@ cdef class Network:
         cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
         cdef int32_t idx[MAX_INPUTS]
         cdef real_t val[MAX_INPUTS]
-        cdef netbuf_t* buf = _new_buf()
+        cdef net_t frozen           # a copy for the call: the weights stay put during it
+        cdef real_t* out_t = NULL
+        cdef netbuf_t* buf = NULL
         try:
+            out_t = <real_t*> zeroed_or_raise(net_frozen_size(&self.net) + 1, sizeof(real_t))
+            buf = _new_buf()
+            net_freeze(&self.net, &frozen, out_t)
             with nogil:
                 for i in range(n):
                     nnz = encode_sparse(enc, &bp[i], idx, val)
-                    net_forward_sparse(&self.net, idx, val, nnz, buf)
+                    net_forward_sparse(&frozen, idx, val, nnz, buf)
                     memcpy(&ov[i, 0], buf.act[L], K * sizeof(real_t))
         finally:
+            free(out_t)
             free(buf)
         return out[0] if single else out
 

@@ -48,7 +48,8 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil
 # A copy of ``src`` for forward passes while its weights do not change (a rollout, a batch
 # of evaluations): ``dst`` = ``src`` with out_t = the output layer transposed into ``buf``
-# (net_frozen_size(src) floats; none when no kernel reads it: out_t stays as it was).  The
+# (net_frozen_size(src) floats, room to align them included; none when no kernel reads it:
+# out_t stays as it was).  The
 # same outputs, bit for bit; faster where the AVX2 output kernel reads it.  The weights
 # must not change while dst is in use: out_t would go stale.
 cdef int net_frozen_size(const net_t* src) noexcept nogil

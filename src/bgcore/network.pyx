@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 cimport numpy as cnp
+from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
@@ -185,16 +186,27 @@ cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int
     _upper_layers(net, buf)
 
 
+cdef enum:
+    # Byte boundary of a network's weights (and of a frozen copy's output layer): a 32-byte
+    # load of a row then never straddles two cache lines.  Rollouts measured 5-10% slower
+    # with the weights 16 bytes off such a boundary, where numpy's allocation put them in
+    # some processes and not others.
+    WEIGHTS_ALIGNMENT = 64
+
+
 cdef int net_frozen_size(const net_t* src) noexcept nogil:
-    # only the fused kernel of one hidden layer and at most 8 outputs reads out_t
+    # only the fused kernel of one hidden layer and at most 8 outputs reads out_t; room to
+    # align it as the weights are
     if src.n_layers == 2 and src.sizes[2] <= 8 and src.sizes[1] % 8 == 0:
-        return src.sizes[1] * src.sizes[2]
+        return src.sizes[1] * src.sizes[2] + WEIGHTS_ALIGNMENT // sizeof(real_t)
     return 0
 
 
 cdef void net_freeze(const net_t* src, net_t* dst, real_t* buf) noexcept nogil:
     cdef int H = src.sizes[1], K, i, j
     cdef const real_t* W1
+    cdef real_t* out_t = <real_t*> ((<uintptr_t> buf + WEIGHTS_ALIGNMENT - 1)
+                                    & ~<uintptr_t> (WEIGHTS_ALIGNMENT - 1))
     memcpy(dst, src, sizeof(net_t))
     if net_frozen_size(src) == 0:
         return
@@ -202,8 +214,8 @@ cdef void net_freeze(const net_t* src, net_t* dst, real_t* buf) noexcept nogil:
     W1 = src.params + src.offset_W[1]
     for i in range(H):
         for j in range(K):
-            buf[j * H + i] = W1[i * K + j]
-    dst.out_t = buf
+            out_t[j * H + i] = W1[i * K + j]
+    dst.out_t = out_t
 
 
 cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
@@ -298,6 +310,15 @@ cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
 
 # ---------------------------------------------------------------- Python class
 
+def _aligned(params):
+    """``params`` (float32, 1-D) copied to start on a WEIGHTS_ALIGNMENT-byte boundary."""
+    room = np.empty(params.shape[0] + WEIGHTS_ALIGNMENT // 4, dtype=np.float32)
+    start = (-room.ctypes.data % WEIGHTS_ALIGNMENT) // 4
+    out = room[start:start + params.shape[0]]
+    out[:] = params
+    return out
+
+
 cdef class Network:
     """A fully connected sigmoid network over one of the encoders' inputs.
 
@@ -344,7 +365,7 @@ cdef class Network:
                 raise ValueError(f"params has {params.shape[0]} values; sizes {self.sizes} need {off}")
             if not np.all(np.isfinite(params)):
                 raise ValueError("params contain NaN or infinite values")
-        self.params = np.ascontiguousarray(params)
+        self.params = _aligned(params)
         self.net.params = <real_t*> cnp.PyArray_DATA(self.params)
         self.net.order = summation_order(encoder_id(encoder))
         self.metadata = dict(metadata or {})

@@ -154,11 +154,34 @@ forward kernel 22% (plus the output layer 10%), the contact tail's features 11%,
 or more blots without bar checkers (``bg_hits_avx2``) 8.7%, the comparison by parts 6%, own
 features 4.6%.
 
+Session 12 (2026-11-25, same AMD EPYC guest, ``lscpu`` "AMD EPYC" family 25 model 17, training
+paused, the machine otherwise quiet: gnubg's own rates 473-491 trials/s and 197-200 k
+evaluations/s).  Kernel and memory changes, results unchanged (encoder units untouched,
+rollouts byte for byte, every kernel test bit for bit): the hidden sigmoid's table offsets out
+of the register two lanes at a time (+0.5%); rollouts and batch evaluations on frozen copies of
+the networks (``net_freeze``, ``ev_freeze``) that carry the output layer transposed, so the AVX2
+output kernel needs no lane permutes; and the weights on a 64-byte boundary.  The last one
+matters more than it looks: numpy had put the weights 16 bytes off a 32-byte boundary in some
+processes (among them this file's) and not in others, so that half the first layer's 32-byte row
+loads straddled two cache lines: in this file's process rollouts went from 2343-2365 to
+2544-2572 trials/s with it alone, while an A/B harness whose process had them aligned by chance
+saw nothing (and earlier sessions' "code layout moves these figures by a few per cent" was
+probably this).  Three runs of this file in one locked session: rollouts **5.16x, 5.20x, 5.23x
+gnubg on one thread** (median 5.20x; 2498-2571 trials/s), 5.15x, 5.34x, 5.17x on two; static
+5.68x, 5.58x, 5.33x on afterstates, 3.68x, 3.60x, 3.71x calibrate-like; the contact network
+with a second hidden layer 1.81x, 1.91x, 1.94x.  Against main (alternating 1296-trial rollouts
+in two long-lived processes, CPU time, best of 2 per round, 6 rounds, same locked session):
+1.126x (per round 1.126-1.129x; main's weights 16 bytes off in its process).  The 5x rollout
+target is met on one thread and on two.  Profile of a rollout now (perf, one thread): first
+layer rows and hidden sigmoid about 24% (the output layer about 4%, was 8-10%), contact tail
+features 12%, hit counting 9%, the comparison by parts 6%, own features 4%.
+
 Gates (on ratios of the same run only, set well below what was measured so that
-they catch a regression, not noise): static 222-80-5 on afterstates >= 2.0x (the
-target itself; measured ~8.6x); static 222-80-5 on random positions >= 1.5x
-(measured ~7.7x); rollout trials/s on one thread >= 5x gnubg (measured ~10.9x;
-the 10x target is reported, not gated: one noisy run can dip below it).  The 198-80-5
+they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
+(measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one
+thread >= 4.0x gnubg for the shipped evaluator (measured 5.16-5.23x; 3.0x for a candidate
+given by BGENGINE_BENCH_NET).  The 5x target is reported, not gated: it is met with 3-5% to
+spare, and one round's ratio spreads 5.10-5.67x quiet, lower under load.  The 198-80-5
 and two-thread figures are reported only.  ``pytest bench/test_bench_vs_gnubg.py
 --benchmark-disable`` takes about 50 s.
 """
@@ -205,14 +228,16 @@ REQUEST_TIMEOUT = 120.0      # seconds for any one gnubg request
 
 STATIC_TARGET = 4.0             # the strength issue's: the default evaluator >= 4x calibrate
 ROLLOUT_TARGET = 5.0            # ... and >= 5x gnubg's rollout trials/s
+#: A network or evaluator file to measure instead of the shipped default (candidates).
+NET_OVERRIDE = os.environ.get("BGENGINE_BENCH_NET")
 #: (kind, label) -> gate on the median ratio; measured figures in the docstring.
 GATES = {
     ("static", "default afterstates"): 2.0,
     ("static", "default random (calibrate-like)"): 1.5,
-    ("rollout", "1 thread"): 3.0,     # the shipped evaluator; a 256-wide one measures ~3.0x
+    # the shipped evaluator measures ~5.2x quiet (4.1-4.5x under load before session 12's
+    # +12%); a candidate given by BGENGINE_BENCH_NET (256 wide: ~3.0x) keeps the old gate
+    ("rollout", "1 thread"): 4.0 if NET_OVERRIDE is None else 3.0,
 }
-#: A network or evaluator file to measure instead of the shipped default (candidates).
-NET_OVERRIDE = os.environ.get("BGENGINE_BENCH_NET")
 
 _ROWS: list[tuple[str, str, str, str, str, str]] = []   # printed at the end
 

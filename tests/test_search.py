@@ -112,6 +112,22 @@ def test_rollout_reproducible_and_thread_independent(net):
     assert not np.array_equal(a["per_trial"], c["per_trial"])
 
 
+def test_rollout_and_evaluate_read_weights_changed_in_place():
+    """A rollout or a batch evaluation freezes its networks for the call only (their output
+    layers transposed as it starts): weights changed in place between calls are the ones
+    the next call uses."""
+    net = Network((128,), 5, "contact", seed=3)
+    before = rollout(net, STARTING_BOARD, 72, seed=1)["per_trial"]
+    boards = np.array([STARTING_BOARD, STARTING_BOARD[::-1]])
+    net.evaluate(boards)
+    net.params[-(128 * 5 + 5):] *= -1.5         # the output layer
+    fresh = Network((128,), 5, "contact", params=net.params)
+    after = rollout(net, STARTING_BOARD, 72, seed=1)["per_trial"]
+    assert not np.array_equal(before, after)
+    np.testing.assert_array_equal(after, rollout(fresh, STARTING_BOARD, 72, seed=1)["per_trial"])
+    np.testing.assert_array_equal(net.evaluate(boards), fresh.evaluate(boards))
+
+
 @pytest.mark.parametrize("kw", [{}, {"variance_reduction": True, "truncate": 7},
                                 {"plies": 1, "truncate": 3}])
 def test_rollout_keeps_the_first_two_plays_without_changing_a_trial(net, kw):

@@ -35,6 +35,19 @@ ctypedef struct evaluator_t:
     exact_fn_t exact
 
 
+# An evaluator's copy for a stretch of work during which its networks' weights do not change
+# (a rollout, a batch of evaluations): the same evaluator with its networks frozen
+# (net_freeze: the same outputs bit for bit, faster).  ev_freeze, then in a try the work on
+# &f.ev, and ev_frozen_free in its finally.  f points into itself: it must not move.
+ctypedef struct ev_frozen_t:
+    evaluator_t ev
+    net_t net[N_NET_CLASSES]
+    real_t* buf             # their transposed output layers (owned)
+
+cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f) except -1
+cdef void ev_frozen_free(ev_frozen_t* f) noexcept nogil
+
+
 # Rearmost slot holding a checker of ``side`` (24 = the bar), -1 if it has none left.
 cdef inline int board_back(const board_t* b, int side) noexcept nogil:
     cdef uint32_t occ, one

@@ -31,7 +31,9 @@ from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t
-from bgengine.network cimport Network, net_t, netbuf_t, net_forward_sparse
+from bgengine.memory cimport zeroed_or_raise
+from bgengine.network cimport (Network, net_t, netbuf_t, net_forward_sparse, net_frozen_size,
+                               net_freeze)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
 
@@ -60,6 +62,26 @@ cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
     nnz = encode_sparse(ev.encoder[c], b, idx, val)
     net_forward_sparse(ev.net[c], idx, val, nnz, buf)
     memcpy(out, buf.act[ev.net[c].n_layers], ev.K * sizeof(real_t))
+
+
+cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f) except -1:
+    cdef int n0 = net_frozen_size(src.net[CLASS_CONTACT])
+    memcpy(&f.ev, src, sizeof(evaluator_t))
+    f.buf = <real_t*> zeroed_or_raise(n0 + net_frozen_size(src.net[CLASS_RACE]) + 1,
+                                      sizeof(real_t))
+    net_freeze(src.net[CLASS_CONTACT], &f.net[CLASS_CONTACT], f.buf)
+    f.ev.net[CLASS_CONTACT] = &f.net[CLASS_CONTACT]
+    if src.net[CLASS_RACE] == src.net[CLASS_CONTACT]:     # one network for every class
+        f.ev.net[CLASS_RACE] = &f.net[CLASS_CONTACT]
+    else:
+        net_freeze(src.net[CLASS_RACE], &f.net[CLASS_RACE], f.buf + n0)
+        f.ev.net[CLASS_RACE] = &f.net[CLASS_RACE]
+    return 0
+
+
+cdef void ev_frozen_free(ev_frozen_t* f) noexcept nogil:
+    free(f.buf)
+    f.buf = NULL
 
 
 cdef class Evaluator:
@@ -172,14 +194,18 @@ cdef class Evaluator:
         out = np.empty((n, self.ev.K), dtype=np.float32)
         cdef real_t[:, ::1] ov = out
         cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
+        cdef ev_frozen_t frozen     # the weights stay put during the call
         cdef netbuf_t* buf = <netbuf_t*> malloc(sizeof(netbuf_t))
         if buf == NULL:
             raise MemoryError()
+        frozen.buf = NULL
         try:
+            ev_freeze(&self.ev, &frozen)
             with nogil:
                 for i in range(n):
-                    ev_static(&self.ev, &bp[i], buf, &ov[i, 0])
+                    ev_static(&frozen.ev, &bp[i], buf, &ov[i, 0])
         finally:
+            ev_frozen_free(&frozen)
             free(buf)
         return out[0] if single else out
 

@@ -25,6 +25,8 @@ ctypedef struct net_t:
     int n_params
     real_t* params          # borrowed from the owning Network's numpy array
     const int32_t* order    # the encoder's summation order of the inputs (dense inputs)
+    const real_t* out_t     # NULL, or a copy of the output layer's weights transposed
+                            # (K x H; net_freeze), which forward passes may read instead
 
 ctypedef struct netbuf_t:   # per-thread workspace: activations and deltas
     real_t act[MAX_LAYERS + 1][MAX_WIDTH]   # act[0] unused for sparse input
@@ -44,6 +46,14 @@ cdef void net_first_layer_add(const net_t* net, const real_t* h_in, const int32_
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
                                   const real_t* val, int nnz, netbuf_t* buf) noexcept nogil
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil
+# A copy of ``src`` for forward passes while its weights do not change (a rollout, a batch
+# of evaluations): ``dst`` = ``src`` with out_t = the output layer transposed into ``buf``
+# (net_frozen_size(src) floats, room to align them included; none when no kernel reads it:
+# out_t stays as it was).  The
+# same outputs, bit for bit; faster where the AVX2 output kernel reads it.  The weights
+# must not change while dst is in use: out_t would go stale.
+cdef int net_frozen_size(const net_t* src) noexcept nogil
+cdef void net_freeze(const net_t* src, net_t* dst, real_t* buf) noexcept nogil
 cdef void net_backward_sparse(const net_t* net, const int32_t* idx, const real_t* val, int nnz,
                               netbuf_t* buf, const real_t* dout, real_t* grad,
                               real_t scale) noexcept nogil

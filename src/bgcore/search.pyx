@@ -41,7 +41,7 @@ from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_parti
                                net_forward_sparse_from)
 from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
-                                 CLASS_RACE, CLASS_EXACT)
+                                 CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free)
 from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
                                 ENC_CONTACT, N_CONTACT_TAIL_FEATURES)
 from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
@@ -725,13 +725,16 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     cdef memo_entry_t* memo = NULL
     cdef Py_ssize_t t
     cdef interrupt_t it
+    cdef ev_frozen_t frozen         # the weights stay put during the rollout
     pending = []
     interrupt_init(&it, pending)
     workspaces_init(&W, nt)
+    frozen.buf = NULL
     try:
         if trials > 36:
             memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
-        workspaces_add_searchers(&W, 0, &ev.ev, 16 if plies > 0 else 0, 8, 0.16)
+        ev_freeze(&ev.ev, &frozen)
+        workspaces_add_searchers(&W, 0, &frozen.ev, 16 if plies > 0 else 0, 8, 0.16)
         for t in range(nt):
             W.searchers[0][t].by_delta = by_delta
         with nogil:
@@ -745,6 +748,7 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
             raise pending[0]
     finally:
         workspaces_free(&W)
+        ev_frozen_free(&frozen)
         free(memo)
     per64 = per.astype(np.float64)
     eq = equity_of(per64)

@@ -51,6 +51,24 @@ def measured(path: Path) -> dict[tuple[int, str], dict]:
     return done
 
 
+def measure_against_both(path: Path, key: int, extra: dict, done: dict, out: Path, gnubg,
+                         gnubg_games: int, pubeval_games: int, label: str) -> None:
+    """Play the network at ``path`` against gnubg 0-ply and pubeval on the curve's dice,
+    unless ``done[(key, opponent)]`` already has as many games; append each new result
+    (``trained_games`` = ``key``, plus ``extra``) to ``out`` and to ``done``."""
+    me = Player("net", load_network(path), name=path.name)
+    for opponent, player, n, seed in (("gnubg", gnubg, gnubg_games, GNUBG_SEED),
+                                      ("pubeval", Player("pubeval"), pubeval_games, PUBEVAL_SEED)):
+        if n <= 0 or done.get((key, opponent), {}).get("games", 0) >= n:
+            continue
+        res = run_match(me, player, n, seed=seed)
+        record = {"trained_games": key, "opponent": opponent, **extra, **res.as_dict()}
+        done[(key, opponent)] = record
+        with open(out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        print(f"{label} {res}", flush=True)
+
+
 def plot(run: Path, records: list[dict]) -> Path:
     import matplotlib
 
@@ -92,22 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.run / "strength.jsonl"
     done = measured(out)
     gnubg = make_player("gnubg")
-    pubeval = Player("pubeval")
     try:
         for games, path in snapshots(args.run):
-            me = Player("net", load_network(path), name=path.name)
-            for opponent, player, n, seed in (("gnubg", gnubg, args.gnubg_games, GNUBG_SEED),
-                                              ("pubeval", pubeval, args.pubeval_games,
-                                               PUBEVAL_SEED)):
-                if n <= 0 or done.get((games, opponent), {}).get("games", 0) >= n:
-                    continue
-                res = run_match(me, player, n, seed=seed)
-                record = {"trained_games": games, "opponent": opponent, "file": str(path),
-                          **res.as_dict()}
-                done[(games, opponent)] = record
-                with open(out, "a") as f:
-                    f.write(json.dumps(record) + "\n")
-                print(f"{games:>10} {res}", flush=True)
+            measure_against_both(path, games, {"file": str(path)}, done, out, gnubg,
+                                 args.gnubg_games, args.pubeval_games, f"{games:>10}")
     finally:
         gnubg.close()
     print(f"wrote {plot(args.run, list(done.values()))}")

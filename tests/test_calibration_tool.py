@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import numpy as np
 import pytest
 from tool_modules import load_tool
 
-GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
+from bgengine.gnubg.binary import GnubgNotFound, find_gnubg
+
+
+def _has_gnubg() -> bool:
+    try:
+        find_gnubg()
+    except GnubgNotFound:
+        return False
+    return True
+
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +51,7 @@ def test_an_optimistic_player_shows_bias_and_cube_errors(calibration):
     assert r["doubler_loss"] > 0 and r["double_disagree"] > 0
 
 
-@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+@pytest.mark.skipif(not _has_gnubg(), reason="GNU Backgammon (gnubg) is not installed")
 def test_gnubg_values_the_opening_position(calibration):
     board = np.zeros((2, 2, 25), np.uint8)
     for side in (0, 1):

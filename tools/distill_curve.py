@@ -26,8 +26,8 @@ from bgengine.players import make_player
 
 def rounds(folder: Path) -> list[tuple[int, Path]]:
     """(round number, file) of the distillation rounds, in order; the last is network.npz."""
-    files = sorted(folder.glob("round[0-9]*.npz"), key=lambda p: int(p.stem[5:].split("-")[0]))
-    numbered = [(int(p.stem[5:]), p) for p in files if p.stem[5:].isdigit()]
+    numbered = sorted((int(p.stem[5:]), p) for p in folder.glob("round*.npz")
+                      if p.stem[5:].isdigit())
     last = numbered[-1][0] if numbered else 0
     return numbered + [(last + 1, folder / "network.npz")]
 

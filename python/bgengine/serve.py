@@ -84,6 +84,18 @@ class _Waiting:
     peer: str
     since: float                   # time.monotonic() of the accept
 
+    def gone(self) -> bool:
+        """Whether the peer has already closed or reset the connection (a non-blocking
+        peek: nothing is consumed; False where the system cannot peek without blocking)."""
+        if not hasattr(socket, "MSG_DONTWAIT"):  # pragma: no cover - not Linux/BSD/macOS
+            return False
+        try:
+            return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+
 
 class BgServer(socketserver.TCPServer):
     """The TCP server: one thread and one :class:`Session` per admitted client.
@@ -207,18 +219,29 @@ class BgServer(socketserver.TCPServer):
 
     def _admit_waiting(self, arrived: _Waiting | None = None) -> None:
         """Queue ``arrived`` (a new connection), give free slots, or slots of idle
-        connections, to waiting connections (first come, first served); refuse
-        those that waited ``admit_wait`` or overflow ``max_waiting``.  One lock
+        connections, to waiting connections (first come, first served); drop those
+        whose peers already left; refuse those that waited ``admit_wait`` or overflow
+        ``max_waiting``.  One lock
         for all of it: the queue is never seen longer than ``max_waiting``."""
         now = time.monotonic()
         started: list[_Conn] = []
         refused: list[tuple[_Waiting, str]] = []
+        gone: list[_Waiting] = []
         with self._lock:
             if arrived is not None:
                 self._waiting.append(arrived)
             if self._stopping.is_set():
                 return
+            if len(self._waiting) > self.max_waiting:
+                # after a flood, connections whose peers already left (accepted late from
+                # the kernel's queue) must not crowd live newcomers out of the queue
+                gone = [w for w in self._waiting if w.gone()]
+                if gone:
+                    self._waiting = deque(w for w in self._waiting if w not in gone)
             while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
+                if self._waiting[0].gone():         # no slot, no thread for a peer that left
+                    gone.append(self._waiting.popleft())
+                    continue
                 if len(self._active) >= self.max_clients:
                     victim = self._victim(now)
                     if victim is None:
@@ -233,6 +256,10 @@ class BgServer(socketserver.TCPServer):
                 refused.append((self._waiting.popleft(), f"no slot free within {self.admit_wait:g} s"))
             while len(self._waiting) > self.max_waiting:
                 refused.append((self._waiting.pop(), f"more than {self.max_waiting} waiting"))
+        for w in gone:
+            self.exchange_log.write(event="disconnect", conn=w.conn_id, peer=w.peer,
+                                    reason="closed by client while waiting for a slot")
+            self.shutdown_request(w.sock)
         for w, why in refused:
             self._refuse(w, why)
         for conn in started:

@@ -112,3 +112,21 @@ def test_race_class_fits_the_race_network_only(distill, tmp_path):
     assert fitted.race.metadata["distilled"]["class"] == "race"
     with pytest.raises(ValueError, match="class 2"):
         distill.fit("net", [str(tmp_path / "r.npz")], lr=1e-3, epochs=1, klass=2)
+
+
+def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
+    """``top_layers=1``: the hidden layer keeps its weights, the output layer moves (and
+    toward the targets); ``top_layers`` covering every layer is the full fit, bit for bit."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path)
+    start = as_evaluator(load_network_spec("net")).contact
+    kw = dict(lr=1e-3, epochs=3, batch=12)
+    top = distill.fit("net", files, top_layers=1, **kw).contact
+    for i, same in ((0, True), (1, False)):
+        for a, b in zip(top.weights(i), start.weights(i)):
+            assert np.array_equal(a, b) is same
+    full = distill.fit("net", files, **kw)
+    assert np.array_equal(_params(full), _params(distill.fit("net", files, top_layers=2, **kw)))
+    assert top.metadata["distilled"]["top_layers"] == 1

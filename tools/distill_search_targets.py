@@ -106,14 +106,17 @@ def decision_groups(data: dict) -> np.ndarray:
 
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
-        lr_end: float | None = None, klass: int = CONTACT) -> Evaluator:
+        lr_end: float | None = None, klass: int = CONTACT,
+        top_layers: int | None = None) -> Evaluator:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
     The loss is ``absolute`` times the mean squared error of the five outputs plus
     ``pairwise`` times the mean over pairs of plays of one decision of the squared error
     of their equity difference: the part of the values that chooses the play.  The step
-    size goes linearly from ``lr`` to ``lr_end`` (default ``lr``: constant) over the fit."""
+    size goes linearly from ``lr`` to ``lr_end`` (default ``lr``: constant) over the fit.
+    ``top_layers``: fit only that many layers from the output down (default: all), e.g. 1
+    to recalibrate the outputs while keeping the hidden features."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
         raise ValueError(f"only the contact and race networks are fitted, not class {klass}")
@@ -171,6 +174,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
              report(held))
     params = Ws + bs
+    lowest = 0 if top_layers is None else max(0, len(Ws) - top_layers)   # lowest layer fitted
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     step = 0
@@ -189,15 +193,18 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 grad_out += pairwise * np.outer(2 * size * centred / max(pairs, 1),
                                                 EQUITY_WEIGHTS)
             delta = grad_out * out * (1 - out)
-            grads_W, grads_b = [None] * len(Ws), [None] * len(Ws)
-            for layer in range(len(Ws) - 1, -1, -1):
+            grads_W = [np.zeros_like(W) for W in Ws]      # zero for the layers kept fixed
+            grads_b = [np.zeros_like(b) for b in bs]
+            for layer in range(len(Ws) - 1, lowest - 1, -1):
                 grads_W[layer] = acts[layer].T @ delta
                 grads_b[layer] = delta.sum(axis=0)
-                if layer:
+                if layer > lowest:
                     delta = (delta @ Ws[layer].T) * acts[layer] * (1 - acts[layer])
             step += 1
             step_lr = lr + (lr_end - lr) * (step - 1) / max(total_steps - 1, 1)
             for i, g in enumerate(grads_W + grads_b):     # Adam, updating params in place
+                if i % len(Ws) < lowest:
+                    continue
                 m[i] = 0.9 * m[i] + 0.1 * g
                 v[i] = 0.999 * v[i] + 0.001 * g * g
                 params[i] -= step_lr * (m[i] / (1 - 0.9 ** step)) / (
@@ -206,7 +213,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
-                             "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute}
+                             "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
+                             "top_layers": top_layers}
     fitted = Network(net.hidden, net.n_outputs, net.encoder,
                      params=flat.astype(np.float32), metadata=metadata)
     contact, race = (fitted, evaluator.race) if klass == CONTACT else (evaluator.contact, fitted)
@@ -239,6 +247,8 @@ def main() -> None:
     f.add_argument("--epochs", type=int, default=12)
     f.add_argument("--pairwise", type=float, default=0.0,
                    help="weight of the equity differences between plays of one decision")
+    f.add_argument("--top-layers", type=int, default=None,
+                   help="fit only this many layers from the output down (default: all)")
     f.add_argument("--absolute", type=float, default=1.0,
                    help="weight of the outputs' squared error")
     args = ap.parse_args()
@@ -248,7 +258,7 @@ def main() -> None:
                                      args.plies, CLASSES.index(args.klass)))
     else:
         fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
-            absolute=args.absolute, lr_end=args.lr_end,
+            absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
             klass=CLASSES.index(args.klass)).save(args.out)
 
 

@@ -115,8 +115,8 @@ def test_race_class_fits_the_race_network_only(distill, tmp_path):
 
 
 def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
-    """``top_layers=1``: the hidden layer keeps its weights, the output layer moves (and
-    toward the targets); ``top_layers`` covering every layer is the full fit, bit for bit."""
+    """``top_layers=1``: the hidden layer keeps its weights, the output layer moves;
+    ``top_layers`` covering every layer is the full fit, bit for bit."""
     from bgengine.evaluator import as_evaluator
     from bgengine.players import load_network_spec
 

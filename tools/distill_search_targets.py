@@ -193,8 +193,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 grad_out += pairwise * np.outer(2 * size * centred / max(pairs, 1),
                                                 EQUITY_WEIGHTS)
             delta = grad_out * out * (1 - out)
-            grads_W = [np.zeros_like(W) for W in Ws]      # zero for the layers kept fixed
-            grads_b = [np.zeros_like(b) for b in bs]
+            grads_W, grads_b = [None] * len(Ws), [None] * len(Ws)    # None: a layer kept fixed
             for layer in range(len(Ws) - 1, lowest - 1, -1):
                 grads_W[layer] = acts[layer].T @ delta
                 grads_b[layer] = delta.sum(axis=0)
@@ -203,7 +202,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
             step += 1
             step_lr = lr + (lr_end - lr) * (step - 1) / max(total_steps - 1, 1)
             for i, g in enumerate(grads_W + grads_b):     # Adam, updating params in place
-                if i % len(Ws) < lowest:
+                if g is None:
                     continue
                 m[i] = 0.9 * m[i] + 0.1 * g
                 v[i] = 0.999 * v[i] + 0.001 * g * g

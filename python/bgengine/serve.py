@@ -221,8 +221,8 @@ class BgServer(socketserver.TCPServer):
         """Queue ``arrived`` (a new connection), give free slots, or slots of idle
         connections, to waiting connections (first come, first served); drop those
         whose peers already left; refuse those that waited ``admit_wait`` or overflow
-        ``max_waiting``.  One lock
-        for all of it: the queue is never seen longer than ``max_waiting``."""
+        ``max_waiting``.  One lock for all of it: the queue is never seen longer than
+        ``max_waiting``."""
         now = time.monotonic()
         started: list[_Conn] = []
         refused: list[tuple[_Waiting, str]] = []
@@ -235,9 +235,10 @@ class BgServer(socketserver.TCPServer):
             if len(self._waiting) > self.max_waiting:
                 # after a flood, connections whose peers already left (accepted late from
                 # the kernel's queue) must not crowd live newcomers out of the queue
-                gone = [w for w in self._waiting if w.gone()]
-                if gone:
-                    self._waiting = deque(w for w in self._waiting if w not in gone)
+                live: deque[_Waiting] = deque()
+                for w in self._waiting:
+                    (gone if w.gone() else live).append(w)
+                self._waiting = live
             while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
                 if self._waiting[0].gone():         # no slot, no thread for a peer that left
                     gone.append(self._waiting.popleft())

@@ -130,3 +130,23 @@ def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
     full = distill.fit("net", files, **kw)
     assert np.array_equal(_params(full), _params(distill.fit("net", files, top_layers=2, **kw)))
     assert top.metadata["distilled"]["top_layers"] == 1
+
+
+def test_anchor_keeps_the_weights_nearer_the_start(distill, tmp_path):
+    """``anchor`` adds a pull toward the starting weights: they move less the larger it is;
+    ``anchor=0`` is the plain fit, bit for bit; another ``seed`` another minibatch order."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path)
+    start = _params(as_evaluator(load_network_spec("net")))
+    kw = dict(lr=1e-3, epochs=3, batch=12, pairwise=8.0)
+    plain = distill.fit("net", files, **kw)
+    assert np.array_equal(_params(plain), _params(distill.fit("net", files, anchor=0.0, **kw)))
+    moved = [np.abs(_params(distill.fit("net", files, anchor=a, **kw)) - start).sum()
+             for a in (0.0, 10.0, 100.0)]
+    assert moved[0] > moved[1] > moved[2] > 0
+    anchored = distill.fit("net", files, anchor=10.0, seed=1, **kw)
+    assert anchored.contact.metadata["distilled"]["anchor"] == 10.0
+    assert not np.array_equal(_params(anchored), _params(distill.fit("net", files, anchor=10.0,
+                                                                     **kw)))

@@ -107,7 +107,7 @@ def decision_groups(data: dict) -> np.ndarray:
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
         lr_end: float | None = None, klass: int = CONTACT,
-        top_layers: int | None = None) -> Evaluator:
+        top_layers: int | None = None, anchor: float = 0.0) -> Evaluator:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
@@ -116,7 +116,11 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     of their equity difference: the part of the values that chooses the play.  The step
     size goes linearly from ``lr`` to ``lr_end`` (default ``lr``: constant) over the fit.
     ``top_layers``: fit only that many layers from the output down (default: all), e.g. 1
-    to recalibrate the outputs while keeping the hidden features."""
+    to recalibrate the outputs while keeping the hidden features.  ``anchor``: each step
+    also moves the weights ``step size * anchor`` of the way back toward the starting
+    network's (a decay toward the start, decoupled from Adam's scaling as in AdamW:
+    against overfitting the data).
+    ``seed`` draws the held-out decisions and the minibatch order."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
         raise ValueError(f"only the contact and race networks are fitted, not class {klass}")
@@ -174,6 +178,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
              report(held))
     params = Ws + bs
+    start = [p.copy() for p in params] if anchor else None
     lowest = 0 if top_layers is None else max(0, len(Ws) - top_layers)   # lowest layer fitted
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
@@ -208,12 +213,14 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 v[i] = 0.999 * v[i] + 0.001 * g * g
                 params[i] -= step_lr * (m[i] / (1 - 0.9 ** step)) / (
                     np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
+                if start is not None:       # decoupled from Adam's scaling, as AdamW's decay
+                    params[i] -= step_lr * anchor * (params[i] - start[i])
         log.info("epoch %d: held out: %s", epoch, report(held))
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
-                             "top_layers": top_layers}
+                             "top_layers": top_layers, "anchor": anchor, "seed": seed}
     fitted = Network(net.hidden, net.n_outputs, net.encoder,
                      params=flat.astype(np.float32), metadata=metadata)
     contact, race = (fitted, evaluator.race) if klass == CONTACT else (evaluator.contact, fitted)
@@ -250,6 +257,10 @@ def main() -> None:
                    help="fit only this many layers from the output down (default: all)")
     f.add_argument("--absolute", type=float, default=1.0,
                    help="weight of the outputs' squared error")
+    f.add_argument("--anchor", type=float, default=0.0,
+                   help="decay of the weights toward the start's, per unit step size (AdamW-style)")
+    f.add_argument("--seed", type=int, default=0,
+                   help="seed of the held-out decisions and the minibatch order")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "collect":
@@ -258,7 +269,7 @@ def main() -> None:
     else:
         fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
             absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
-            klass=CLASSES.index(args.klass)).save(args.out)
+            anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass)).save(args.out)
 
 
 if __name__ == "__main__":

@@ -268,3 +268,20 @@ def test_run_gnubg_scripts_passes_environments_and_reports_failures(tmp_path):
     bad.write_text("import sys\nsys.exit(3)\n")
     with pytest.raises(GnubgError, match="bad.py failed"):
         run_gnubg_scripts(bad, [{}])
+
+
+def test_run_gnubg_scripts_at_once_on_a_fresh_home(tmp_path, monkeypatch):
+    """Processes started together where ``~/.gnubg`` does not exist yet all succeed (they
+    raced to create it before each had a private HOME), and the user's HOME is untouched."""
+    from bgengine.gnubg.binary import run_gnubg_scripts
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    script = tmp_path / "home_of.py"
+    script.write_text("import os\nopen(os.environ['OUT'], 'w').write(os.environ['HOME'])\n")
+    outs = [tmp_path / f"out-{j}" for j in range(6)]
+    run_gnubg_scripts(script, [{"OUT": str(o)} for o in outs])
+    homes = [o.read_text() for o in outs]
+    assert len(set(homes)) == 6 and str(home) not in homes
+    assert list(home.iterdir()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -55,16 +56,36 @@ def run_gnubg_scripts(script: str | Path, environments: Sequence[Mapping[str, st
                       niceness: int = 10, binary: str | None = None) -> None:
     """Run the Python ``script`` inside gnubg (``gnubg -t -q -p``), once per entry of
     ``environments`` (extra environment variables: the script's inputs and outputs), all at
-    once at ``niceness``, and wait for them.  Raises :class:`GnubgError` with the end of
+    once at ``niceness``, each with a private ``HOME`` and no preference files, and wait for
+    them.  Raises :class:`GnubgError` with the end of
     gnubg's error output if any of them fails."""
     path = find_gnubg(binary)
-    procs = [subprocess.Popen(["nice", "-n", str(niceness), path, "-t", "-q", "-p", str(script)],
-                              env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE) for env in environments]
-    failures = []
-    for p in procs:
-        _, err = p.communicate()
-        if p.returncode:
-            failures.append(f"exit {p.returncode}: {err.decode(errors='replace')[-2000:]}")
+    # Each process gets a private HOME and no preference files (as the match driver's):
+    # gnubg creates ~/.gnubg at its first start, and processes started at once on a
+    # machine without it race to create it ("File exists"); nor should a user's own
+    # settings change what a script computes.
+    with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-") as tmp:
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONHOME"}
+        procs: list[subprocess.Popen] = []
+        outcomes = []
+        try:
+            for j, env in enumerate(environments):
+                prefs = Path(tmp) / f"prefs{j}"
+                prefs.mkdir()
+                procs.append(subprocess.Popen(
+                    ["nice", "-n", str(niceness), path, "-t", "-q", "-r", "-s", str(prefs),
+                     "-p", str(script)],
+                    env={**base, "HOME": str(prefs), **env}, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE))
+            for p in procs:
+                _, err = p.communicate()
+                outcomes.append((p.returncode, err))
+        finally:                        # an error or Ctrl-C: no gnubg left running
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+    failures = [f"exit {code}: {err.decode(errors='replace')[-2000:]}"
+                for code, err in outcomes if code]
     if failures:
         raise GnubgError(f"gnubg running {Path(script).name} failed: {failures[0]}")

@@ -176,6 +176,12 @@ target is met on one thread and on two.  Profile of a rollout now (perf, one thr
 layer rows and hidden sigmoid about 24% (the output layer about 4%, was 8-10%), contact tail
 features 12%, hit counting 9%, the comparison by parts 6%, own features 4%.
 
+Session 14 (2026-11-25), an Intel machine (``lscpu`` "Intel(R) Xeon(R) Processor", family 6
+model 167, 2-vCPU KVM guest), quiet, the round-6 default (same sizes and kernels, new
+weights), three runs: rollouts **5.92x, 5.79x, 5.82x gnubg on one thread** (2487-2501 vs
+422-430 trials/s), 5.79x, 5.69x, 5.71x on two; static 5.35x, 5.36x, 5.37x on afterstates,
+3.55x, 3.45x, 3.52x calibrate-like; second hidden layer 2.51x, 2.46x, 2.46x.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
 (measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one

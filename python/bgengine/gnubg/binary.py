@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = ["ENV_BINARY", "FALLBACK_LOCATIONS", "GnubgError", "GnubgNotFound", "find_gnubg",
-           "run_gnubg_scripts"]
+           "private_invocation", "run_gnubg_scripts"]
 
 #: Environment variable naming the gnubg binary (a path, or a name on PATH).
 ENV_BINARY = "BGENGINE_GNUBG"
@@ -52,31 +52,36 @@ def find_gnubg(binary: str | None = None) -> str:
     raise GnubgNotFound(_NOT_FOUND)
 
 
+def private_invocation(prefs: Path) -> tuple[list[str], dict[str, str]]:
+    """gnubg's options (text mode, quiet, no preference files read, ``prefs`` as its settings
+    folder) and environment (``HOME`` = ``prefs``) for a process kept apart from the user's
+    ``~/.gnubg``: gnubg creates that folder at its first start, and processes started at
+    once on a machine without it race to create it ("File exists"); nor should a user's
+    settings change what a process computes."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHOME"}
+    env["HOME"] = str(prefs)
+    return ["-t", "-q", "-r", "-s", str(prefs)], env
+
+
 def run_gnubg_scripts(script: str | Path, environments: Sequence[Mapping[str, str]],
                       niceness: int = 10, binary: str | None = None) -> None:
     """Run the Python ``script`` inside gnubg (``gnubg -t -q -p``), once per entry of
     ``environments`` (extra environment variables: the script's inputs and outputs), all at
-    once at ``niceness``, each with a private ``HOME`` and no preference files, and wait for
-    them.  Raises :class:`GnubgError` with the end of
+    once at ``niceness``, each apart from the user's settings (:func:`private_invocation`),
+    and wait for them.  Raises :class:`GnubgError` with the end of
     gnubg's error output if any of them fails."""
     path = find_gnubg(binary)
-    # Each process gets a private HOME and no preference files (as the match driver's):
-    # gnubg creates ~/.gnubg at its first start, and processes started at once on a
-    # machine without it race to create it ("File exists"); nor should a user's own
-    # settings change what a script computes.
     with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-") as tmp:
-        base = {k: v for k, v in os.environ.items() if k != "PYTHONHOME"}
         procs: list[subprocess.Popen] = []
         outcomes = []
         try:
-            for j, env in enumerate(environments):
+            for j, extra in enumerate(environments):
                 prefs = Path(tmp) / f"prefs{j}"
                 prefs.mkdir()
+                options, env = private_invocation(prefs)
                 procs.append(subprocess.Popen(
-                    ["nice", "-n", str(niceness), path, "-t", "-q", "-r", "-s", str(prefs),
-                     "-p", str(script)],
-                    env={**base, "HOME": str(prefs), **env}, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE))
+                    ["nice", "-n", str(niceness), path, *options, "-p", str(script)],
+                    env={**env, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
             for p in procs:
                 _, err = p.communicate()
                 outcomes.append((p.returncode, err))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bgengine._checks import is_int
+from bgengine.gnubg.binary import private_invocation
 from bgengine.gnubg.driver import driver_path
 
 __all__ = ["PROCESSES_PER_CORE", "GnubgConfig", "GnubgProcess", "readable", "said"]
@@ -67,11 +68,10 @@ class GnubgProcess:
     def __init__(self, binary: str, workdir: Path, index: int) -> None:
         prefs = workdir / f"prefs{index}"
         prefs.mkdir(exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONHOME"}
-        env["HOME"] = str(prefs)                # no ~/.gnubg of the user's
+        options, env = private_invocation(prefs)    # no ~/.gnubg of the user's
         self.index = index
         self.proc = subprocess.Popen(
-            [binary, "-t", "-q", "-r", "-s", str(prefs), "-p", str(driver_path())],
+            [binary, *options, "-p", str(driver_path())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=prefs, env=env, bufsize=0,
             start_new_session=True)             # Ctrl-C reaches us, and we stop it

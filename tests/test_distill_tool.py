@@ -150,3 +150,24 @@ def test_anchor_keeps_the_weights_nearer_the_start(distill, tmp_path):
     assert anchored.contact.metadata["distilled"]["anchor"] == 10.0
     assert not np.array_equal(_params(anchored), _params(distill.fit("net", files, anchor=10.0,
                                                                      **kw)))
+
+
+def test_mean_averages_the_search_values_of_the_same_positions(distill):
+    rng = np.random.default_rng(0)
+    boards = rng.integers(0, 3, (6, 2, 25)).astype(np.uint8)
+    group = np.array([1, 1, 1, 2, 2, 3])
+    static = rng.random((6, 5)).astype(np.float32)
+    two = {"boards": boards, "group": group, "static": static,
+           "targets": rng.random((6, 5)).astype(np.float32)}
+    three = dict(two, targets=rng.random((6, 5)).astype(np.float32))
+    mean = distill.mean_targets([two, three])
+    np.testing.assert_allclose(mean["targets"], (two["targets"] + three["targets"]) / 2, rtol=1e-6)
+    assert mean["targets"].dtype == np.float32
+    assert np.array_equal(mean["boards"], boards) and np.array_equal(mean["group"], group)
+    other = dict(three, boards=boards[::-1].copy())
+    with pytest.raises(ValueError, match="boards"):
+        distill.mean_targets([two, other])
+    with pytest.raises(ValueError, match="group"):
+        distill.mean_targets([two, dict(three, group=group[::-1].copy())])
+    with pytest.raises(ValueError, match="at least two"):
+        distill.mean_targets([two])

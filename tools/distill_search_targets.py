@@ -1,6 +1,7 @@
 """Train an evaluator's contact (or race) network toward its own N-ply search values (an experiment).
 
     python tools/distill_search_targets.py collect OUT.npz [--games 2000] [--seed 101] [--plies 2]
+    python tools/distill_search_targets.py mean OUT.npz DATA_2PLY.npz DATA_3PLY.npz
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
 
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
@@ -8,6 +9,9 @@
 ``1/--every``, it keeps the best ``--top`` plays' positions (opponent on roll) that are in the
 contact class (``--class race``: the race class), with their static outputs and their ``--plies`` search values (the values
 that ``Engine.evaluate(board, plies)`` gives: a 2-ply value is gnubg's "2-ply" of the play).
+``mean`` averages the search values of files collected from the same games (same player,
+``--seed``, ``--games``, ``--every``, ``--top``, ``--class``) at different ``--plies``: e.g. the
+mean of the 2-ply and 3-ply values, a better teacher than either (``tools/teachers_vs_gnubg.py``).
 ``fit`` starts from the evaluator's network of that class (``--class``) and minimises the squared error of its
 five outputs to the search values, plus (``--pairwise W``) W times the squared error of the
 equity differences between the plays kept from one decision (Adam, minibatches of about 128
@@ -77,6 +81,22 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
             log.info("game %d: %d positions", g, len(boards))
     return {"boards": np.array(boards, np.uint8), "static": np.array(static, np.float32),
             "targets": np.array(targets, np.float32), "group": np.array(groups, np.int64)}
+
+
+def mean_targets(datasets: list[dict]) -> dict:
+    """One data set whose search values are the mean of the data sets' (which must hold the
+    same positions, decisions and static outputs: collected from the same games)."""
+    if len(datasets) < 2:
+        raise ValueError("the mean needs at least two data sets")
+    first = datasets[0]
+    for i, d in enumerate(datasets[1:], 1):
+        for key in ("boards", "group", "static"):
+            if d[key].shape != first[key].shape or not np.array_equal(d[key], first[key]):
+                raise ValueError(f"data set {i} differs from the first in {key!r}: "
+                                 "not collected from the same games")
+    targets = np.mean([np.asarray(d["targets"], np.float64) for d in datasets], axis=0)
+    return {"boards": first["boards"], "static": first["static"],
+            "targets": targets.astype(np.float32), "group": first["group"]}
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -241,6 +261,9 @@ def main() -> None:
     c.add_argument("--plies", type=int, default=2)
     c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the positions kept: in this class")
+    a = sub.add_parser("mean", help="average the search values of files from the same games")
+    a.add_argument("out")
+    a.add_argument("data", nargs="+")
     f = sub.add_parser("fit")
     f.add_argument("out")
     f.add_argument("data", nargs="+")
@@ -266,6 +289,8 @@ def main() -> None:
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
                                      args.plies, CLASSES.index(args.klass)))
+    elif args.command == "mean":
+        np.savez(args.out, **mean_targets([dict(np.load(f)) for f in args.data]))
     else:
         fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
             absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,

@@ -169,5 +169,9 @@ def test_mean_averages_the_search_values_of_the_same_positions(distill):
         distill.mean_targets([two, other])
     with pytest.raises(ValueError, match="group"):
         distill.mean_targets([two, dict(three, group=group[::-1].copy())])
+    with pytest.raises(ValueError, match="static"):
+        distill.mean_targets([two, dict(three, static=static[:, ::-1].copy())])
+    with pytest.raises(ValueError, match="boards"):
+        distill.mean_targets([two, dict(three, boards=boards[:5])])     # fewer positions
     with pytest.raises(ValueError, match="at least two"):
         distill.mean_targets([two])

@@ -83,17 +83,24 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
             "targets": np.array(targets, np.float32), "group": np.array(groups, np.int64)}
 
 
-def mean_targets(datasets: list[dict]) -> dict:
-    """One data set whose search values are the mean of the data sets' (which must hold the
-    same positions, decisions and static outputs: collected from the same games)."""
-    if len(datasets) < 2:
-        raise ValueError("the mean needs at least two data sets")
+def check_same_positions(datasets: list[dict]) -> None:
+    """``ValueError`` unless the data sets hold the same positions, decisions and static
+    outputs (were collected from the same games, at any ``--plies``)."""
     first = datasets[0]
     for i, d in enumerate(datasets[1:], 1):
         for key in ("boards", "group", "static"):
-            if d[key].shape != first[key].shape or not np.array_equal(d[key], first[key]):
+            if not np.array_equal(d[key], first[key]):
                 raise ValueError(f"data set {i} differs from the first in {key!r}: "
                                  "not collected from the same games")
+
+
+def mean_targets(datasets: list[dict]) -> dict:
+    """One data set whose search values are the mean of the data sets' (which must hold the
+    same positions: :func:`check_same_positions`)."""
+    if len(datasets) < 2:
+        raise ValueError("the mean needs at least two data sets")
+    check_same_positions(datasets)
+    first = datasets[0]
     targets = np.mean([np.asarray(d["targets"], np.float64) for d in datasets], axis=0)
     return {"boards": first["boards"], "static": first["static"],
             "targets": targets.astype(np.float32), "group": first["group"]}

@@ -61,12 +61,14 @@ def main() -> None:
     ap.add_argument("--referee-plies", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
-    from calibration_vs_gnubg import gnubg_outputs   # a sibling script (tools/ is on the path)
+    from calibration_vs_gnubg import gnubg_outputs   # sibling scripts (tools/ is on the path)
+    from distill_search_targets import check_same_positions
 
     two, three = load(args.two), load(args.three)
-    if not (np.array_equal(two["boards"], three["boards"])
-            and np.array_equal(two["group"], three["group"])):
-        raise SystemExit("the --two and --three files do not hold the same positions")
+    try:
+        check_same_positions([two, three])
+    except ValueError as e:
+        raise SystemExit(f"the --two and --three files do not hold the same positions: {e}")
     engine = Engine(network=load_network_spec(args.player), plies=1)
     e1 = equity_of(np.array([engine.evaluate(b, plies=1) for b in two["boards"]]))
     e2, e3 = equity_of(two["targets"]), equity_of(three["targets"])

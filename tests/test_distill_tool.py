@@ -175,3 +175,22 @@ def test_mean_averages_the_search_values_of_the_same_positions(distill):
         distill.mean_targets([two, dict(three, boards=boards[:5])])     # fewer positions
     with pytest.raises(ValueError, match="at least two"):
         distill.mean_targets([two])
+
+
+def test_sampled_collect_keeps_the_exact_values_one_ply_less(distill):
+    """``sample``: the same positions as without it; ``targets_lower`` is the collect one
+    ply less, bit for bit; ``mean`` of that one file averages its two sets of values."""
+    kw = dict(games=2, seed=4, every=2, top=3)
+    sampled = distill.collect("net", plies=2, sample=2, **kw)
+    one = distill.collect("net", plies=1, **kw)
+    assert len(one["boards"]) > 0 and "targets_lower" not in one
+    for key in ("boards", "group", "static"):
+        assert np.array_equal(sampled[key], one[key])
+    assert np.array_equal(sampled["targets_lower"], one["targets"])
+    assert sampled["targets"].shape == one["targets"].shape
+    assert np.abs(sampled["targets"] - one["targets"]).max() > 1e-4
+    mean = distill.mean_targets([sampled])
+    np.testing.assert_allclose(mean["targets"], (sampled["targets"] + one["targets"]) / 2,
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="at least two"):
+        distill.mean_targets([one])

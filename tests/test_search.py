@@ -231,3 +231,73 @@ def test_best_plays_rejects_bad_dice(net):
         s.best_plays(STARTING_BOARD, [1, 2, 3])
     with pytest.raises(ValueError):
         s.best_plays(STARTING_BOARD, [(3, 1)], plies=9)
+
+
+# ------------------------------------------------------------ sampled search (evaluate_sampled)
+
+def _near_end() -> np.ndarray:
+    """A race where some plays bear off the last checker (game-ending branches)."""
+    b = np.zeros((2, 25), dtype=np.uint8)
+    b[1, [0, 2]] = [2, 1]          # on roll: three checkers left
+    b[0, [1, 4]] = [2, 2]
+    return b
+
+
+def test_sampled_lower_is_one_ply_less_bit_for_bit(net):
+    S = Searcher(net, cache_bits=0)
+    for b in some_positions(net, 3) + [_near_end()]:
+        for plies in (2, 3):
+            lo, up = S.evaluate_sampled(b, plies, 3)
+            assert np.array_equal(lo, S.evaluate(b, plies - 1))
+            assert up.dtype == np.float32 and up.shape == (5,)
+
+
+@pytest.mark.parametrize("plies,samples", [(2, 1), (2, 4), (3, 3), (3, 12)])
+def test_sampled_mean_over_offsets_is_the_full_search(net, plies, samples):
+    S = Searcher(net, cache_bits=0)
+    for b in some_positions(net, 2)[1:] + [_near_end()]:
+        full = S.evaluate(b, plies)
+        ups = [S.evaluate_sampled(b, plies, samples, offset=o)[1] for o in range(36 // samples)]
+        np.testing.assert_allclose(np.mean(ups, axis=0), full, atol=2e-6)
+        np.testing.assert_allclose(S.evaluate_sampled(b, plies, 36)[1], full, atol=2e-6)
+        if samples < 36 and b[1].sum() == 15:
+            # a real sample of a contact position: the offsets differ
+            assert max(np.abs(u - full).max() for u in ups) > 1e-4
+
+
+def test_sampled_two_ply_matches_plain_python(net):
+    """upper = 1-ply + the mean, over the sampled ordered rolls (row-major from the
+    offset, every 36/samples-th), of the reply's 1-ply value less its 0-ply value."""
+    b = some_positions(net, 2)[1]
+    S = Searcher(net, cache_bits=0)
+    for samples, offset in ((2, 5), (3, 11), (4, 0)):
+        lo, up = S.evaluate_sampled(b, 2, samples, offset=offset)
+        corr = np.zeros(5)
+        for o in range(offset, 36, 36 // samples):
+            afters, _ = legal_afterstates(b, o // 6 + 1, o % 6 + 1)
+            outs = [mover_outputs(net, a) for a in afters]
+            best = max(range(len(outs)), key=lambda i: equity5(outs[i]))
+            corr += flip5(one_ply(net, afters[best][::-1].copy())) - outs[best]
+        np.testing.assert_allclose(lo, one_ply(net, b), atol=1e-5)
+        np.testing.assert_allclose(up, one_ply(net, b) + corr / samples, atol=1e-5)
+
+
+def test_sampled_is_deterministic_and_cache_independent(net):
+    b = some_positions(net, 3)[2]
+    cold = Searcher(net, cache_bits=0).evaluate_sampled(b, 3, 2)
+    warm = Searcher(net, cache_bits=16)
+    warm.evaluate(b, 3)
+    for _ in range(2):
+        got = warm.evaluate_sampled(b, 3, 2)
+        assert np.array_equal(got[0], cold[0]) and np.array_equal(got[1], cold[1])
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(plies=1), "plies must be in 2..3"), (dict(plies=4), "plies must be in 2..3"),
+    (dict(plies=3, samples=5), "samples must divide 36"),
+    (dict(plies=3, samples=0), "samples must divide 36"),
+    (dict(plies=3, samples=4, offset=9), "offset must be in 0..8"),
+    (dict(plies=3, samples=4, offset=-1), "offset must be in 0..8")])
+def test_sampled_bad_arguments(net, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Searcher(net).evaluate_sampled(STARTING_BOARD, **kwargs)

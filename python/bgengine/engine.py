@@ -220,6 +220,19 @@ class Engine:
         except ValueError:
             raise EngineError(f"cannot read a network with {out.shape[-1]} outputs") from None
 
+    def evaluate_sampled(self, board, plies: int, samples: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, upper)``: ``evaluate(board, plies - 1)`` and an unbiased estimate of
+        ``evaluate(board, plies)`` whose deepest ply averages ``samples`` of the 36 rolls
+        (:meth:`Searcher.evaluate_sampled <bgengine.search.Searcher.evaluate_sampled>`;
+        at 3 plies and 3 samples about a quarter of the cost of ``evaluate(board, 3)``)."""
+        if plies > self.plies:
+            raise NotSupported(f"{plies}-ply evaluation is not available (0..{self.plies})")
+        if self.network is None:
+            raise NotSupported("lookahead evaluation needs a network")
+        lower, upper = self.searcher().evaluate_sampled(validate_board(board), plies, samples)
+        return (_clean_probs(five_outputs(np.asarray(lower, np.float64))),
+                _clean_probs(five_outputs(np.asarray(upper, np.float64))))
+
     def has_probabilities(self) -> bool:
         return self.network is not None
 

@@ -67,6 +67,11 @@ cdef void workspaces_free(workspaces_t* W) noexcept nogil
 
 # Outputs of position ``s`` (side on roll, before its roll) from its side, at ``plies``.
 cdef void eval_position(searcher_t* S, const board_t* s, int plies, real_t* out) noexcept nogil
+# ``lower``: eval_position(s, plies - 1); ``upper``: an unbiased estimate of
+# eval_position(s, plies), its deepest ply sampled (``samples`` of the 36 rolls; divides 36),
+# from offset ``start`` (0..36/samples-1; -1: drawn from the position's key).
+cdef void eval_pair(searcher_t* S, const board_t* s, int plies, int samples, int start,
+                    real_t* lower, real_t* upper) noexcept nogil
 # Best play among ml.boards[0..n-1] (afterstates of ``level``'s list) at ``plies``;
 # the chosen afterstate's outputs, mover's side, in ``out``.
 cdef int search_best_move(searcher_t* S, const movelist_t* ml, int n, int plies,

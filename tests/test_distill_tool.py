@@ -194,3 +194,31 @@ def test_sampled_collect_keeps_the_exact_values_one_ply_less(distill):
                                rtol=1e-6)
     with pytest.raises(ValueError, match="at least two"):
         distill.mean_targets([one])
+
+
+def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
+    from bgengine.evaluator import Evaluator, as_evaluator
+    from bgengine.network import Network
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path)
+    start = as_evaluator(load_network_spec("net"))
+    fits = []
+    for seed in (0, 1):
+        path = tmp_path / f"fit{seed}.npz"
+        distill.fit("net", files, lr=1e-3, epochs=2, batch=12, seed=seed).save(path)
+        fits.append(str(path))
+    mean = (as_evaluator(load_network_spec(f"net:{fits[0]}")).contact.params.astype(np.float64)
+            + as_evaluator(load_network_spec(f"net:{fits[1]}")).contact.params) / 2
+    for share in (0.0, 0.3, 1.0):
+        got = distill.blend("net", fits, share)
+        want = (1 - share) * start.contact.params.astype(np.float64) + share * mean
+        np.testing.assert_allclose(got.contact.params, want, atol=1e-6)
+        assert np.array_equal(got.race.params, start.race.params)
+        assert got.contact.metadata["blended"]["share"] == share
+        assert got.contact.metadata["blended"]["fitted"][1]["seed"] == 1
+    narrow = tmp_path / "narrow.npz"
+    Evaluator(Network((8,), 5, start.contact.encoder, seed=0), start.race,
+              database=start.database).save(narrow)
+    with pytest.raises(ValueError, match="not the start's"):
+        distill.blend("net", [fits[0], str(narrow)], 0.5)

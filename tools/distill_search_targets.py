@@ -5,6 +5,7 @@
     python tools/distill_search_targets.py mean OUT.npz DATA_2PLY.npz DATA_3PLY.npz
     python tools/distill_search_targets.py mean OUT.npz DATA_SAMPLED.npz
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
+    python tools/distill_search_targets.py blend OUT.npz FIT.npz [FIT.npz ...] --player net:START --share 0.5
 
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
 0-ply (game ``i`` rolls stream ``i`` of ``--seed``); at a decision, with probability
@@ -24,6 +25,9 @@ five outputs to the search values, plus (``--pairwise W``) W times the squared e
 equity differences between the plays kept from one decision (Adam, minibatches of about 128
 positions in whole decisions, 10% of the decisions held out), then saves an
 evaluator with the new network and the old network of the other class and bear-off database.
+``blend`` averages the fitted network of that class over several fits (e.g. of different
+``--seed``) and moves the start's network ``--share`` of the way toward that average (weights
+interpolated; the other class and the bear-off database are the start's).
 Self-play only: no data from another engine.  Results: docs/strength.md.
 """
 from __future__ import annotations
@@ -278,6 +282,27 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                      metadata=dict(evaluator.metadata))
 
 
+def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:
+    """The start's evaluator with its class ``klass`` network's weights moved ``share`` of
+    the way (0: the start, 1: the fits' mean) toward the mean of the fits' weights."""
+    start = as_evaluator(load_network_spec(player))
+    nets = [Evaluator.load(f).networks[CLASSES[klass]] for f in fits]
+    own = start.networks[CLASSES[klass]]
+    for n in nets:
+        if n.sizes != own.sizes or n.encoder != own.encoder:
+            raise ValueError(f"a fit's {CLASSES[klass]} network ({n.sizes}, {n.encoder}) is not "
+                             f"the start's ({own.sizes}, {own.encoder})")
+    mean = np.mean([np.asarray(n.params, np.float64) for n in nets], axis=0)
+    params = (1.0 - share) * np.asarray(own.params, np.float64) + share * mean
+    metadata = dict(own.metadata)
+    metadata["blended"] = {"fits": fits, "share": share, "class": CLASSES[klass],
+                           "fitted": [n.metadata.get("distilled") for n in nets]}
+    blended = Network(own.hidden, own.n_outputs, own.encoder,
+                      params=params.astype(np.float32), metadata=metadata)
+    contact, race = (blended, start.race) if klass == CONTACT else (start.contact, blended)
+    return Evaluator(contact, race, database=start.database, metadata=dict(start.metadata))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -317,11 +342,20 @@ def main() -> None:
                    help="decay of the weights toward the start's, per unit step size (AdamW-style)")
     f.add_argument("--seed", type=int, default=0,
                    help="seed of the held-out decisions and the minibatch order")
+    b = sub.add_parser("blend", help="move the start toward the mean of several fits")
+    b.add_argument("out")
+    b.add_argument("fits", nargs="+")
+    b.add_argument("--player", default="net")
+    b.add_argument("--share", type=float, default=0.5,
+                   help="how far toward the fits' mean (0: the start, 1: the mean)")
+    b.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
                                      args.plies, CLASSES.index(args.klass), args.sample))
+    elif args.command == "blend":
+        blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
     elif args.command == "mean":
         np.savez(args.out, **mean_targets([dict(np.load(f)) for f in args.data]))
     else:

@@ -275,9 +275,17 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
                              "top_layers": top_layers, "anchor": anchor, "seed": seed}
-    fitted = Network(net.hidden, net.n_outputs, net.encoder,
-                     params=flat.astype(np.float32), metadata=metadata)
-    contact, race = (fitted, evaluator.race) if klass == CONTACT else (evaluator.contact, fitted)
+    return with_class_network(evaluator, klass, net, flat, metadata)
+
+
+def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: np.ndarray,
+                       metadata: dict) -> Evaluator:
+    """``evaluator`` with its class ``klass`` network replaced by one shaped as ``like``
+    holding ``params`` (flat) and ``metadata``; the other class and the bear-off database
+    kept."""
+    net = Network(like.hidden, like.n_outputs, like.encoder,
+                  params=np.asarray(params, np.float32), metadata=metadata)
+    contact, race = (net, evaluator.race) if klass == CONTACT else (evaluator.contact, net)
     return Evaluator(contact, race, database=evaluator.database,
                      metadata=dict(evaluator.metadata))
 
@@ -297,10 +305,7 @@ def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> E
     metadata = dict(own.metadata)
     metadata["blended"] = {"fits": fits, "share": share, "class": CLASSES[klass],
                            "fitted": [n.metadata.get("distilled") for n in nets]}
-    blended = Network(own.hidden, own.n_outputs, own.encoder,
-                      params=params.astype(np.float32), metadata=metadata)
-    contact, race = (blended, start.race) if klass == CONTACT else (start.contact, blended)
-    return Evaluator(contact, race, database=start.database, metadata=dict(start.metadata))
+    return with_class_network(start, klass, own, params, metadata)
 
 
 def main() -> None:

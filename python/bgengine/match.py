@@ -25,7 +25,7 @@ def default_threads() -> int:
 
 
 def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
-              backend=None, progress=None) -> MatchResult:
+              backend=None, progress=None, luck=None) -> MatchResult:
     """Play ``games`` games (rounded up to an even number: game pairs) between ``a`` and ``b``.
 
     Compiled players play whole games in the compiled core on ``threads``
@@ -35,14 +35,19 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     gnubg processes, and one involving an external player (see
     :mod:`bgengine.external`) from Python, both with the same dice pairs.
     ``progress(games_done, games_total)`` is called after each game of those
-    two kinds.
+    two kinds.  ``luck`` (a :class:`bgengine.luck.LuckMeter`; matches against
+    gnubg only): measure the luck of every roll, for luck-adjusted figures.
     """
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
     if not (isinstance(a, Player) and isinstance(b, Player)):
         if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
-            return play_gnubg_match(a, b, games, seed=seed, progress=progress)
+            return play_gnubg_match(a, b, games, seed=seed, progress=progress, luck=luck)
+        if luck is not None:
+            raise ValueError("luck-adjusted results are measured in matches against gnubg only")
         return play_external_match(a, b, games, seed=seed, progress=progress)
+    if luck is not None:
+        raise ValueError("luck-adjusted results are measured in matches against gnubg only")
     n_pairs = (games + 1) // 2
     if backend is not None:
         points, moves = backend.play_pairs(a, b, n_pairs, seed)

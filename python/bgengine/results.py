@@ -53,6 +53,11 @@ class MatchResult:
     Such a game's pair is left out of every figure above (``games`` counts
     only the games kept); ``bad_examples`` says what went wrong in the first
     few.  ``None`` where nothing external was asked.
+
+    ``luck_adjusted_ppg`` and its ``luck_adjusted_ci95``: where the luck of
+    the dice was measured (:mod:`bgengine.luck`), A's points minus A's luck
+    per game: an unbiased estimate of the same ppg with a smaller interval.
+    ``None`` where it was not.
     """
 
     a: str
@@ -68,6 +73,8 @@ class MatchResult:
     mean_moves: float
     bad_games: int | None = None
     bad_examples: tuple[str, ...] = ()
+    luck_adjusted_ppg: float | None = None
+    luck_adjusted_ci95: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -77,6 +84,9 @@ class MatchResult:
                 f"{self.games} games; wins {100 * self.win:.1f}%, gammons "
                 f"{100 * self.win_gammon:.1f}%/{100 * self.lose_gammon:.1f}%, backgammons "
                 f"{100 * self.win_backgammon:.2f}%/{100 * self.lose_backgammon:.2f}% (won/lost)")
+        if self.luck_adjusted_ppg is not None:
+            text += (f"; luck-adjusted {self.luck_adjusted_ppg:+.4f} ppg "
+                     f"{ci_text(self.luck_adjusted_ci95, '.4f')}")
         if self.bad_games is not None:
             text += f"; {self.bad_games} games with a bad reply (their pairs not counted)"
             if self.bad_examples:
@@ -85,19 +95,23 @@ class MatchResult:
 
 
 def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray, bad: np.ndarray | None = None,
-              bad_examples: tuple[str, ...] = ()) -> MatchResult:
+              bad_examples: tuple[str, ...] = (), luck: np.ndarray | None = None) -> MatchResult:
     """A :class:`MatchResult` from ``play_match``'s arrays of shape ``(pairs, 2)``:
     ``points`` (A's points per game) and ``moves`` (plays per game).
 
     ``bad`` (bool, same shape, optional) marks games with a bad reply: their
-    pairs are dropped from the figures and counted in ``bad_games``.
+    pairs are dropped from the figures and counted in ``bad_games``.  ``luck``
+    (float, same shape, optional): A's luck in each game, for the luck-adjusted
+    figures.
     """
     n_bad = None
     if bad is not None:
         keep = ~np.asarray(bad, dtype=bool).any(axis=1)
         n_bad = int(np.count_nonzero(bad))
         points, moves = points[keep], moves[keep]
+        luck = None if luck is None else np.asarray(luck)[keep]
     pair_means = points.astype(np.float64).mean(axis=1)
+    adjusted = None if luck is None else (points - np.asarray(luck, np.float64)).mean(axis=1)
     flat = points.reshape(-1)
     n = max(flat.size, 1)
     return MatchResult(
@@ -107,6 +121,8 @@ def summarize(a: str, b: str, points: np.ndarray, moves: np.ndarray, bad: np.nda
         lose_gammon=float((flat <= -2).sum() / n), lose_backgammon=float((flat <= -3).sum() / n),
         mean_moves=float(moves.mean()) if moves.size else 0.0,
         bad_games=n_bad, bad_examples=tuple(bad_examples),
+        luck_adjusted_ppg=None if adjusted is None or not adjusted.size else float(adjusted.mean()),
+        luck_adjusted_ci95=None if adjusted is None else ci95(adjusted),
     )
 
 

@@ -30,9 +30,12 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.jacoby and not args.cube:
         raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
                          "(matches to N points never use it)")
+    cube = bool(args.cube or args.match_length)
+    if args.luck and cube:
+        raise ValueError("--luck measures cubeless money games against gnubg: not with --cube "
+                         "or --match-length")
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
-    cube = bool(args.cube or args.match_length)
     # compiled players' cubeless games are played in whole batches: no bar (and no need)
     slow = cube or not (isinstance(a, Player) and isinstance(b, Player))
     unit = "matches" if args.match_length else "games"
@@ -47,9 +50,15 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                         seed=args.seed, jacoby=args.jacoby, progress=bar)
             else:
+                luck = None
+                if args.luck:
+                    from bgengine.luck import LuckMeter
+                    from bgengine.players import load_default_network
+
+                    luck = LuckMeter(load_default_network())
                 with backend_from_args(args, args.threads) as backend:
                     result = run_match(a, b, args.games, seed=args.seed, backend=backend,
-                                       progress=bar)
+                                       progress=bar, luck=luck)
     emit(args, result.as_dict(), str(result))
     return 0
 
@@ -89,6 +98,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "else gnubg on PATH, else /usr/games/gnubg)")
     p.add_argument("--gnubg-processes", type=int, default=None, metavar="N",
                    help="gnubg processes run at once (default: 16 per core)")
+    p.add_argument("--luck", action="store_true",
+                   help="against gnubg: also measure the luck of every roll (the shipped network "
+                        "at 0-ply) and report the luck-adjusted ppg, an unbiased estimate with a "
+                        "narrower confidence interval")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (drawn on a terminal for matches played from Python: "
                         "gnubg, external, the cube)")

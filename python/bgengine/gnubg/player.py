@@ -13,6 +13,7 @@ from bgengine.gnubg.binary import find_gnubg
 from bgengine.gnubg.driver import GnubgSettings
 from bgengine.gnubg.pool import GnubgPool, PairResults
 from bgengine.gnubg.process import GnubgConfig
+from bgengine.luck import LuckMeter
 from bgengine.movegen import legal_afterstates
 from bgengine.results import MatchResult, summarize
 
@@ -82,26 +83,31 @@ def _gnubg_config(*players) -> GnubgConfig:
 
 def play_gnubg_pairs(a, b, n_pairs: int, seed: int = 0, first_pair: int = 0,
                      config: GnubgConfig | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> PairResults:
+                     progress: Callable[[int, int], None] | None = None,
+                     luck: LuckMeter | None = None) -> PairResults:
     """:meth:`GnubgPool.play_pairs` in a pool of its own, stopped at the end.
     ``config`` defaults to the first :class:`GnubgPlayer`'s."""
     with GnubgPool(config or _gnubg_config(a, b)) as pool:
-        return pool.play_pairs(a, b, n_pairs, seed, first_pair, progress)
+        return pool.play_pairs(a, b, n_pairs, seed, first_pair, progress, luck)
 
 
 def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> MatchResult:
+                     progress: Callable[[int, int], None] | None = None,
+                     luck: LuckMeter | None = None) -> MatchResult:
     """``games`` cubeless money games (rounded up to whole pairs) between
     ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
     :class:`bgengine.results.MatchResult` from ``a``'s side.  Games with a bad
-    reply are counted in ``bad_games`` and their pairs left out."""
+    reply are counted in ``bad_games`` and their pairs left out.  With
+    ``luck``, the result has luck-adjusted figures too (:mod:`bgengine.luck`)."""
     if not is_int(games) or games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
-    res = play_gnubg_pairs(a, b, (games + 1) // 2, seed, config=config, progress=progress)
+    res = play_gnubg_pairs(a, b, (games + 1) // 2, seed, config=config, progress=progress,
+                           luck=luck)
     log.info("gnubg match: %d games in %.1f s (%.1f games/s), %d requests, %d replays",
              res.points.size, res.seconds, res.points.size / max(res.seconds, 1e-9),
              res.requests, res.replays)
-    return summarize(_name(a), _name(b), res.points, res.moves, res.bad, tuple(res.reasons[:5]))
+    return summarize(_name(a), _name(b), res.points, res.moves, res.bad, tuple(res.reasons[:5]),
+                     luck=res.luck)
 
 
 def _name(p) -> str:

@@ -8,6 +8,7 @@ import selectors
 import tempfile
 import time
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from bgengine.game import Decision, game_decisions, game_seed
 from bgengine.gnubg.binary import GnubgError, find_gnubg
 from bgengine.gnubg.driver import BadReply, GnubgSettings, reply_index
 from bgengine.gnubg.process import GnubgConfig, GnubgProcess, readable, said
+from bgengine.luck import LuckMeter, Roll
 
 __all__ = ["GnubgPool", "PairResults"]
 
@@ -34,6 +36,7 @@ class _Game:
     loop: Generator[Decision, int, tuple[int, int]]
     attempt: int = 0
     decision: Decision | None = None
+    rolls: list[Roll] = field(default_factory=list)    # with a luck meter: every roll
 
 
 @dataclass
@@ -45,12 +48,14 @@ class PairResults:
     (bool): games stopped by a bad reply or a process that kept failing (their
     points and moves are 0); ``reasons``: one line per bad game;
     ``requests``: plays asked of gnubg; ``replays``: games replayed after a
-    process failed; ``seconds``: wall time.
+    process failed; ``seconds``: wall time; ``luck`` (float64, (pairs, 2)):
+    ``a``'s luck in each game (:mod:`bgengine.luck`), or None when not measured.
     """
 
     points: np.ndarray
     moves: np.ndarray
     bad: np.ndarray
+    luck: np.ndarray | None = None
     reasons: list[str] = field(default_factory=list)
     requests: int = 0
     replays: int = 0
@@ -191,7 +196,8 @@ class GnubgPool:
 
     # ------------------------------------------------------------ games
     def play_pairs(self, a, b, n_pairs: int, seed: int = 0, first_pair: int = 0,
-                   progress: Callable[[int, int], None] | None = None) -> PairResults:
+                   progress: Callable[[int, int], None] | None = None,
+                   luck: LuckMeter | None = None) -> PairResults:
         """Play ``n_pairs`` game pairs between ``a`` and ``b``.
 
         Either side may be a :class:`GnubgPlayer` (answered by the pool's
@@ -200,18 +206,24 @@ class GnubgPool:
         first_pair + i)``: game 0 with ``a`` moving first, game 1 with ``b``
         moving first and the very same dice, as the compiled match runner
         does.  ``progress(games_done, games_total)`` is called after each game.
+        With ``luck``, every roll's luck is measured too (``PairResults.luck``),
+        on a thread of its own (the search releases the GIL), so that it overlaps
+        with driving the games; ``luck`` is used by that thread alone meanwhile.
         """
         if n_pairs < 0:
             raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
         t0 = time.monotonic()
         res = PairResults(np.zeros((n_pairs, 2), np.int8), np.zeros((n_pairs, 2), np.int32),
-                          np.zeros((n_pairs, 2), bool))
+                          np.zeros((n_pairs, 2), bool),
+                          luck=None if luck is None else np.zeros((n_pairs, 2)))
         asked_before = sum(p.requests for p in self._procs)
         asked_dropped = 0
         todo = deque((i, g) for i in range(n_pairs) for g in (0, 1))
         total, done = 2 * n_pairs, 0
         idle = deque(self._procs)
         busy: set[GnubgProcess] = set()
+        lucks: dict[tuple[int, int], Future[float]] = {}
+        luck_thread = None if luck is None else ThreadPoolExecutor(1, "bgengine-luck")
 
         def new_game(i: int, g: int, attempt: int = 0) -> _Game:
             dice = Dice(seed, stream=first_pair + i)
@@ -227,6 +239,8 @@ class GnubgPool:
                 v, m = value
                 res.points[game.pair, game.g] = v if game.g == 0 else -v
                 res.moves[game.pair, game.g] = m
+                if luck_thread is not None:
+                    lucks[game.pair, game.g] = luck_thread.submit(luck.game_luck, game.rolls)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -240,6 +254,8 @@ class GnubgPool:
                     finish(game, end.value)
                     return False
                 side = game.sides[d.turn]
+                if luck is not None:             # side a moves when d.turn == game.g
+                    game.rolls.append(Roll(d.board, d.d1, d.d2, d.number == 0, d.turn == game.g))
                 if len(d.afterstates) == 1:
                     k = 0                       # forced: nothing to ask
                 elif isinstance(gnubg := getattr(side, "settings", None), GnubgSettings):
@@ -280,44 +296,50 @@ class GnubgPool:
             else:                                # cannot happen: it needed gnubg before
                 start_next(q)
 
-        while idle and todo:
-            start_next(idle.popleft())
-        while busy:
-            now = time.monotonic()
-            oldest = min(p.sent_at for p in busy)
-            wait = max(0.0, min(1.0, oldest + self.config.timeout - now))
-            for key, _ in self._sel.select(wait):
-                p = key.data
-                if p not in busy:
-                    continue
-                lines = p.replies()
-                if lines is None:
-                    failed(p, p.describe_exit())
-                    continue
-                if not lines:
-                    continue
-                if len(lines) > 1:
-                    log.warning("gnubg process %d sent %d replies to one request", p.proc.pid,
-                                len(lines))
-                game = p.game
-                assert game is not None and game.decision is not None
-                p.game = None
-                busy.discard(p)
-                try:
-                    k = reply_index(game.decision, lines[0])
-                except BadReply as exc:
-                    finish(game, None, str(exc))
-                    start_next(p)
-                    continue
-                if advance(p, game, k):
-                    busy.add(p)
-                else:
-                    start_next(p)
-            now = time.monotonic()
-            for p in [p for p in busy if now - p.sent_at > self.config.timeout]:
-                if not readable(p):             # a reply waiting (we were busy) is no hang
-                    failed(p, f"gnubg process {p.proc.pid} gave no reply within "
-                              f"{self.config.timeout:g} s")
+        try:
+            while idle and todo:
+                start_next(idle.popleft())
+            while busy:
+                now = time.monotonic()
+                oldest = min(p.sent_at for p in busy)
+                wait = max(0.0, min(1.0, oldest + self.config.timeout - now))
+                for key, _ in self._sel.select(wait):
+                    p = key.data
+                    if p not in busy:
+                        continue
+                    lines = p.replies()
+                    if lines is None:
+                        failed(p, p.describe_exit())
+                        continue
+                    if not lines:
+                        continue
+                    if len(lines) > 1:
+                        log.warning("gnubg process %d sent %d replies to one request", p.proc.pid,
+                                    len(lines))
+                    game = p.game
+                    assert game is not None and game.decision is not None
+                    p.game = None
+                    busy.discard(p)
+                    try:
+                        k = reply_index(game.decision, lines[0])
+                    except BadReply as exc:
+                        finish(game, None, str(exc))
+                        start_next(p)
+                        continue
+                    if advance(p, game, k):
+                        busy.add(p)
+                    else:
+                        start_next(p)
+                now = time.monotonic()
+                for p in [p for p in busy if now - p.sent_at > self.config.timeout]:
+                    if not readable(p):             # a reply waiting (we were busy) is no hang
+                        failed(p, f"gnubg process {p.proc.pid} gave no reply within "
+                                  f"{self.config.timeout:g} s")
+            for (i, g), f in lucks.items():
+                res.luck[i, g] = f.result()       # type: ignore[index]
+        finally:
+            if luck_thread is not None:
+                luck_thread.shutdown(wait=True, cancel_futures=True)
         res.requests = sum(p.requests for p in self._procs) - asked_before + asked_dropped
         res.seconds = time.monotonic() - t0
         return res

@@ -1,0 +1,76 @@
+"""The luck of the dice, for luck-adjusted match results.
+
+A roll's **luck** is the mover's cubeless equity after the best 0-ply play of the
+roll made, minus the mean of that value over every roll it could have been (the
+30 non-doubles on a game's opening roll, all 36 otherwise), as gnubg's analysis
+measures it.  Whatever network values the plays, a roll's luck has mean exactly
+zero over the dice given everything before it, so a game's points minus the
+luck of all its rolls (the opponent's counted against) has the same
+expectation as the points themselves: an unbiased estimate of the points per
+game, with a much smaller spread when the network is good, because most of a
+game's result is the dice.  That is the *luck-adjusted* result of
+:class:`bgengine.results.MatchResult`.
+
+The estimate stays unbiased only if the dice are independent of the players:
+true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from bgengine.network import equity_of
+from bgengine.search import Searcher
+
+__all__ = ["LuckMeter", "Roll"]
+
+#: (d1, d2) of the 21 distinct rolls, d1 >= d2, and each one's weight in 36.
+_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
+_WEIGHTS = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0, 2.0)
+_OPENING_WEIGHTS = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 0.0, 2.0)
+
+
+class Roll(NamedTuple):
+    """One roll of a game, for :meth:`LuckMeter.game_luck`: the position (the mover
+    in row 1), the dice, whether it was the game's opening roll, and whether the
+    side whose luck is summed was the one that rolled."""
+
+    board: np.ndarray
+    d1: int
+    d2: int
+    opening: bool
+    ours: bool
+
+
+class LuckMeter:
+    """The luck of rolls, valued by ``network`` (a network, evaluator or file) at 0-ply.
+
+    Not thread-safe (one search at a time, as :class:`bgengine.search.Searcher`).
+    """
+
+    def __init__(self, network) -> None:
+        self.searcher = Searcher(network)
+        self.rolls = 0
+
+    def luck(self, board, d1: int, d2: int, opening: bool = False) -> float:
+        """The mover's luck (cubeless points) in rolling ``d1-d2`` at ``board`` (the
+        mover in row 1, as :class:`bgengine.game.Decision`); ``opening``: the game's
+        first roll (never a double)."""
+        _, outputs = self.searcher.best_plays(board, _ROLLS, plies=0)
+        values = equity_of(outputs)
+        weights = _OPENING_WEIGHTS if opening else _WEIGHTS
+        hi, lo = max(d1, d2), min(d1, d2)
+        rolled = (hi - 1) * hi // 2 + lo - 1       # index of (hi, lo) in _ROLLS
+        self.rolls += 1
+        return float(values[rolled] - (weights @ values) / weights.sum())
+
+    def game_luck(self, rolls: Iterable[Roll]) -> float:
+        """One side's luck over ``rolls``: its own rolls' luck minus its opponent's."""
+        total = 0.0
+        for r in rolls:
+            x = self.luck(r.board, r.d1, r.d2, r.opening)
+            total += x if r.ours else -x
+        return total

@@ -1,0 +1,134 @@
+"""Luck-adjusted match results (:mod:`bgengine.luck`).
+
+* :class:`LuckMeter` against a plain reference: each roll's best play valued
+  play by play (``Searcher.rank_moves``), the mean over the rolls taken here;
+  its luck averages to zero over the dice, on the opening roll and after;
+* the pool's bookkeeping (whose luck, which sign, the opening roll) with a
+  meter whose values are known, so every game's sum is known from its length;
+* the point of it, against the real gnubg (an opponent of about the same
+  strength: against a hopeless one the luck of the dice matters little): the
+  luck-adjusted interval is far narrower than the raw one;
+* :func:`bgengine.results.summarize` and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bgengine.cli import main
+from bgengine.game import STARTING_BOARD
+from bgengine.luck import LuckMeter, Roll
+from bgengine.players import default_network_path, load_default_network, make_player
+from bgengine.results import ci95, summarize
+from bgengine.search import Searcher
+
+from game_positions import random_positions  # noqa: E402  (tests/ is on sys.path)
+from test_gnubg import GNUBG, _fake_player, fake, no_leftovers  # noqa: F401  (fixtures)
+
+needs_net = pytest.mark.skipif(not default_network_path().exists(),
+                               reason="no shipped network")
+
+ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)]
+
+
+@pytest.fixture(scope="module")
+def meter() -> LuckMeter:
+    return LuckMeter(load_default_network())
+
+
+def _reference_luck(searcher: Searcher, board, d1: int, d2: int, opening: bool) -> float:
+    """The best play's equity of each of the 36 (or 30) rolls, every play valued
+    one by one, minus their mean."""
+    best = {roll: searcher.rank_moves(board, *roll, plies=0)[0][2] for roll in ROLLS
+            if not (opening and roll[0] == roll[1])}
+    return best[(d1, d2)] - float(np.mean(list(best.values())))
+
+
+@needs_net
+def test_luck_matches_a_play_by_play_reference(meter):
+    reference = Searcher(load_default_network())
+    boards = [STARTING_BOARD] + random_positions(1, seed=3, every=7)[1:9]
+    for i, board in enumerate(boards):
+        opening = i == 0
+        for d1, d2 in ((6, 5), (2, 1), (4, 4) if not opening else (4, 3)):
+            got = meter.luck(board, d1, d2, opening=opening)
+            want = _reference_luck(reference, board, d1, d2, opening)
+            assert got == pytest.approx(want, abs=2e-6), (i, d1, d2)
+            assert meter.luck(board, d2, d1, opening=opening) == got     # order of the dice
+
+
+@needs_net
+def test_luck_averages_to_zero_over_the_dice(meter):
+    board = random_positions(1, seed=8, every=5)[3]
+    assert np.mean([meter.luck(board, *r) for r in ROLLS]) == pytest.approx(0, abs=1e-6)
+    opening = [meter.luck(STARTING_BOARD, *r, opening=True) for r in ROLLS if r[0] != r[1]]
+    assert np.mean(opening) == pytest.approx(0, abs=1e-6)
+    assert max(opening) == meter.luck(STARTING_BOARD, 3, 1, opening=True) > 0.05  # the best opening
+    assert min(opening) < -0.02
+
+
+@needs_net
+def test_game_luck_sums_ours_less_theirs(meter):
+    boards = random_positions(1, seed=4, every=9)[1:4]
+    rolls = [Roll(boards[0], 6, 2, False, True), Roll(boards[1], 5, 5, False, False),
+             Roll(boards[2], 4, 1, False, True)]
+    want = (meter.luck(boards[0], 6, 2) - meter.luck(boards[1], 5, 5)
+            + meter.luck(boards[2], 4, 1))
+    assert meter.game_luck(rolls) == pytest.approx(want, abs=1e-12)
+    assert meter.game_luck([]) == 0.0
+
+
+class _CountingMeter(LuckMeter):
+    """Luck 1000 for the opening roll, 1 for every other: a game's sum for the
+    side that opened is then 999 + (plays % 2), whoever plays."""
+
+    def __init__(self) -> None:
+        pass
+
+    def luck(self, board, d1, d2, opening=False):
+        return 1000.0 if opening else 1.0
+
+
+def test_pool_counts_each_roll_for_the_right_side(fake, no_leftovers):  # noqa: F811
+    from bgengine.gnubg import play_gnubg_pairs
+
+    res = play_gnubg_pairs(make_player("pubeval"), _fake_player(fake, processes=2), 4, seed=5,
+                           luck=_CountingMeter())
+    assert res.luck is not None and res.luck.shape == (4, 2)
+    opened = 999 + res.moves % 2                     # a opens game 0 of a pair, b game 1
+    assert np.array_equal(res.luck[:, 0], opened[:, 0])
+    assert np.array_equal(res.luck[:, 1], -opened[:, 1])
+    plain = play_gnubg_pairs(make_player("pubeval"), _fake_player(fake, processes=2), 4, seed=5)
+    assert plain.luck is None and np.array_equal(plain.points, res.points)
+
+
+def test_summarize_with_luck_drops_bad_pairs_too():
+    points = np.array([[1, -2], [3, 1], [-1, -1]], np.int8)
+    luck = np.array([[0.5, -1.5], [9.0, 9.0], [-0.25, -1.25]])
+    bad = np.array([[False, False], [True, False], [False, False]])
+    result = summarize("a", "b", points, np.full((3, 2), 50), bad, luck=luck)
+    adjusted = np.array([(0.5 - 0.5) / 2, (-0.75 + 0.25) / 2])   # pair means of points - luck
+    assert result.luck_adjusted_ppg == pytest.approx(adjusted.mean())
+    assert result.luck_adjusted_ci95 == pytest.approx(ci95(adjusted))
+    assert summarize("a", "b", points, np.full((3, 2), 50)).luck_adjusted_ppg is None
+
+
+def test_luck_is_refused_where_it_is_not_measured(capsys):
+    assert main(["match", "pubeval", "random", "--games", "2", "--luck"]) == 2
+    assert "against gnubg" in capsys.readouterr().err
+    assert main(["match", "pubeval", "gnubg", "--games", "2", "--luck", "--cube"]) == 2
+    assert "against gnubg" in capsys.readouterr().err
+
+
+@needs_net
+@pytest.mark.gnubg
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_luck_against_the_real_gnubg(capsys, no_leftovers):  # noqa: F811
+    assert main(["match", "net", "gnubg", "--games", "60", "--seed", "3", "--luck", "--json",
+                 "--gnubg-processes", "4", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bad_games"] == 0 and out["games"] == 60
+    assert out["luck_adjusted_ci95"] < 0.5 * out["ci95"]

@@ -52,8 +52,13 @@ class LuckMeter:
     """
 
     def __init__(self, network) -> None:
+        self.network = network
         self.searcher = Searcher(network)
         self.rolls = 0
+
+    def copy(self) -> LuckMeter:
+        """A meter over the same network, for another thread (the weights are shared)."""
+        return LuckMeter(self.network)
 
     def luck(self, board, d1: int, d2: int, opening: bool = False) -> float:
         """The mover's luck (cubeless points) in rolling ``d1-d2`` at ``board`` (the

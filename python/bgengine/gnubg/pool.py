@@ -4,6 +4,8 @@ thread (see the package docstring for how and why)."""
 from __future__ import annotations
 
 import logging
+import os
+import queue
 import selectors
 import tempfile
 import time
@@ -207,8 +209,8 @@ class GnubgPool:
         moving first and the very same dice, as the compiled match runner
         does.  ``progress(games_done, games_total)`` is called after each game.
         With ``luck``, every roll's luck is measured too (``PairResults.luck``),
-        on a thread of its own (the search releases the GIL), so that it overlaps
-        with driving the games; ``luck`` is used by that thread alone meanwhile.
+        a finished game at a time on threads of their own, one per core (the
+        search releases the GIL), each with its own copy of ``luck``.
         """
         if n_pairs < 0:
             raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
@@ -223,7 +225,19 @@ class GnubgPool:
         idle = deque(self._procs)
         busy: set[GnubgProcess] = set()
         lucks: dict[tuple[int, int], Future[float]] = {}
-        luck_thread = None if luck is None else ThreadPoolExecutor(1, "bgengine-luck")
+        luck_threads, meters = None, queue.SimpleQueue[LuckMeter]()
+        if luck is not None:
+            n_threads = os.cpu_count() or 1
+            luck_threads = ThreadPoolExecutor(n_threads, "bgengine-luck")
+            for m in [luck] + [luck.copy() for _ in range(n_threads - 1)]:
+                meters.put(m)
+
+        def game_luck(rolls: list[Roll]) -> float:
+            meter = meters.get()
+            try:
+                return meter.game_luck(rolls)
+            finally:
+                meters.put(meter)
 
         def new_game(i: int, g: int, attempt: int = 0) -> _Game:
             dice = Dice(seed, stream=first_pair + i)
@@ -239,8 +253,8 @@ class GnubgPool:
                 v, m = value
                 res.points[game.pair, game.g] = v if game.g == 0 else -v
                 res.moves[game.pair, game.g] = m
-                if luck_thread is not None:
-                    lucks[game.pair, game.g] = luck_thread.submit(luck.game_luck, game.rolls)
+                if luck_threads is not None:
+                    lucks[game.pair, game.g] = luck_threads.submit(game_luck, game.rolls)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -338,8 +352,8 @@ class GnubgPool:
             for (i, g), f in lucks.items():
                 res.luck[i, g] = f.result()       # type: ignore[index]
         finally:
-            if luck_thread is not None:
-                luck_thread.shutdown(wait=True, cancel_futures=True)
+            if luck_threads is not None:
+                luck_threads.shutdown(wait=True, cancel_futures=True)
         res.requests = sum(p.requests for p in self._procs) - asked_before + asked_dropped
         res.seconds = time.monotonic() - t0
         return res

@@ -88,6 +88,9 @@ class _CountingMeter(LuckMeter):
     def __init__(self) -> None:
         pass
 
+    def copy(self) -> _CountingMeter:
+        return _CountingMeter()
+
     def luck(self, board, d1, d2, opening=False):
         return 1000.0 if opening else 1.0
 

@@ -20,7 +20,7 @@ import pytest
 
 from bgengine.cli import main
 from bgengine.game import STARTING_BOARD
-from bgengine.luck import LuckMeter, Roll
+from bgengine.luck import ROLLS as DISTINCT_ROLLS, LuckMeter, Roll, roll_luck
 from bgengine.players import default_network_path, load_default_network, make_player
 from bgengine.results import ci95, summarize
 from bgengine.search import Searcher
@@ -79,6 +79,17 @@ def test_game_luck_sums_ours_less_theirs(meter):
             + meter.luck(boards[2], 4, 1))
     assert meter.game_luck(rolls) == pytest.approx(want, abs=1e-12)
     assert meter.game_luck([]) == 0.0
+
+
+def test_roll_luck_picks_the_rolled_value_and_weighs_the_dice():
+    values = np.arange(21.0)                 # in DISTINCT_ROLLS' order: 11, 21, 22, 31, ...
+    weights = np.where(DISTINCT_ROLLS[:, 0] == DISTINCT_ROLLS[:, 1], 1, 2)
+    mean = (weights * values).sum() / 36
+    assert roll_luck(values, 2, 1) == roll_luck(values, 1, 2) == pytest.approx(1 - mean)
+    assert roll_luck(values, 6, 6) == pytest.approx(20 - mean)
+    opening = np.where(DISTINCT_ROLLS[:, 0] == DISTINCT_ROLLS[:, 1], 0, 2)
+    assert roll_luck(values, 6, 5, opening=True) == pytest.approx(
+        19 - (opening * values).sum() / 30)
 
 
 class _CountingMeter(LuckMeter):

@@ -40,6 +40,7 @@ import numpy as np
 from bgengine.cube import CubeDecision
 from bgengine.engine import Engine, rank_plays
 from bgengine.ids import MatchState
+from bgengine.luck import ROLLS, roll_luck
 from bgengine.movegen import legal_afterstates
 from bgengine.matchrecord import Double, Drop, MatchRecord, Moment, Play, Take, replay
 from bgengine.position import Move
@@ -56,9 +57,6 @@ CLOSE_CUBE = 0.16
 #: this many, within ``PLAYS_WITHIN`` cubeless equity of the best.
 PLAYS_SEARCHED = 5
 PLAYS_WITHIN = 0.08
-
-#: The 21 rolls with their weights out of 36.
-_ROLLS = tuple((d1, d2, 1 if d1 == d2 else 2) for d1 in range(1, 7) for d2 in range(1, d1 + 1))
 
 
 @dataclass(frozen=True)
@@ -255,14 +253,9 @@ class _Analyst:
     def luck(self, state: GameState, first: bool) -> float:
         """The roll's value minus the mean roll's, in the mover's values (0-ply best plays)."""
         pre = state.without_dice()
-        # a game's first roll is never a double
-        rolls = [(d1, d2, w) for d1, d2, w in _ROLLS if not (first and d1 == d2)]
-        afters, outputs = self.engine.searcher().best_plays(
-            pre.board, [r[:2] for r in rolls], plies=0)
-        values = self.engine.values_after(pre, afters[:, ::-1], outputs)
-        mean = sum(w * v for (_, _, w), v in zip(rolls, values)) / sum(w for *_, w in rolls)
-        rolled = (max(state.dice), min(state.dice))
-        return values[next(k for k, r in enumerate(rolls) if r[:2] == rolled)] - mean
+        afters, outputs = self.engine.searcher().best_plays(pre.board, ROLLS, plies=0)
+        return roll_luck(self.engine.values_after(pre, afters[:, ::-1], outputs), *state.dice,
+                         opening=first)
 
     def cube_decision(self, m: Moment, cube: CubeDecision, doubled: bool) -> Decision:
         """The roller's double or no double."""

@@ -17,20 +17,32 @@ true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Iterable
 from typing import NamedTuple
+
+import numpy as np
 
 from bgengine.network import equity_of
 from bgengine.search import Searcher
 
-__all__ = ["LuckMeter", "Roll"]
+__all__ = ["LuckMeter", "ROLLS", "Roll", "roll_luck"]
 
-#: (d1, d2) of the 21 distinct rolls, d1 >= d2, and each one's weight in 36.
-_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
-_WEIGHTS = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 1.0, 2.0)
-_OPENING_WEIGHTS = np.where(_ROLLS[:, 0] == _ROLLS[:, 1], 0.0, 2.0)
+#: (d1, d2) of the 21 distinct rolls, d1 >= d2 (int32, (21, 2)), and each one's weight in 36.
+ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
+_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0)
+_OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0)
+
+
+def roll_luck(values, d1: int, d2: int, opening: bool = False) -> float:
+    """The luck of rolling ``d1-d2``: ``values`` (21, in :data:`ROLLS`' order) are the
+    mover's values after each roll's best play, in any units; the rolled one's minus
+    their mean over the 36 rolls (the 30 non-doubles when ``opening``: a game's first
+    roll is never a double)."""
+    v = np.asarray(values, np.float64)
+    weights = _OPENING_WEIGHTS if opening else _WEIGHTS
+    hi, lo = max(d1, d2), min(d1, d2)
+    rolled = (hi - 1) * hi // 2 + lo - 1       # index of (hi, lo) in ROLLS
+    return float(v[rolled] - (weights @ v) / weights.sum())
 
 
 class Roll(NamedTuple):
@@ -54,7 +66,6 @@ class LuckMeter:
     def __init__(self, network) -> None:
         self.network = network
         self.searcher = Searcher(network)
-        self.rolls = 0
 
     def copy(self) -> LuckMeter:
         """A meter over the same network, for another thread (the weights are shared)."""
@@ -64,13 +75,8 @@ class LuckMeter:
         """The mover's luck (cubeless points) in rolling ``d1-d2`` at ``board`` (the
         mover in row 1, as :class:`bgengine.game.Decision`); ``opening``: the game's
         first roll (never a double)."""
-        _, outputs = self.searcher.best_plays(board, _ROLLS, plies=0)
-        values = equity_of(outputs)
-        weights = _OPENING_WEIGHTS if opening else _WEIGHTS
-        hi, lo = max(d1, d2), min(d1, d2)
-        rolled = (hi - 1) * hi // 2 + lo - 1       # index of (hi, lo) in _ROLLS
-        self.rolls += 1
-        return float(values[rolled] - (weights @ values) / weights.sum())
+        _, outputs = self.searcher.best_plays(board, ROLLS, plies=0)
+        return roll_luck(equity_of(outputs), d1, d2, opening)
 
     def game_luck(self, rolls: Iterable[Roll]) -> float:
         """One side's luck over ``rolls``: its own rolls' luck minus its opponent's."""

@@ -131,10 +131,33 @@ def test_summarize_with_luck_drops_bad_pairs_too():
 
 
 def test_luck_is_refused_where_it_is_not_measured(capsys):
-    assert main(["match", "pubeval", "random", "--games", "2", "--luck"]) == 2
-    assert "against gnubg" in capsys.readouterr().err
     assert main(["match", "pubeval", "gnubg", "--games", "2", "--luck", "--cube"]) == 2
-    assert "against gnubg" in capsys.readouterr().err
+    assert "--luck measures cubeless money games" in capsys.readouterr().err
+    assert main(["match", "pubeval", "random", "--games", "2", "--luck",
+                 "--match-length", "3"]) == 2
+    assert "--luck measures cubeless money games" in capsys.readouterr().err
+    assert main(["match", "pubeval", "random", "--games", "2", "--luck", "--backend", "ray"]) == 2
+    assert "on this machine" in capsys.readouterr().err
+
+
+@needs_net
+def test_compiled_players_with_luck_play_the_same_games():
+    """With a meter, compiled players' games are played from Python: the very games
+    of the compiled runner (deterministic players), each roll's luck counted for the
+    right side."""
+    from bgengine.agents import play_match
+    from bgengine.match import run_match
+
+    a, b = make_player("pubeval"), make_player("net")
+    plain = run_match(a, b, 40, seed=9, threads=1)
+    counted = run_match(a, b, 40, seed=9, luck=_CountingMeter())
+    assert (counted.ppg, counted.win, counted.mean_moves) == (plain.ppg, plain.win, plain.mean_moves)
+    # a's luck is +(999 + plays % 2) in game 0 of a pair (a opened), -(...) in game 1
+    points, moves = play_match(a, b, 20, seed=9, n_threads=1)
+    opened = 999 + moves % 2
+    want = summarize("a", "b", points, moves, luck=np.stack([opened[:, 0], -opened[:, 1]], 1))
+    assert counted.luck_adjusted_ppg == pytest.approx(want.luck_adjusted_ppg, abs=1e-12)
+    assert counted.luck_adjusted_ci95 == pytest.approx(want.luck_adjusted_ci95, abs=1e-12)
 
 
 @needs_net

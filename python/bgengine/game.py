@@ -120,12 +120,14 @@ def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = No
 
 
 def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int,
-              game: int, start: Board | None = None) -> tuple[int, int]:
+              game: int, start: Board | None = None,
+              observer: Callable[[Decision], None] | None = None) -> tuple[int, int]:
     """One cubeless game, ``players[0]`` moving first with ``dice.opening_roll()`` (or
     from ``start``, ``players[0]`` on roll in row 1, with ``dice.roll()``); returns ``(points for players[0], plays)``.  Play ``n`` is chosen with
     ``game_seed(seed, pair, game, n)``.  A play index out of range raises
     ``ValueError`` naming the player.  A player with a ``new_game()`` method (a
-    UBGI engine) is told when the game begins."""
+    UBGI engine) is told when the game begins.  ``observer``, if given, is shown
+    every :class:`Decision` before its player chooses."""
     for p in players:
         new_game = getattr(p, "new_game", None)
         if new_game is not None:
@@ -139,6 +141,8 @@ def play_game(players: tuple[PlayerLike, PlayerLike], dice, seed: int, pair: int
             return done.value
         except ValueError as exc:
             raise ValueError(f"{players[d.turn]!r} {exc}") from None
+        if observer is not None:
+            observer(d)
         k = int(players[d.turn].choose(d.board, d.d1, d.d2, game_seed(seed, pair, game, d.number)))
 
 

@@ -17,7 +17,10 @@ true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import queue
+from collections.abc import Hashable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +28,7 @@ import numpy as np
 from bgengine.network import equity_of
 from bgengine.search import Searcher
 
-__all__ = ["LuckMeter", "ROLLS", "Roll", "roll_luck"]
+__all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "roll_luck"]
 
 #: (d1, d2) of the 21 distinct rolls, d1 >= d2 (int32, (21, 2)), and each one's weight in 36.
 ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
@@ -85,3 +88,43 @@ class LuckMeter:
             x = self.luck(r.board, r.d1, r.d2, r.opening)
             total += x if r.ours else -x
         return total
+
+
+class LuckPool:
+    """Finished games' luck measured in the background, on threads of their own (the
+    search releases the GIL), each with its own copy of ``meter``; one per core
+    unless ``threads`` says.  Use as a context manager: :meth:`submit` each game's
+    rolls under a key, then :meth:`result` each key (waits for it)."""
+
+    def __init__(self, meter: LuckMeter, threads: int | None = None) -> None:
+        n = threads or os.cpu_count() or 1
+        self._meters: queue.SimpleQueue[LuckMeter] = queue.SimpleQueue()
+        for m in [meter] + [meter.copy() for _ in range(n - 1)]:
+            self._meters.put(m)
+        self._threads = ThreadPoolExecutor(n, "bgengine-luck")
+        self._futures: dict[Hashable, Future[float]] = {}
+
+    def _game_luck(self, rolls: list[Roll]) -> float:
+        meter = self._meters.get()
+        try:
+            return meter.game_luck(rolls)
+        finally:
+            self._meters.put(meter)
+
+    def submit(self, key: Hashable, rolls: list[Roll]) -> None:
+        """Measure one game's luck (:meth:`LuckMeter.game_luck` of ``rolls``)."""
+        self._futures[key] = self._threads.submit(self._game_luck, rolls)
+
+    def result(self, key: Hashable) -> float:
+        """The luck of the game submitted under ``key``; raises what measuring it raised."""
+        return self._futures[key].result()
+
+    def close(self) -> None:
+        """Stop the threads; games not yet measured are dropped."""
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> LuckPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -14,6 +15,7 @@ from bgengine.engine import Engine
 from bgengine.external import ExternalPlayer
 from bgengine.game import CubeGame, MatchScore, game_seed, match_opening, play_game
 from bgengine.gnubg import GnubgPlayer, play_gnubg_match
+from bgengine.luck import LuckPool, Roll
 from bgengine.players import load_default_network, make_player
 from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
 
@@ -35,19 +37,22 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     gnubg processes, and one involving an external player (see
     :mod:`bgengine.external`) from Python, both with the same dice pairs.
     ``progress(games_done, games_total)`` is called after each game of those
-    two kinds.  ``luck`` (a :class:`bgengine.luck.LuckMeter`; matches against
-    gnubg only): measure the luck of every roll, for luck-adjusted figures.
+    two kinds.  ``luck`` (a :class:`bgengine.luck.LuckMeter`): measure the luck
+    of every roll, for luck-adjusted figures; compiled players' games are then
+    played from Python too, at a fraction of the compiled runner's speed, the
+    luck on threads of its own (the same dice: the same games, unless a player
+    chooses at random, ``random`` or ``@EPS``, whose draws differ).
     """
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
     if not (isinstance(a, Player) and isinstance(b, Player)):
         if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
             return play_gnubg_match(a, b, games, seed=seed, progress=progress, luck=luck)
-        if luck is not None:
-            raise ValueError("luck-adjusted results are measured in matches against gnubg only")
-        return play_external_match(a, b, games, seed=seed, progress=progress)
+        return play_external_match(a, b, games, seed=seed, progress=progress, luck=luck)
     if luck is not None:
-        raise ValueError("luck-adjusted results are measured in matches against gnubg only")
+        if backend is not None:
+            raise ValueError("luck-adjusted results are measured on this machine: no backend")
+        return play_external_match(a, b, games, seed=seed, progress=progress, luck=luck)
     n_pairs = (games + 1) // 2
     if backend is not None:
         points, moves = backend.play_pairs(a, b, n_pairs, seed)
@@ -138,7 +143,7 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
 # ====================================================================== matches played from Python
 
 def play_external_match(player, opponent, games: int, seed: int = 0, *,
-                        timeout: float = 60.0, progress=None) -> MatchResult:
+                        timeout: float = 60.0, progress=None, luck=None) -> MatchResult:
     """Play ``games`` cubeless money games (rounded up to whole pairs) in Python,
     with the same variance reduction as the compiled match runner.
 
@@ -155,6 +160,9 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
         game 1 with B moving first and the very same dice.
     progress : callable, optional
         Called as ``progress(games_done, games_total)`` after every game.
+    luck : LuckMeter, optional
+        Measure the luck of every roll (:mod:`bgengine.luck`, on threads of
+        their own while the games go on), for luck-adjusted figures.
 
     Returns a :class:`MatchResult` from A's side.
     """
@@ -168,21 +176,30 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
     n_pairs = (games + 1) // 2
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
-    try:
+    luck_of_games = None if luck is None else np.zeros((n_pairs, 2))
+    with contextlib.ExitStack() as stack:
+        if own is not None:
+            stack.callback(own.close)
+        lucks = None if luck is None else stack.enter_context(LuckPool(luck))
         for i in range(n_pairs):
             for g in range(2):
                 dice = Dice(seed, stream=i)
-                if g == 0:
-                    v, m = play_game((player, opponent), dice, seed, i, g)
-                    points[i, 0] = v
-                else:
-                    v, m = play_game((opponent, player), dice, seed, i, g)
-                    points[i, 1] = -v
+                rolls: list[Roll] = []
+                # the player moves when d.turn == g (first in game 0, second in game 1)
+                observer = None if lucks is None else (
+                    lambda d, g=g: rolls.append(Roll(d.board, d.d1, d.d2, d.number == 0,
+                                                     d.turn == g)))
+                sides = (player, opponent) if g == 0 else (opponent, player)
+                v, m = play_game(sides, dice, seed, i, g, observer=observer)
+                points[i, g] = v if g == 0 else -v
                 moves[i, g] = m
+                if lucks is not None:
+                    lucks.submit((i, g), rolls)
                 if progress is not None:
                     progress(2 * i + g + 1, 2 * n_pairs)
-    finally:
-        if own is not None:
-            own.close()
+        if lucks is not None:
+            for i in range(n_pairs):
+                for g in range(2):
+                    luck_of_games[i, g] = lucks.result((i, g))     # type: ignore[index]
     return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
-                     points, moves)
+                     points, moves, luck=luck_of_games)

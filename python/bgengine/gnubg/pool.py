@@ -4,14 +4,11 @@ thread (see the package docstring for how and why)."""
 from __future__ import annotations
 
 import logging
-import os
-import queue
 import selectors
 import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Generator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +19,7 @@ from bgengine.game import Decision, game_decisions, game_seed
 from bgengine.gnubg.binary import GnubgError, find_gnubg
 from bgengine.gnubg.driver import BadReply, GnubgSettings, reply_index
 from bgengine.gnubg.process import GnubgConfig, GnubgProcess, readable, said
-from bgengine.luck import LuckMeter, Roll
+from bgengine.luck import LuckMeter, LuckPool, Roll
 
 __all__ = ["GnubgPool", "PairResults"]
 
@@ -224,20 +221,8 @@ class GnubgPool:
         total, done = 2 * n_pairs, 0
         idle = deque(self._procs)
         busy: set[GnubgProcess] = set()
-        lucks: dict[tuple[int, int], Future[float]] = {}
-        luck_threads, meters = None, queue.SimpleQueue[LuckMeter]()
-        if luck is not None:
-            n_threads = os.cpu_count() or 1
-            luck_threads = ThreadPoolExecutor(n_threads, "bgengine-luck")
-            for m in [luck] + [luck.copy() for _ in range(n_threads - 1)]:
-                meters.put(m)
-
-        def game_luck(rolls: list[Roll]) -> float:
-            meter = meters.get()
-            try:
-                return meter.game_luck(rolls)
-            finally:
-                meters.put(meter)
+        lucks = None if luck is None else LuckPool(luck)
+        games_measured: list[tuple[int, int]] = []
 
         def new_game(i: int, g: int, attempt: int = 0) -> _Game:
             dice = Dice(seed, stream=first_pair + i)
@@ -253,8 +238,9 @@ class GnubgPool:
                 v, m = value
                 res.points[game.pair, game.g] = v if game.g == 0 else -v
                 res.moves[game.pair, game.g] = m
-                if luck_threads is not None:
-                    lucks[game.pair, game.g] = luck_threads.submit(game_luck, game.rolls)
+                if lucks is not None:
+                    lucks.submit((game.pair, game.g), game.rolls)
+                    games_measured.append((game.pair, game.g))
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -349,11 +335,12 @@ class GnubgPool:
                     if not readable(p):             # a reply waiting (we were busy) is no hang
                         failed(p, f"gnubg process {p.proc.pid} gave no reply within "
                                   f"{self.config.timeout:g} s")
-            for (i, g), f in lucks.items():
-                res.luck[i, g] = f.result()       # type: ignore[index]
+            if lucks is not None:
+                for key in games_measured:
+                    res.luck[key] = lucks.result(key)     # type: ignore[index]
         finally:
-            if luck_threads is not None:
-                luck_threads.shutdown(wait=True, cancel_futures=True)
+            if lucks is not None:
+                lucks.close()
         res.requests = sum(p.requests for p in self._procs) - asked_before + asked_dropped
         res.seconds = time.monotonic() - t0
         return res

@@ -94,7 +94,7 @@ class LuckPool:
     """Finished games' luck measured in the background, on threads of their own (the
     search releases the GIL), each with its own copy of ``meter``; one per core
     unless ``threads`` says.  Use as a context manager: :meth:`submit` each game's
-    rolls under a key, then :meth:`result` each key (waits for it)."""
+    rolls under a key, then take :meth:`results` (waits for them)."""
 
     def __init__(self, meter: LuckMeter, threads: int | None = None) -> None:
         n = threads or os.cpu_count() or 1
@@ -115,9 +115,10 @@ class LuckPool:
         """Measure one game's luck (:meth:`LuckMeter.game_luck` of ``rolls``)."""
         self._futures[key] = self._threads.submit(self._game_luck, rolls)
 
-    def result(self, key: Hashable) -> float:
-        """The luck of the game submitted under ``key``; raises what measuring it raised."""
-        return self._futures[key].result()
+    def results(self) -> dict[Hashable, float]:
+        """The luck of every game submitted, by key, once measured; raises what measuring
+        one raised."""
+        return {key: f.result() for key, f in self._futures.items()}
 
     def close(self) -> None:
         """Stop the threads; games not yet measured are dropped."""

@@ -198,8 +198,7 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
                 if progress is not None:
                     progress(2 * i + g + 1, 2 * n_pairs)
         if lucks is not None:
-            for i in range(n_pairs):
-                for g in range(2):
-                    luck_of_games[i, g] = lucks.result((i, g))     # type: ignore[index]
+            for key, value in lucks.results().items():
+                luck_of_games[key] = value                     # type: ignore[index]
     return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
                      points, moves, luck=luck_of_games)

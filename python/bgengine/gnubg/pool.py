@@ -222,7 +222,6 @@ class GnubgPool:
         idle = deque(self._procs)
         busy: set[GnubgProcess] = set()
         lucks = None if luck is None else LuckPool(luck)
-        games_measured: list[tuple[int, int]] = []
 
         def new_game(i: int, g: int, attempt: int = 0) -> _Game:
             dice = Dice(seed, stream=first_pair + i)
@@ -240,7 +239,6 @@ class GnubgPool:
                 res.moves[game.pair, game.g] = m
                 if lucks is not None:
                     lucks.submit((game.pair, game.g), game.rolls)
-                    games_measured.append((game.pair, game.g))
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -336,8 +334,8 @@ class GnubgPool:
                         failed(p, f"gnubg process {p.proc.pid} gave no reply within "
                                   f"{self.config.timeout:g} s")
             if lucks is not None:
-                for key in games_measured:
-                    res.luck[key] = lucks.result(key)     # type: ignore[index]
+                for key, value in lucks.results().items():
+                    res.luck[key] = value                 # type: ignore[index]
         finally:
             if lucks is not None:
                 lucks.close()

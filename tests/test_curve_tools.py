@@ -43,3 +43,27 @@ def test_measure_appends_once_and_the_figure_is_drawn(curves, tmp_path):
     td = [{"trained_games": g, "opponent": "pubeval", "ppg": 0.5, "ci95": 0.02} for g in (1, 2)]
     distill.plot(td, lines, {"3": 1.5}, 10, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_luck_adjusted_points_are_measured_again_and_drawn(curves, tmp_path):
+    strength, _ = curves
+    from bgengine.agents import Player
+    from bgengine.luck import LuckMeter
+    from bgengine.players import default_network_path, load_default_network
+
+    net = tmp_path / "network.npz"
+    shutil.copy(default_network_path(), net)
+    out, done = tmp_path / "strength.jsonl", {}
+    stand_in = Player("pubeval")                 # in gnubg's place: only its results are read
+    meter = LuckMeter(load_default_network())
+    strength.measure_against_both(net, 1, {}, done, out, stand_in, 20, 0, "plain")
+    for _ in range(2):                           # measured again once, for the luck
+        strength.measure_against_both(net, 1, {}, done, out, stand_in, 20, 0, "luck", luck=meter)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["luck_adjusted_ppg"] is None for r in lines] == [True, False]
+    assert lines[0]["ppg"] == lines[1]["ppg"]    # the same games (deterministic players)
+    assert done[(1, "gnubg")]["luck_adjusted_ppg"] == lines[1]["luck_adjusted_ppg"]
+    y, c, adjusted = strength.series(lines[1:])
+    assert adjusted and y == [lines[1]["luck_adjusted_ppg"]] and c[0] < lines[1]["ci95"]
+    assert strength.series(lines) == ([r["ppg"] for r in lines], [r["ci95"] for r in lines],
+                                      False)

@@ -1,7 +1,7 @@
 """The shipped evaluator's learning curve: its TD run, then the distillation rounds.
 
     python tools/distill_curve.py training/distill-pairwise-c128 --td-run training/classes-c128
-        [--td-games 9248000] [--gnubg-games 4000] [--pubeval-games 20000] [--out PNG]
+        [--td-games 9248000] [--gnubg-games 4000] [--pubeval-games 20000] [--out PNG] [--luck]
 
 Each round's evaluator (``ROUNDS/round1.npz``, ``round2.npz``, ... and the last round as
 ``ROUNDS/network.npz``) plays gnubg 0-ply and pubeval on the dice of
@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from strength_curve import measure_against_both, measured
+from strength_curve import add_luck_argument, luck_meter, measure_against_both, measured, series
 
 from bgengine.players import make_player
 
@@ -32,14 +32,14 @@ def rounds(folder: Path) -> list[tuple[int, Path]]:
     return numbered + [(last + 1, folder / "network.npz")]
 
 
-def measure(folder: Path, gnubg_games: int, pubeval_games: int) -> list[dict]:
+def measure(folder: Path, gnubg_games: int, pubeval_games: int, luck=None) -> list[dict]:
     out = folder / "strength.jsonl"
     done = measured(out)
     gnubg = make_player("gnubg")
     try:
         for k, path in rounds(folder):
             measure_against_both(path, k, {"round": k, "file": path.name}, done, out, gnubg,
-                                 gnubg_games, pubeval_games, f"round {k}:")
+                                 gnubg_games, pubeval_games, f"round {k}:", luck=luck)
     finally:
         gnubg.close()
     return list(done.values())
@@ -60,10 +60,10 @@ def plot(td: list[dict], distilled: list[dict], hours: dict, td_games: int, out:
             if not rs:
                 continue
             x = [r[key] / 1e6 if key == "trained_games" else r[key] for r in rs]
-            y = [r["ppg"] for r in rs]
-            c = [r["ci95"] for r in rs]
+            y, c, adjusted = series(rs)
+            label = "vs gnubg 0-ply" if opponent == "gnubg" else "vs pubeval"
             line, = ax.plot(x, y, marker="o", markersize=3,
-                            label="vs gnubg 0-ply" if opponent == "gnubg" else "vs pubeval")
+                            label=label + (", luck-adjusted" if adjusted else ""))
             ax.fill_between(x, [a - b for a, b in zip(y, c)], [a + b for a, b in zip(y, c)],
                             color=line.get_color(), alpha=0.2)
         ax.axhline(0, color="grey", linewidth=0.8)
@@ -90,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gnubg-games", type=int, default=4000)
     ap.add_argument("--pubeval-games", type=int, default=20000)
     ap.add_argument("--out", type=Path, default=None, help="default: ROUNDS/strength.png")
+    add_luck_argument(ap)
     args = ap.parse_args(argv)
-    distilled = measure(args.rounds, args.gnubg_games, args.pubeval_games)
+    distilled = measure(args.rounds, args.gnubg_games, args.pubeval_games, luck_meter(args))
     td = list(measured(args.td_run / "strength.jsonl").values())
     hours_file = args.rounds / "rounds.json"
     hours = json.loads(hours_file.read_text()) if hours_file.exists() else {}

@@ -107,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also measure the luck of every roll (the shipped network at 0-ply) and "
                         "report the luck-adjusted ppg, an unbiased estimate with a narrower "
                         "confidence interval (compiled players' games are then played from "
-                        "Python: about 100 games/s)")
+                        "Python, about 70 games/s on two cores)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (drawn on a terminal for matches played from Python: "
                         "gnubg, external, the cube)")

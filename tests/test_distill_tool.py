@@ -196,6 +196,26 @@ def test_sampled_collect_keeps_the_exact_values_one_ply_less(distill):
         distill.mean_targets([one])
 
 
+def test_rollout_collect_values_the_same_positions_by_rollouts(distill):
+    """``rollout_trials``: the same positions as a search collect; each value is the
+    rollout of that position (the plays of one decision on the same dice)."""
+    from bgengine.players import load_network_spec
+    from bgengine.search import rollout
+
+    kw = dict(games=3, seed=6, every=1, top=3, klass=distill.RACE)
+    rolled = distill.collect("net", plies=0, rollout_trials=36, **kw)
+    plain = distill.collect("net", plies=0, **kw)
+    assert len(plain["boards"]) > 0
+    for key in ("boards", "group", "static"):
+        assert np.array_equal(rolled[key], plain[key])
+    model = load_network_spec("net")
+    i = len(rolled["boards"]) // 2
+    want = rollout(model, rolled["boards"][i], 36, variance_reduction=True,
+                   seed=(6 << 32) + int(rolled["group"][i]))["outputs"]
+    np.testing.assert_allclose(rolled["targets"][i], want, rtol=1e-6)
+    assert np.abs(rolled["targets"] - plain["targets"]).max() > 1e-3
+
+
 def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
     from bgengine.evaluator import Evaluator, as_evaluator
     from bgengine.network import Network

@@ -2,6 +2,7 @@
 
     python tools/distill_search_targets.py collect OUT.npz [--games 2000] [--seed 101] [--plies 2]
     python tools/distill_search_targets.py collect OUT.npz --plies 3 --sample 3 [...]
+    python tools/distill_search_targets.py collect OUT.npz --class race --every 1 --rollout 72 [...]
     python tools/distill_search_targets.py mean OUT.npz DATA_2PLY.npz DATA_3PLY.npz
     python tools/distill_search_targets.py mean OUT.npz DATA_SAMPLED.npz
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
@@ -44,6 +45,7 @@ from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
 from bgengine.game import game_decisions
 from bgengine.network import Network, equity_of
 from bgengine.players import load_network_spec
+from bgengine.search import rollout
 
 log = logging.getLogger("distill")
 CONTACT = CLASSES.index("contact")
@@ -51,12 +53,16 @@ RACE = CLASSES.index("race")
 
 
 def collect(player: str, games: int, seed: int, every: int, top: int, plies: int,
-            klass: int = CONTACT, sample: int | None = None) -> dict:
+            klass: int = CONTACT, sample: int | None = None,
+            rollout_trials: int | None = None) -> dict:
     """Boards (uint8, (N, 2, 25), side on roll in row 1), static outputs and search values
     (float32, (N, 5)) of positions from the player's self-play, and each one's decision
     number (int64, (N,): the plays kept from one decision share it).  With ``sample``:
     the search values are sampled estimates (:meth:`Engine.evaluate_sampled`), and
-    ``targets_lower`` (float32, (N, 5)) holds the exact values one ply less."""
+    ``targets_lower`` (float32, (N, 5)) holds the exact values one ply less.  With
+    ``rollout_trials``: the values are rollouts instead (played out at 0-ply, with variance
+    reduction; the plays of one decision on the same dice, so their differences are
+    measured more precisely than their values)."""
     model = load_network_spec(player)
     evaluator = as_evaluator(model)
     engine = Engine(network=model, plies=plies)
@@ -86,7 +92,11 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
                     if live[j] and evaluator.classify(opp[j]) == klass:
                         boards.append(opp[j])
                         static.append(evaluator.evaluate(opp[j]))
-                        if sample is None:
+                        if rollout_trials is not None:
+                            r = rollout(model, opp[j], rollout_trials, variance_reduction=True,
+                                        seed=(seed << 32) + decision)
+                            targets.append(r["outputs"])
+                        elif sample is None:
                             targets.append(engine.evaluate(opp[j], plies=plies))
                         else:
                             lo, up = engine.evaluate_sampled(opp[j], plies, sample)
@@ -322,6 +332,9 @@ def main() -> None:
     c.add_argument("--sample", type=int, default=None,
                    help="sampled search: the deepest ply averages this many of the 36 rolls "
                         "(divides 36); also keeps the exact values one ply less")
+    c.add_argument("--rollout", type=int, default=None, metavar="TRIALS",
+                   help="value the positions by rollouts of TRIALS trials (variance reduction, "
+                        "0-ply plays) instead of a search")
     c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the positions kept: in this class")
     a = sub.add_parser("mean", help="average the search values of files from the same games")
@@ -358,7 +371,8 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
-                                     args.plies, CLASSES.index(args.klass), args.sample))
+                                     args.plies, CLASSES.index(args.klass), args.sample,
+                                     args.rollout))
     elif args.command == "blend":
         blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
     elif args.command == "mean":

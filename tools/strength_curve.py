@@ -145,12 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = args.run / "strength.jsonl"
     done = measured(out)
-    gnubg = make_player("gnubg")
+    gnubg, luck = make_player("gnubg"), luck_meter(args)
     try:
         for games, path in snapshots(args.run):
             measure_against_both(path, games, {"file": str(path)}, done, out, gnubg,
                                  args.gnubg_games, args.pubeval_games, f"{games:>10}",
-                                 luck=luck_meter(args))
+                                 luck=luck)
     finally:
         gnubg.close()
     print(f"wrote {plot(args.run, list(done.values()))}")

@@ -216,6 +216,56 @@ def test_rollout_collect_values_the_same_positions_by_rollouts(distill):
     assert np.abs(rolled["targets"] - plain["targets"]).max() > 1e-3
 
 
+def test_opponent_makes_one_seats_plays(distill, monkeypatch):
+    """``opponent``: that player makes the plays of seat 1 in even games and seat 0 in odd
+    ones (the rest of the collect unchanged); the same player as the collector's gives the
+    same data as no opponent, a different one different games, reproducibly."""
+    from bgengine.players import make_player
+
+    kw = dict(games=2, seed=8, every=2, top=3, plies=0)
+    plain = distill.collect("net", **kw)
+    same = distill.collect("net", opponent="net", **kw)
+    for key in ("boards", "group", "static", "targets"):
+        assert np.array_equal(same[key], plain[key])
+    weak = distill.collect("net", opponent="random", **kw)
+    assert not np.array_equal(weak["boards"][:20], plain["boards"][:20])
+    again = distill.collect("net", opponent="random", **kw)
+    assert np.array_equal(weak["boards"], again["boards"])
+
+    asked = []
+
+    class Recorder:
+        """The random player, counting the decisions it is asked to make."""
+        def __init__(self):
+            self.inner = make_player("random")
+
+        def choose(self, board, d1, d2, seed):
+            asked.append(seed)
+            return self.inner.choose(board, d1, d2, seed)
+
+    import bgengine.game as game_module
+    turns = []
+    real = game_module.game_decisions
+
+    def watched(dice, **kw):
+        loop = real(dice, **kw)
+        k = None
+        try:
+            while True:
+                d = loop.send(k)
+                if len(d.afterstates) > 1:            # forced plays are not asked for
+                    turns.append(d.turn)
+                k = yield d
+        except StopIteration as done:
+            return done.value
+
+    monkeypatch.setattr(distill, "make_player", lambda spec: Recorder())
+    monkeypatch.setattr(distill, "game_decisions", watched)
+    recorded = distill.collect("net", opponent="x", **dict(kw, games=1))
+    assert np.array_equal(recorded["boards"], weak["boards"][:len(recorded["boards"])])
+    assert len(asked) == turns.count(1) > 0               # game 0: seat 1 is the opponent's
+
+
 def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
     from bgengine.evaluator import Evaluator, as_evaluator
     from bgengine.network import Network

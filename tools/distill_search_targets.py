@@ -42,9 +42,9 @@ from bgengine.dice import Dice
 from bgengine.encoders import encode
 from bgengine.engine import Engine
 from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
-from bgengine.game import game_decisions
+from bgengine.game import game_decisions, game_seed
 from bgengine.network import Network, equity_of
-from bgengine.players import load_network_spec
+from bgengine.players import load_network_spec, make_player
 from bgengine.search import rollout
 
 log = logging.getLogger("distill")
@@ -54,7 +54,7 @@ RACE = CLASSES.index("race")
 
 def collect(player: str, games: int, seed: int, every: int, top: int, plies: int,
             klass: int = CONTACT, sample: int | None = None,
-            rollout_trials: int | None = None) -> dict:
+            rollout_trials: int | None = None, opponent: str | None = None) -> dict:
     """Boards (uint8, (N, 2, 25), side on roll in row 1), static outputs and search values
     (float32, (N, 5)) of positions from the player's self-play, and each one's decision
     number (int64, (N,): the plays kept from one decision share it).  With ``sample``:
@@ -62,11 +62,15 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
     ``targets_lower`` (float32, (N, 5)) holds the exact values one ply less.  With
     ``rollout_trials``: the values are rollouts instead (played out at 0-ply, with variance
     reduction; the plays of one decision on the same dice, so their differences are
-    measured more precisely than their values)."""
+    measured more precisely than their values).  With ``opponent`` (a player spec, e.g.
+    ``net@0.1``): that player makes the plays of one seat (seat 1 in even games, seat 0 in
+    odd ones), so the games reach the lopsided positions that play against weaker
+    opponents does; both seats' decisions are kept and valued alike."""
     model = load_network_spec(player)
     evaluator = as_evaluator(model)
     engine = Engine(network=model, plies=plies)
     rng = np.random.default_rng(seed)
+    other = None if opponent is None else make_player(opponent)
     boards, static, targets, groups, lower = [], [], [], [], []
     decision = 0
     for g in range(games):
@@ -85,6 +89,8 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
                 equity[live] = -evaluator.equity(opp[live])
                 order = np.argsort(-equity, kind="stable")
                 k = int(order[0])
+                if other is not None and d.turn == 1 - g % 2:
+                    k = int(other.choose(d.board, d.d1, d.d2, game_seed(seed, 0, g, d.number)))
                 if rng.random() >= 1.0 / every:
                     continue
                 decision += 1
@@ -337,6 +343,9 @@ def main() -> None:
                         "0-ply plays) instead of a search")
     c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the positions kept: in this class")
+    c.add_argument("--opponent", default=None, metavar="SPEC",
+                   help="a player (e.g. net@0.1) making one seat's plays, alternating seats by "
+                        "game: lopsided positions, as against weaker opponents")
     a = sub.add_parser("mean", help="average the search values of files from the same games")
     a.add_argument("out")
     a.add_argument("data", nargs="+")
@@ -372,7 +381,7 @@ def main() -> None:
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
                                      args.plies, CLASSES.index(args.klass), args.sample,
-                                     args.rollout))
+                                     args.rollout, args.opponent))
     elif args.command == "blend":
         blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
     elif args.command == "mean":

@@ -61,3 +61,24 @@ def test_run_against_a_fake_gnubg_and_resume(fake, tmp_path, monkeypatch, capsys
     assert "games in" in first and "games in" not in again
     assert first.splitlines()[-2:] == again.splitlines()[-2:]
     assert again.splitlines()[-1].startswith("| net | 8 |")
+
+
+@pytest.mark.skipif(not default_network_path().exists(), reason="no shipped network")
+def test_any_opponent_is_played_from_python(tmp_path, capsys):
+    """``--opponent pubeval``: the games of ``bgengine match`` on the same dice (the
+    compiled runner's, for deterministic players), luck measured; a file saved against
+    another opponent is refused, not mixed in."""
+    from bgengine.agents import play_match
+    from bgengine.players import make_player
+
+    tool = load_tool("paired_vs_gnubg")
+    out = tmp_path / "games"
+    tool.main([str(out), "net", "simple1", "--seeds", "5", "--games", "6", "--opponent", "pubeval"])
+    assert "against pubeval" in capsys.readouterr().out
+    run = np.load(out / "net_5.npz")
+    assert str(run["opponent"]) == "pubeval" and not run["bad"].any()
+    points, _ = play_match(make_player("net"), make_player("pubeval"), 3, seed=5, n_threads=1)
+    assert np.array_equal(run["points"], points)
+    assert np.abs(run["luck"]).sum() > 0
+    with pytest.raises(ValueError, match="against 'pubeval', not 'random'"):
+        tool.main([str(out), "net", "--seeds", "5", "--games", "6", "--opponent", "random"])

@@ -1,12 +1,15 @@
-"""Candidates measured against gnubg on the same dice, luck-adjusted and paired.
+"""Candidates measured against gnubg (or any opponent) on the same dice, luck-adjusted and paired.
 
     python tools/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --seeds 17 18 --games 20000
+    python tools/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --opponent pubeval
 
 Each player plays ``--games`` cubeless money games against gnubg 0-ply (or
-``--opponent gnubg:N``) on each seed's dice, with the luck of every roll measured
-(:mod:`bgengine.luck`, by the shipped network).  Every game's points, luck, plays
-and bad-reply flag are saved in ``OUT/<player>_<seed>.npz`` (a file already there
-is read, not played again: an interrupted run goes on where it stopped).
+``--opponent gnubg:N``, or any other player spec: those games are played from Python,
+as ``bgengine match --luck`` plays them) on each seed's dice, with the luck of every
+roll measured (:mod:`bgengine.luck`, by the shipped network).  Every game's points,
+luck, plays and bad-reply flag are saved in ``OUT/<player>_<seed>.npz`` with the
+opponent's spec (a file already there is read, not played again: an interrupted run
+goes on where it stopped; one saved against another opponent is refused).
 
 Printed: per player, the plain and the luck-adjusted ppg over all seeds with
 their 95% intervals; then each player against the first, paired pair by pair on
@@ -26,6 +29,7 @@ import numpy as np
 
 from bgengine.gnubg import GnubgConfig, play_gnubg_pairs
 from bgengine.luck import LuckMeter
+from bgengine.match import play_python_pairs
 from bgengine.players import load_default_network, make_player
 from bgengine.results import ci95
 
@@ -47,11 +51,21 @@ def play(spec: str, seed: int, games: int, opponent: str, out: Path, meter: Luck
         saved = dict(np.load(path))
         if saved["points"].shape[0] * 2 != games:
             raise ValueError(f"{path} holds {saved['points'].shape[0] * 2} games, not {games}")
+        against = str(saved.get("opponent", "gnubg"))   # files from before were all gnubg's
+        if against != opponent:
+            raise ValueError(f"{path} holds games against {against!r}, not {opponent!r}")
         return saved
     t0 = time.monotonic()
-    res = play_gnubg_pairs(make_player(spec), make_player(opponent, config), games // 2,
-                           seed=seed, luck=meter)
-    arrays = {"points": res.points, "luck": res.luck, "moves": res.moves, "bad": res.bad}
+    if opponent == "gnubg" or opponent.startswith("gnubg:"):
+        res = play_gnubg_pairs(make_player(spec), make_player(opponent, config), games // 2,
+                               seed=seed, luck=meter)
+        arrays = {"points": res.points, "luck": res.luck, "moves": res.moves, "bad": res.bad}
+    else:
+        points, moves, luck = play_python_pairs(make_player(spec), make_player(opponent),
+                                                games // 2, seed, luck=meter)
+        arrays = {"points": points, "luck": luck, "moves": moves,
+                  "bad": np.zeros(points.shape, bool)}
+    arrays["opponent"] = np.array(opponent)
     tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, **arrays)
     tmp.replace(path)
@@ -91,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("players", nargs="+", help="player specs; the first is the reference")
     ap.add_argument("--seeds", type=int, nargs="+", default=[17])
     ap.add_argument("--games", type=int, default=20000, help="games per seed (even)")
-    ap.add_argument("--opponent", default="gnubg", help="gnubg or gnubg:N (default gnubg)")
+    ap.add_argument("--opponent", default="gnubg",
+                    help="gnubg, gnubg:N or any player spec, e.g. pubeval (default gnubg)")
     ap.add_argument("--gnubg-processes", type=int, default=None)
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2:

@@ -19,7 +19,8 @@ from bgengine.luck import LuckPool, Roll
 from bgengine.players import load_default_network, make_player
 from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
 
-__all__ = ["run_match", "default_threads", "run_cube_match", "play_external_match"]
+__all__ = ["run_match", "default_threads", "run_cube_match", "play_external_match",
+           "play_python_pairs"]
 
 
 def default_threads() -> int:
@@ -173,13 +174,27 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
     own = None
     if isinstance(opponent, str):
         own = opponent = ExternalPlayer(opponent, timeout=timeout)
-    n_pairs = (games + 1) // 2
+    try:
+        points, moves, luck_of_games = play_python_pairs(player, opponent, (games + 1) // 2, seed,
+                                                         progress=progress, luck=luck)
+    finally:
+        if own is not None:
+            own.close()
+    return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
+                     points, moves, luck=luck_of_games)
+
+
+def play_python_pairs(player, opponent, n_pairs: int, seed: int = 0, *, progress=None,
+                      luck=None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The games of :func:`play_external_match` as arrays of shape ``(n_pairs, 2)``
+    (column 0: A moved first; column 1: B did, on the same dice): A's points (int8),
+    the plays of each game (int32) and, with a ``luck`` meter, A's luck in each game
+    (float64; else None).  ``player`` and ``opponent`` are player objects (anything with
+    ``choose(board, d1, d2, seed)``)."""
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     luck_of_games = None if luck is None else np.zeros((n_pairs, 2))
     with contextlib.ExitStack() as stack:
-        if own is not None:
-            stack.callback(own.close)
         lucks = None if luck is None else stack.enter_context(LuckPool(luck))
         for i in range(n_pairs):
             for g in range(2):
@@ -200,5 +215,4 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
         if lucks is not None:
             for key, value in lucks.results().items():
                 luck_of_games[key] = value                     # type: ignore[index]
-    return summarize(getattr(player, "name", repr(player)), getattr(opponent, "name", repr(opponent)),
-                     points, moves, luck=luck_of_games)
+    return points, moves, luck_of_games

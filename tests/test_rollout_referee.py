@@ -1,0 +1,80 @@
+"""tools/rollout_referee.py: rollouts of both engines' plays where they differ."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from tool_modules import load_tool
+
+from bgengine.players import default_network_path
+
+pytestmark = pytest.mark.skipif(not default_network_path().exists(), reason="no shipped network")
+
+
+def _race_decisions(n: int) -> list[dict]:
+    """``n`` race decisions of a self-play game, as ``diagnose_vs_gnubg`` writes them, the
+    "gnubg" play being the network's second choice."""
+    from bgengine.dice import Dice
+    from bgengine.evaluator import CLASSES, as_evaluator
+    from bgengine.game import game_decisions
+    from bgengine.players import load_network_spec
+
+    ev = as_evaluator(load_network_spec(None))
+    rows, k, g = [], None, 0
+    while len(rows) < n:
+        loop = game_decisions(Dice(3, stream=g))
+        k = None
+        try:
+            while True:
+                d = loop.send(k)
+                opp = np.ascontiguousarray(d.afterstates[:, ::-1])
+                order = np.argsort(ev.equity(opp), kind="stable")      # the mover's best first
+                k = int(order[0])
+                if len(order) > 1 and CLASSES[ev.classify(d.board)] == "race" and len(rows) < n:
+                    rows.append({"id": len(rows), "pair": g, "game": 0, "number": d.number,
+                                 "side": "net", "board": d.board.tolist(), "dice": [d.d1, d.d2],
+                                 "net": k, "gnubg": int(order[1])})
+        except StopIteration:
+            g += 1
+    return rows
+
+
+def test_referee_rolls_out_both_plays_on_the_same_dice(tmp_path, capsys):
+    tool = load_tool("rollout_referee")
+    from bgengine.players import load_network_spec
+
+    rows = _race_decisions(3)
+    rows.append(dict(rows[0], id=3, gnubg=rows[0]["net"]))     # the same play: not compared
+    (tmp_path / "decisions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "judged-0.jsonl").write_text(json.dumps(
+        {"id": 1, "class": 8, "eqn": {str(rows[1]["net"]): 0.1, str(rows[1]["gnubg"]): 0.05}}) + "\n")
+    tool.main([str(tmp_path), "--trials", "72", "--threads", "1"])
+    text = capsys.readouterr().out
+    saved = json.loads((tmp_path / "referee-race.json").read_text())
+    assert [r["id"] for r in saved] == [0, 1, 2]
+    model = load_network_spec(None)
+    d = rows[2]
+    want = (tool.play_equity(model, np.array(d["board"], np.uint8), tuple(d["dice"]), d["gnubg"],
+                             72, 1002, 1)
+            - tool.play_equity(model, np.array(d["board"], np.uint8), tuple(d["dice"]), d["net"],
+                               72, 1002, 1))
+    assert saved[2]["diff"] == pytest.approx(want.mean(), abs=1e-9)
+    assert 0 < saved[2]["stderr"] < 0.05
+    # the network's first choice is its own rollouts' better play more often than not
+    assert "3 decisions where the plays differ" in text
+    assert "the gnubg judge on the same 1 decisions: -0.050" in text
+
+
+def test_a_play_that_bears_off_the_last_checker_wins_its_points():
+    tool = load_tool("rollout_referee")
+    from bgengine.players import load_network_spec
+
+    board = np.zeros((2, 25), np.uint8)
+    board[1, 0] = 1                                  # the mover: one checker on its 1-point
+    board[0, 10] = 15                                # the opponent: none off, none in our home
+    model = load_network_spec(None)
+    assert tool.play_equity(model, board, (3, 1), 0, 8, 0, 1).tolist() == [2.0] * 8   # a gammon
+    board[0, 10], board[0, 20] = 14, 1               # one on its 21-point: our 4-point
+    assert tool.play_equity(model, board, (3, 1), 0, 8, 0, 1).tolist() == [3.0] * 8

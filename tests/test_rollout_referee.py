@@ -62,7 +62,6 @@ def test_referee_rolls_out_both_plays_on_the_same_dice(tmp_path, capsys):
                                72, 1002, 1))
     assert saved[2]["diff"] == pytest.approx(want.mean(), abs=1e-9)
     assert 0 < saved[2]["stderr"] < 0.05
-    # the network's first choice is its own rollouts' better play more often than not
     assert "3 decisions where the plays differ" in text
     assert "the gnubg judge on the same 1 decisions: -0.050" in text
 

@@ -77,3 +77,27 @@ def test_a_play_that_bears_off_the_last_checker_wins_its_points():
     assert tool.play_equity(model, board, (3, 1), 0, 8, 0, 1).tolist() == [2.0] * 8   # a gammon
     board[0, 10], board[0, 20] = 14, 1               # one on its 21-point: our 4-point
     assert tool.play_equity(model, board, (3, 1), 0, 8, 0, 1).tolist() == [3.0] * 8
+
+
+def test_candidate_plays_are_compared_with_the_networks(tmp_path, capsys):
+    """``--candidate``: the other play is that player's choice at the same decision; the
+    network itself as the candidate differs nowhere."""
+    tool = load_tool("rollout_referee")
+    rows = _race_decisions(6)
+    (tmp_path / "decisions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert tool.referee(tmp_path, "race", 36, None, 1, progress=False, candidate="net") == []
+    tool.main([str(tmp_path), "--trials", "36", "--threads", "1", "--candidate", "pubeval"])
+    assert "pubeval's play minus the network's" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "referee-race-candidate.json").read_text())
+    from bgengine.players import load_network_spec, make_player
+
+    pub, model = make_player("pubeval"), load_network_spec(None)
+    differ = [r for r in rows if pub.choose(np.array(r["board"], np.uint8), *r["dice"], 0) != r["net"]]
+    assert [s["id"] for s in saved] == [r["id"] for r in differ]
+    if differ:
+        r = differ[0]
+        b = np.array(r["board"], np.uint8)
+        k = pub.choose(b, *r["dice"], 0)
+        want = (tool.play_equity(model, b, tuple(r["dice"]), k, 36, 1000 + r["id"], 1)
+                - tool.play_equity(model, b, tuple(r["dice"]), r["net"], 36, 1000 + r["id"], 1))
+        assert saved[0]["diff"] == pytest.approx(want.mean(), abs=1e-9)

@@ -1,6 +1,7 @@
 """Rollouts as the referee where the network and gnubg 0-ply chose different plays.
 
     python tools/rollout_referee.py OUT [--class race] [--trials 1296] [--player net]
+    python tools/rollout_referee.py OUT --candidate net:CAND.npz [...]
 
 ``OUT`` is a folder written by ``tools/diagnose_vs_gnubg.py``: its ``decisions.jsonl``
 holds, at every decision of the games, the play the network chose and the play gnubg 0-ply
@@ -14,7 +15,11 @@ whose leaves are gnubg 0-ply's own values, this referee does not lean toward gnu
 Printed: the decisions compared, the rollout equity of gnubg's play minus the network's
 (sum, and per game of the match), how many differences are more than two standard errors
 either way, and the same sum by the gnubg judge when ``judged-*.jsonl`` are there.  Saved:
-``OUT/referee-CLASS.json`` (each decision's difference and its standard error).  Self-play
+``OUT/referee-CLASS.json`` (each decision's difference and its standard error).
+
+With ``--candidate SPEC`` the other play is not gnubg's but the one that player (e.g. a new
+network) chooses at the same decision: a paired measure, on the same positions, of how much a
+candidate's plays gain over the network's (``OUT/referee-CLASS-candidate.json``).  Self-play
 only: gnubg's values are used to judge, never to train.
 """
 
@@ -31,7 +36,7 @@ from bgengine.evaluator import CLASSES, as_evaluator
 from bgengine.board import game_result
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of
-from bgengine.players import load_network_spec
+from bgengine.players import load_network_spec, make_player
 from bgengine.search import rollout
 
 
@@ -65,21 +70,28 @@ def judged_differences(out: Path) -> dict[int, float]:
 
 
 def referee(out: Path, klass: str, trials: int, player: str | None, threads: int = 2,
-            progress: bool = True) -> list[dict]:
+            progress: bool = True, candidate: str | None = None) -> list[dict]:
     """Each differing decision of ``klass`` (or ``all``): its id, side, and the rollout
-    equity of gnubg's play minus the network's with its standard error."""
+    equity of gnubg's play (or ``candidate``'s) minus the network's with its standard
+    error."""
     model = load_network_spec(player)
     evaluator = as_evaluator(model)
     rows = []
     decisions = [json.loads(line) for line in (out / "decisions.jsonl").open()]
-    todo = [d for d in decisions if d["net"] != d["gnubg"] and (
-        klass == "all" or CLASSES[evaluator.classify(np.array(d["board"], np.uint8))] == klass)]
+    decisions = [d for d in decisions if klass == "all" or
+                 CLASSES[evaluator.classify(np.array(d["board"], np.uint8))] == klass]
+    other = "gnubg"
+    if candidate is not None:
+        chooser, other = make_player(candidate), "candidate"
+        for d in decisions:
+            d[other] = int(chooser.choose(np.array(d["board"], np.uint8), *d["dice"], 0))
+    todo = [d for d in decisions if d["net"] != d[other]]
     t0 = time.monotonic()
     for i, d in enumerate(todo):
         board = np.array(d["board"], np.uint8)
         seed = 1000 + int(d["id"])                  # the same dice for both plays
         ours, theirs = (play_equity(model, board, tuple(d["dice"]), d[k], trials, seed, threads)
-                        for k in ("net", "gnubg"))
+                        for k in ("net", other))
         diff = theirs - ours
         rows.append({"id": d["id"], "side": d["side"], "pair": d["pair"],
                      "diff": float(diff.mean()), "stderr": float(diff.std() / np.sqrt(trials))})
@@ -88,15 +100,16 @@ def referee(out: Path, klass: str, trials: int, player: str | None, threads: int
     return rows
 
 
-def summary(rows: list[dict], games: int, judged: dict[int, float]) -> list[str]:
+def summary(rows: list[dict], games: int, judged: dict[int, float],
+            other: str = "gnubg's") -> list[str]:
     diff = np.array([r["diff"] for r in rows])
     err = np.array([r["stderr"] for r in rows])
     decisive = np.abs(diff) > 2 * err
     lines = [f"{len(rows)} decisions where the plays differ",
-             f"rollouts: gnubg's play minus the network's {diff.sum():+.3f} in all "
+             f"rollouts: {other} play minus the network's {diff.sum():+.3f} in all "
              f"(± {2 * np.sqrt((err ** 2).sum()):.3f} from the trials), "
              f"{diff.sum() / games:+.4f} per game of {games}",
-             f"more than two standard errors apart: gnubg's better in "
+             f"more than two standard errors apart: {other} better in "
              f"{int((diff[decisive] > 0).sum())}, the network's in {int((diff[decisive] < 0).sum())}"]
     both = [(r["diff"], judged[r["id"]]) for r in rows if r["id"] in judged]
     if both:
@@ -114,11 +127,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--player", default=None, help="the network that plays the rollouts")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--candidate", default=None, metavar="SPEC",
+                    help="compare this player's plays with the network's instead of gnubg's")
     args = ap.parse_args(argv)
-    rows = referee(args.out, args.klass, args.trials, args.player, args.threads)
+    rows = referee(args.out, args.klass, args.trials, args.player, args.threads,
+                   candidate=args.candidate)
     games = len({(d["pair"], d["game"]) for d in map(json.loads, (args.out / "decisions.jsonl").open())})
-    (args.out / f"referee-{args.klass}.json").write_text(json.dumps(rows))
-    print("\n".join(summary(rows, games, judged_differences(args.out))))
+    suffix = "" if args.candidate is None else "-candidate"
+    (args.out / f"referee-{args.klass}{suffix}.json").write_text(json.dumps(rows))
+    if args.candidate is None:
+        print("\n".join(summary(rows, games, judged_differences(args.out))))
+    else:
+        print("\n".join(summary(rows, games, {}, f"{args.candidate}'s")))
 
 
 if __name__ == "__main__":

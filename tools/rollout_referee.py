@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.evaluator import CLASSES, as_evaluator
 from bgengine.board import game_result
+from bgengine.evaluator import CLASSES, as_evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of
 from bgengine.players import load_network_spec, make_player
@@ -54,18 +54,24 @@ def play_equity(model, board: np.ndarray, dice: tuple[int, int], play: int, tria
     return -np.asarray(equity_of(np.asarray(r["per_trial"], np.float64)), np.float64)
 
 
+def read_decisions(out: Path) -> list[dict]:
+    """``OUT/decisions.jsonl`` of ``diagnose_vs_gnubg``, one dict per decision."""
+    with open(out / "decisions.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
 def judged_differences(out: Path) -> dict[int, float]:
     """gnubg's judged equity of its own play minus the network's, per decision id, where
     ``diagnose_vs_gnubg`` judged both."""
-    dec = {d["id"]: d for d in map(json.loads, (out / "decisions.jsonl").open())}
+    dec = {d["id"]: d for d in read_decisions(out)}
     diffs = {}
     for path in sorted(out.glob("judged-*.jsonl")):
-        for line in path.open():
-            j = json.loads(line)
-            d = dec[j["id"]]
-            a, b = j["eqn"].get(str(d["gnubg"])), j["eqn"].get(str(d["net"]))
-            if a is not None and b is not None:
-                diffs[j["id"]] = a - b
+        with path.open() as f:
+            for j in map(json.loads, f):
+                d = dec[j["id"]]
+                a, b = j["eqn"].get(str(d["gnubg"])), j["eqn"].get(str(d["net"]))
+                if a is not None and b is not None:
+                    diffs[j["id"]] = a - b
     return diffs
 
 
@@ -77,8 +83,7 @@ def referee(out: Path, klass: str, trials: int, player: str | None, threads: int
     model = load_network_spec(player)
     evaluator = as_evaluator(model)
     rows = []
-    decisions = [json.loads(line) for line in (out / "decisions.jsonl").open()]
-    decisions = [d for d in decisions if klass == "all" or
+    decisions = [d for d in read_decisions(out) if klass == "all" or
                  CLASSES[evaluator.classify(np.array(d["board"], np.uint8))] == klass]
     other = "gnubg"
     if candidate is not None:
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     rows = referee(args.out, args.klass, args.trials, args.player, args.threads,
                    candidate=args.candidate)
-    games = len({(d["pair"], d["game"]) for d in map(json.loads, (args.out / "decisions.jsonl").open())})
+    games = len({(d["pair"], d["game"]) for d in read_decisions(args.out)})
     suffix = "" if args.candidate is None else "-candidate"
     (args.out / f"referee-{args.klass}{suffix}.json").write_text(json.dumps(rows))
     if args.candidate is None:

@@ -39,6 +39,12 @@ ctypedef struct bearoff_t:
                                 # on roll wins), both playing to maximise it; 1 when the side
                                 # on roll has none left, 0 when only the opponent has none
 
+# The 21 distinct rolls (d1 >= d2, in the order 1-1, 2-1, 2-2, 3-1, ...) and their weights in
+# 36ths (1 for doubles, 2 otherwise), for any module that averages over the rolls.
+cdef int BO_ROLL_D1[21]
+cdef int BO_ROLL_D2[21]
+cdef double BO_ROLL_W[21]
+
 # Rank table: bo_rank(n) = sum_i bo_rank_table[i][n[i] + ... + n[5]], i.e. C(s + 5 - i, 6 - i).
 cdef int32_t bo_rank_table[BO_POINTS][16]
 
@@ -68,6 +74,22 @@ cdef inline int bo_rank(const checker_t* n) noexcept nogil:
     s += n[1]; r += bo_rank_table[1][s]
     s += n[0]; r += bo_rank_table[0][s]
     return r
+
+
+cdef inline double bo_first_before(const double* p, const double* q, int later) noexcept nogil:
+    """sum_n p[n] * sum_{k >= n + later} q[k] over distributions of BO_MAX_ROLLS: P(X done
+    in its n-th roll while Y, with distribution q, needs at least n + later rolls).  later
+    = 0 when X rolls first (Y has had n - 1 rolls), 1 when Y rolls first."""
+    cdef double tail = 0.0, s = 0.0
+    cdef int n
+    for n in range(BO_MAX_ROLLS - 1, 0, -1):
+        if later:
+            s += p[n] * tail
+            tail += q[n]
+        else:
+            tail += q[n]
+            s += p[n] * tail
+    return s
 
 
 cdef inline double bearoff_mean_rolls(const bearoff_t* db, int index) noexcept nogil:

@@ -34,8 +34,9 @@ from bgengine.memory cimport grow_block
 from bgengine.outputs cimport outputs_from_five
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
-from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, BO_POINTS, BO_ONE_SIDED,
-                               BO_FIRST_15, BO_GAMMON, BO_TWO_SIDED, BO_MAX_ROLLS)
+from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, bo_first_before,
+                               BO_ROLL_D1, BO_ROLL_D2, BO_ROLL_W, BO_POINTS,
+                               BO_ONE_SIDED, BO_FIRST_15, BO_GAMMON, BO_TWO_SIDED, BO_MAX_ROLLS)
 
 from bgengine.board import validate_board, validate_boards
 
@@ -50,11 +51,9 @@ MAX_ROLLS = BO_MAX_ROLLS
 cdef enum:
     MAX_LEAVES = 1024           # move sequences of one roll (the build fails if ever short)
 
-# The 21 distinct rolls and their weights in 36ths (sums are taken in 36ths and divided
-# once, so a sure thing is exactly 1 and a probability never leaves [0, 1]).
-cdef int ROLL_D1[21]
-cdef int ROLL_D2[21]
-cdef double ROLL_W[21]
+# The 21 distinct rolls and their weights in 36ths (BO_ROLL_*, declared in bearoff.pxd: sums
+# are taken in 36ths and divided once, so a sure thing is exactly 1 and a probability never
+# leaves [0, 1]).
 
 
 cdef void _init_tables() noexcept nogil:
@@ -75,9 +74,9 @@ cdef void _init_tables() noexcept nogil:
     k = 0
     for i in range(1, 7):
         for s in range(1, i + 1):
-            ROLL_D1[k] = i
-            ROLL_D2[k] = s
-            ROLL_W[k] = 1.0 if i == s else 2.0
+            BO_ROLL_D1[k] = i
+            BO_ROLL_D2[k] = s
+            BO_ROLL_W[k] = 1.0 if i == s else 2.0
             k += 1
 
 _init_tables()
@@ -217,10 +216,10 @@ cdef int _build_one_sided(double* dist, double* mean, double* first, double* mea
             row1 = first + <Py_ssize_t>(r - BO_FIRST_15) * BO_MAX_ROLLS
             memset(row1, 0, BO_MAX_ROLLS * sizeof(double))
         for k in range(21):
-            c = bearoff_moves(n, ROLL_D1[k], ROLL_D2[k], leaves)
+            c = bearoff_moves(n, BO_ROLL_D1[k], BO_ROLL_D2[k], leaves)
             if c < 0:
                 return -1
-            w = ROLL_W[k]
+            w = BO_ROLL_W[k]
             best = leaves[0]
             bm = mean[best]
             for j in range(1, c):
@@ -279,7 +278,7 @@ cdef int _build_two_sided(double* P, int32_t* leaves) noexcept nogil:
             off[a * 21 + k] = used
             if a == 0:
                 continue
-            c = bearoff_moves(n, ROLL_D1[k], ROLL_D2[k], leaves)
+            c = bearoff_moves(n, BO_ROLL_D1[k], BO_ROLL_D2[k], leaves)
             if c < 0:
                 free(off); free(moves)
                 return -1
@@ -316,7 +315,7 @@ cdef int _build_two_sided(double* P, int32_t* leaves) noexcept nogil:
                     q = P[b * N + moves[j]]
                     if q < worst:
                         worst = q
-                p += ROLL_W[k] * (1.0 - worst)
+                p += BO_ROLL_W[k] * (1.0 - worst)
             P[a * N + b] = p / 36.0
     free(off)
     free(moves)
@@ -363,27 +362,11 @@ def build_tables() -> dict:
 
 # ---------------------------------------------------------------- evaluation
 
-cdef inline double _first_before(const double* p, const double* q, int later) noexcept nogil:
-    """sum_n p[n] * sum_{k >= n + later} q[k]: P(X done in its n-th roll while Y, with
-    distribution q, needs at least n + later rolls).  later = 0 when X rolls first (Y has
-    had n - 1 rolls), 1 when Y rolls first."""
-    cdef double tail = 0.0, s = 0.0
-    cdef int n
-    for n in range(BO_MAX_ROLLS - 1, 0, -1):
-        if later:
-            s += p[n] * tail
-            tail += q[n]
-        else:
-            tail += q[n]
-            s += p[n] * tail
-    return s
-
-
 cdef double bearoff_win(const bearoff_t* db, int i_on_roll, int i_opponent) noexcept nogil:
     """P(the side on roll wins) from the one-sided distributions of indices ``i_on_roll``
     and ``i_opponent`` (1..54263), taken as independent: it wins in its n-th roll when
     the opponent needs at least n rolls."""
-    return _first_before(db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS,
+    return bo_first_before(db.dist + <Py_ssize_t>i_on_roll * BO_MAX_ROLLS,
                          db.dist + <Py_ssize_t>i_opponent * BO_MAX_ROLLS, 0)
 
 
@@ -408,12 +391,12 @@ cdef int bearoff_outputs(const bearoff_t* db, const board_t* b, real_t* out5) no
         return 1
     pm = db.dist + <Py_ssize_t>im * BO_MAX_ROLLS
     po = db.dist + <Py_ssize_t>io * BO_MAX_ROLLS
-    out5[0] = <real_t>_first_before(pm, po, 0)
+    out5[0] = <real_t>bo_first_before(pm, po, 0)
     if io >= BO_FIRST_15:       # we finish before the opponent's first checker is off
-        out5[1] = <real_t>_first_before(
+        out5[1] = <real_t>bo_first_before(
             pm, db.first + <Py_ssize_t>(io - BO_FIRST_15) * BO_MAX_ROLLS, 0)
     if im >= BO_FIRST_15:       # they finish, rolling second, before our first is off
-        out5[3] = <real_t>_first_before(
+        out5[3] = <real_t>bo_first_before(
             po, db.first + <Py_ssize_t>(im - BO_FIRST_15) * BO_MAX_ROLLS, 1)
     return 1
 

@@ -22,6 +22,12 @@ cdef enum:
     N_NET_CLASSES = 2       # classes valued by a network
     CLASS_EXACT = 2         # valued by the exact database
 
+# A refinement of a race network's outputs in place, given the rows of the side on roll and
+# of the other side (racegammon.pxd's rg_refine5: exact gammon chances); returns 1 when it
+# changed anything.
+ctypedef int (*race_fn_t)(void* tables, const checker_t* on_roll, const checker_t* other,
+                          real_t* out) noexcept nogil
+
 # An exact evaluation: writes K outputs of b (side on roll) and returns 1 when the
 # database covers b, returns 0 otherwise.
 ctypedef int (*exact_fn_t)(const void* db, const board_t* b, real_t* out) noexcept nogil
@@ -33,6 +39,8 @@ ctypedef struct evaluator_t:
     int encoder[N_NET_CLASSES]
     const void* exact_db    # NULL: no exact class
     exact_fn_t exact
+    void* race_tables       # NULL: race outputs are the race network's alone
+    race_fn_t race_refine
 
 
 # An evaluator's copy for a stretch of work during which its networks' weights do not change
@@ -44,7 +52,8 @@ ctypedef struct ev_frozen_t:
     net_t net[N_NET_CLASSES]
     real_t* buf             # their transposed output layers (owned)
 
-cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f) except -1
+# keep_race: keep the race refinement (race_tables); rollouts drop it (see evaluator.pyx).
+cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f, bint keep_race=*) except -1
 cdef void ev_frozen_free(ev_frozen_t* f) noexcept nogil
 
 
@@ -87,4 +96,5 @@ cdef class Evaluator:
     cdef readonly object contact        # Network of contact positions
     cdef readonly object race           # Network of races (may be the same object)
     cdef readonly object database       # the exact database object, or None
+    cdef readonly object race_gammons   # RaceGammonTables refining races' gammons, or None
     cdef public dict metadata

@@ -8,12 +8,14 @@ from numpy.typing import ArrayLike
 
 from bgengine.bearoff import BearoffDatabase
 from bgengine.network import Network
+from bgengine.racegammon import RaceGammonTables
 
 CLASSES: tuple[str, ...]
 
 
 class Evaluator:
-    def __init__(self, contact: Network, race: Network | None = ..., database: Any = ..., *,
+    def __init__(self, contact: Network, race: Network | None = ..., *, database: Any = ...,
+                 race_gammons: bool | int | RaceGammonTables | None = ...,
                  metadata: dict[str, Any] | None = ...) -> None: ...
     def classify(self, boards: ArrayLike) -> np.ndarray: ...
     @property
@@ -34,9 +36,12 @@ class Evaluator:
     def networks(self) -> dict[str, Network]: ...
     @property
     def race(self) -> Network: ...     # the contact network itself for one network
+    @property
+    def race_gammons(self) -> RaceGammonTables | None: ...
     def save(self, path: str | os.PathLike[str]) -> None: ...
     @property
     def single(self) -> bool: ...
+    def with_race_gammons(self, race_gammons: bool | int | RaceGammonTables | None = ...) -> Evaluator: ...
 
 
 FORMAT_VERSION: int

@@ -36,6 +36,7 @@ from bgengine.network cimport (Network, net_t, netbuf_t, net_forward_sparse, net
                                net_freeze)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
+from bgengine.racegammon cimport RaceGammonTables, rg_refine5
 
 from bgengine.board import validate_boards
 from bgengine.encoders import encoder_id
@@ -53,7 +54,7 @@ cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
     cdef int32_t idx[MAX_INPUTS]
     cdef real_t val[MAX_INPUTS]
     cdef int c = 0, nnz
-    if ev.routed or ev.exact_db != NULL:
+    if ev.routed or ev.exact_db != NULL or ev.race_tables != NULL:
         c = ev_class(ev, b)
         if c == CLASS_EXACT:
             if ev.exact(ev.exact_db, b, out):
@@ -62,11 +63,16 @@ cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
     nnz = encode_sparse(ev.encoder[c], b, idx, val)
     net_forward_sparse(ev.net[c], idx, val, nnz, buf)
     memcpy(out, buf.act[ev.net[c].n_layers], ev.K * sizeof(real_t))
+    if c == CLASS_RACE and ev.race_tables != NULL:
+        ev.race_refine(ev.race_tables, b.c[1], b.c[0], out)
 
 
-cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f) except -1:
+cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f, bint keep_race=True) except -1:
     cdef int n0 = net_frozen_size(src.net[CLASS_CONTACT])
     memcpy(&f.ev, src, sizeof(evaluator_t))
+    if not keep_race:
+        f.ev.race_tables = NULL
+        f.ev.race_refine = NULL
     f.buf = <real_t*> zeroed_or_raise(n0 + net_frozen_size(src.net[CLASS_RACE]) + 1,
                                       sizeof(real_t))
     net_freeze(src.net[CLASS_CONTACT], &f.net[CLASS_CONTACT], f.buf)
@@ -96,12 +102,17 @@ cdef class Evaluator:
     database : BearoffDatabase, optional
         Exact values of bear-offs (``bgengine.bearoff.default()``), in the networks'
         output form; None for none.
+    race_gammons : bool, int or RaceGammonTables, optional
+        Value races near their end by one-sided distributions rather than the race network
+        (``bgengine.racegammon``): True for the shared tables (at most 3 checkers outside
+        each home board), an int for the shared tables of that ``max_outside``; five-output
+        networks only.  Saved with the file (as its ``max_outside``).
     metadata : dict, optional
         Free-form JSON-able information saved with the evaluator (training history...).
     """
 
     def __init__(self, Network contact not None, Network race=None, *, database=None,
-                 metadata=None):
+                 race_gammons=None, metadata=None):
         if race is None:
             race = contact
         if race.n_outputs != contact.n_outputs:
@@ -125,6 +136,22 @@ cdef class Evaluator:
             self.ev.exact_db = &(<BearoffDatabase> database).db
             self.ev.exact = (bearoff_exact1 if self.ev.K == 1 else
                              bearoff_exact4 if self.ev.K == 4 else bearoff_exact5)
+        self.race_gammons = None
+        self.ev.race_tables = NULL
+        self.ev.race_refine = NULL
+        if race_gammons is True or (isinstance(race_gammons, int)
+                                    and not isinstance(race_gammons, bool)):
+            from bgengine.racegammon import default as _race_tables
+            race_gammons = _race_tables() if race_gammons is True else _race_tables(race_gammons)
+        if race_gammons is not None and race_gammons is not False:
+            if not isinstance(race_gammons, RaceGammonTables):
+                raise TypeError("race_gammons must be a bool, an int (max_outside) or a "
+                                f"RaceGammonTables, got {type(race_gammons).__name__}")
+            if self.ev.K != 5:
+                raise ValueError(f"exact race values need five-output networks, not {self.ev.K}")
+            self.race_gammons = race_gammons
+            self.ev.race_tables = &(<RaceGammonTables> race_gammons).t
+            self.ev.race_refine = rg_refine5
         self.metadata = dict(metadata or {})
 
     @classmethod
@@ -140,7 +167,7 @@ cdef class Evaluator:
     @property
     def single(self) -> bool:
         """True when one network values every position (no classes, no database)."""
-        return not self.ev.routed and self.database is None
+        return not self.ev.routed and self.database is None and self.race_gammons is None
 
     @property
     def networks(self) -> dict:
@@ -150,13 +177,23 @@ cdef class Evaluator:
     def copy(self) -> "Evaluator":
         contact = self.contact.copy()
         race = contact if self.race is self.contact else self.race.copy()
-        return Evaluator(contact, race, database=self.database,
+        return Evaluator(contact, race, database=self.database, race_gammons=self.race_gammons,
+                         metadata=json.loads(json.dumps(self.metadata)))
+
+    def with_race_gammons(self, race_gammons=True) -> "Evaluator":
+        """The same networks (shared, not copied) with the race refinement ``race_gammons``
+        (as the constructor's; False or None: off)."""
+        return Evaluator(self.contact, None if self.race is self.contact else self.race,
+                         database=self.database,
+                         race_gammons=None if race_gammons is False else race_gammons,
                          metadata=json.loads(json.dumps(self.metadata)))
 
     def __reduce__(self):
         # pickling (multiprocessing, Ray): the networks and settings, rebuilt by the constructor
         return (_rebuild_evaluator, (self.contact, None if self.race is self.contact else self.race,
-                                     self.database is not None, json.dumps(self.metadata)))
+                                     self.database is not None, json.dumps(self.metadata),
+                                     None if self.race_gammons is None
+                                     else self.race_gammons.max_outside))
 
     def __repr__(self) -> str:
         if self.single:
@@ -164,6 +201,8 @@ cdef class Evaluator:
         parts = [f"contact={self.contact!r}", f"race={self.race!r}"]
         if self.database is not None:
             parts.append("exact bear-off database")
+        if self.race_gammons is not None:
+            parts.append(f"exact race values (max_outside={self.race_gammons.max_outside})")
         return f"Evaluator({', '.join(parts)})"
 
     # ------------------------------------------------------------ evaluation
@@ -226,6 +265,8 @@ cdef class Evaluator:
         meta = {**self.metadata, "format": "bgengine-evaluator", "format_version": FORMAT_VERSION,
                 "bgengine_version": __version__, "classes": classes,
                 "database": "bearoff" if self.database is not None else None}
+        if self.race_gammons is not None:
+            meta["race_gammons"] = self.race_gammons.max_outside
         text = json.dumps(meta, sort_keys=True)
         atomic_write(Path(path), lambda f: np.savez(f, metadata=np.array(text), **arrays))
 
@@ -260,10 +301,19 @@ def load_evaluator(path) -> Evaluator:
     if database not in (None, "bearoff"):
         raise ValueError(f"{path}: unknown exact database {database!r}")
     extra = {k: v for k, v in meta.items()
-             if k not in ("format", "format_version", "bgengine_version", "classes", "database")}
+             if k not in ("format", "format_version", "bgengine_version", "classes", "database",
+                          "race_gammons")}
+    race_gammons = meta.get("race_gammons", False)
+    if race_gammons is not False and (isinstance(race_gammons, bool)
+                                      or not isinstance(race_gammons, int)
+                                      or not 0 <= race_gammons <= 15):
+        raise ValueError(f"{path}: 'race_gammons' must be false or a number of checkers "
+                         f"(0..15), got {race_gammons!r}")
     try:
         return Evaluator(nets["contact"], nets.get("race"),
-                         database=_bearoff_database() if database else None, metadata=extra)
+                         database=_bearoff_database() if database else None,
+                         race_gammons=None if race_gammons is False else race_gammons,
+                         metadata=extra)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
@@ -283,6 +333,6 @@ def _bearoff_database():
     return default()
 
 
-def _rebuild_evaluator(contact, race, with_database, metadata_json):
+def _rebuild_evaluator(contact, race, with_database, metadata_json, race_gammons=None):
     return Evaluator(contact, race, database=_bearoff_database() if with_database else None,
-                     metadata=json.loads(metadata_json))
+                     race_gammons=race_gammons, metadata=json.loads(metadata_json))

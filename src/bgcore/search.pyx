@@ -114,6 +114,19 @@ cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pr
         net_forward_sparse_from(net, pre_head, idx, val, nnz, buf)
 
 
+cdef inline void _race_flip(const evaluator_t* ev, int c, const board_t* after,
+                            const real_t* net_out, real_t* mine) noexcept nogil:
+    """mine = the network's outputs of an afterstate (its opponent on roll) flipped to the
+    mover's side, refined first when the evaluator refines races."""
+    cdef real_t t[MAX_OUTPUTS]
+    if c == CLASS_RACE and ev.race_tables != NULL:
+        memcpy(t, net_out, ev.K * sizeof(real_t))
+        ev.race_refine(ev.race_tables, after.c[OPPONENT], after.c[MOVER], t)
+        outputs_flip(ev.K, t, mine)
+    else:
+        outputs_flip(ev.K, net_out, mine)
+
+
 cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const movelist_t* ml,
                                  int i, netbuf_t* buf, real_t* mine) noexcept nogil:
     """Outputs (mover's side) of afterstate ``ml.boards[i]``, a sibling of those V has seen."""
@@ -130,7 +143,8 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
     if board_side_empty(after, MOVER):
         outputs_target(K, board_win_value(after, MOVER), mine)
         return
-    c = ev_class(ev, after) if ev.routed or ev.exact_db != NULL else CLASS_CONTACT
+    c = (ev_class(ev, after) if ev.routed or ev.exact_db != NULL or ev.race_tables != NULL
+         else CLASS_CONTACT)
     if c == CLASS_EXACT:
         board_swap(&s, after)
         if ev.exact(ev.exact_db, &s, t):
@@ -165,7 +179,7 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         # by parts from the head's reference: the features suffice, no pairs
         encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], NULL, NULL, feat)
         _forward_by_parts(&V.ref[h], net, after.c[MOVER], feat, buf)
-        outputs_flip(K, buf.act[net.n_layers], mine)
+        _race_flip(ev, c, after, buf.act[net.n_layers], mine)
         return
     nnz = encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val, feat)
     if not delta:
@@ -178,7 +192,7 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
         net_forward_sparse_from(net, V.ref[h].pre, idx, val, 0, buf)
     else:
         _forward_by_delta(&V.ref[h], net, V.pre[h], idx, val, nnz, buf)
-    outputs_flip(K, buf.act[net.n_layers], mine)
+    _race_flip(ev, c, after, buf.act[net.n_layers], mine)
 
 
 cdef int ev_best_move(const evaluator_t* ev, const movelist_t* ml, int n, netbuf_t* buf,
@@ -809,6 +823,10 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         Value sibling plays' first layers by difference from one of them where the network
         is wide enough to gain (as ``Searcher``); False: every one summed in full.
 
+    The trials play with the evaluator's networks and bear-off database; an evaluator's
+    race refinement (``race_gammons``) is not used inside a rollout, whose thousands of
+    new races would cost about 100 times the networks' values there.
+
     Ctrl-C stops the trials (each thread finishes the one it is playing) and raises
     ``KeyboardInterrupt``, as does any signal handler that raises, in the main thread.
 
@@ -848,7 +866,9 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     try:
         if trials > 36:
             memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
-        ev_freeze(&ev.ev, &frozen)
+        # the trials play with the networks alone: a rollout meets thousands of new races,
+        # whose one-sided distributions (racegammon) would cost 100x the networks' values
+        ev_freeze(&ev.ev, &frozen, False)
         workspaces_add_searchers(&W, 0, &frozen.ev, 16 if plies > 0 else 0, 8, 0.16)
         for t in range(nt):
             W.searchers[0][t].by_delta = by_delta

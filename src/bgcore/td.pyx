@@ -84,7 +84,9 @@ SIGN5[:] = [-1, 1, 1, 1, 1]
 
 
 ctypedef struct learner_t:
-    const evaluator_t* ev   # what values positions; its class networks are trained
+    const evaluator_t* ev   # what values positions (&own_ev); its class networks are trained
+    evaluator_t own_ev      # the evaluator without its race refinement: training plays and
+                            # learns by the networks' own values (and at their speed)
     bint classes            # positions are routed by class (class networks or exact values)
     net_t* net              # the contact network (the only one, when traces are kept)
     int K                   # outputs
@@ -387,7 +389,10 @@ cdef double _backprop_game(learner_t* L, const board_t* start, rng_t* dice, rng_
 cdef void _learner_init(learner_t* L, Evaluator evaluator, int target_plies) noexcept:
     """Point a zeroed learner at ``evaluator``; TD(0) updates go to the weights."""
     cdef int c
-    L.ev = &evaluator.ev
+    memcpy(&L.own_ev, &evaluator.ev, sizeof(evaluator_t))
+    L.own_ev.race_tables = NULL
+    L.own_ev.race_refine = NULL
+    L.ev = &L.own_ev
     L.classes = evaluator.ev.routed or evaluator.ev.exact_db != NULL
     L.net = evaluator.ev.net[CLASS_CONTACT]
     L.K = evaluator.ev.K

@@ -1,0 +1,30 @@
+"""Type stub of the compiled module bgengine.racegammon (src/bgcore/racegammon.pyx)."""
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bgengine.bearoff import BearoffDatabase
+
+FIRST: int
+ALL: int
+ESCAPE: int
+ROLLS: int
+
+
+class RaceGammonTables:
+    def __init__(self, database: BearoffDatabase | None = ..., max_outside: int = ...,
+                 state_budget: int = ..., max_entries: int = ...) -> None: ...
+    def bear_off_distribution(self, row: ArrayLike) -> np.ndarray | None: ...    # float64 (32,)
+    def clear(self) -> None: ...
+    @property
+    def database(self) -> BearoffDatabase: ...
+    def escape_distribution(self, row: ArrayLike) -> np.ndarray | None: ...      # float64 (32,)
+    def first_off_distribution(self, row: ArrayLike) -> np.ndarray | None: ...   # float64 (32,)
+    @property
+    def max_outside(self) -> int: ...
+    def refine(self, board: ArrayLike, outputs: ArrayLike) -> np.ndarray: ...    # float32 (5,)
+    @property
+    def stats(self) -> dict[str, int]: ...
+
+
+def default(max_outside: int = ...) -> RaceGammonTables: ...

@@ -266,3 +266,18 @@ def test_training_and_rollouts_use_the_networks_alone():
     a = rollout(on, board, 72, seed=3)["per_trial"]
     b = rollout(off, board, 72, seed=3)["per_trial"]
     assert np.array_equal(a, b)
+
+
+def test_values_do_not_depend_on_the_cache():
+    """A distribution solved afresh equals the one read back from the cache, bit for bit, and
+    a parent's does not depend on which of its children were cached before."""
+    parent = row({15: 1, 12: 1, 9: 1, 6: 4, 5: 3, 4: 3, 3: 2})
+    child = row({12: 1, 9: 1, 6: 5, 5: 3, 4: 3, 3: 2})          # 15/6 played
+    warm = RaceGammonTables()
+    warm.first_off_distribution(child)
+    warm.bear_off_distribution(child)
+    cold = RaceGammonTables()
+    for get in ("first_off_distribution", "bear_off_distribution"):
+        a = getattr(cold, get)(parent)
+        assert np.array_equal(a, getattr(warm, get)(parent))
+        assert np.array_equal(a, getattr(cold, get)(parent))   # now from the cache

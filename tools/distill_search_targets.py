@@ -297,13 +297,13 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
 def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: np.ndarray,
                        metadata: dict) -> Evaluator:
     """``evaluator`` with its class ``klass`` network replaced by one shaped as ``like``
-    holding ``params`` (flat) and ``metadata``; the other class and the bear-off database
-    kept."""
+    holding ``params`` (flat) and ``metadata``; the other class, the bear-off database and the
+    race values kept."""
     net = Network(like.hidden, like.n_outputs, like.encoder,
                   params=np.asarray(params, np.float32), metadata=metadata)
     contact, race = (net, evaluator.race) if klass == CONTACT else (evaluator.contact, net)
     return Evaluator(contact, race, database=evaluator.database,
-                     metadata=dict(evaluator.metadata))
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata))
 
 
 def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:

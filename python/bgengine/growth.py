@@ -215,9 +215,10 @@ def deepen_evaluator(evaluator: Evaluator, width: int | None = None, *, race: bo
 
 
 def _evaluator(evaluator: Evaluator, contact: Network, race: Network) -> Evaluator:
-    """An evaluator of the grown networks with ``evaluator``'s database and metadata."""
+    """An evaluator of the grown networks with ``evaluator``'s database, race values and
+    metadata."""
     return Evaluator(contact, None if race is contact else race, database=evaluator.database,
-                     metadata=dict(evaluator.metadata))
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata))
 
 
 def widen_evaluator(evaluator: Evaluator, contact_hidden: Sequence[int],

@@ -277,7 +277,9 @@ cdef int _solve(rg_tables_t* t, const checker_t* row, key_t key, int mode, int d
             acc[n + 1] += BO_ROLL_W[r] * best[n]
         acc[RG_ROLLS - 1] += BO_ROLL_W[r] * (best[RG_ROLLS - 2] + best[RG_ROLLS - 1])   # the tail stays
     for n in range(RG_ROLLS):
-        acc[n] /= 36.0
+        # rounded as the cache keeps it, so that a value is the same whether it was just
+        # solved or read back (evaluations do not depend on what was asked before)
+        acc[n] = <float>(acc[n] / 36.0)
     mean[0] = _mean(acc)
     if out != NULL:
         memcpy(out, acc, sizeof(acc))
@@ -388,7 +390,9 @@ cdef class RaceGammonTables:
         checkers outside its home board (3: a new race solves a few thousand positions, a
         few milliseconds; 4 takes about ten times as long, 5 a hundred).
     state_budget : int
-        New positions one query may solve before it gives up (the network's value stands).
+        New positions one query may solve before it gives up (the network's value stands): a
+        guard against runaway queries, far above what ``max_outside`` up to 3 needs, so that
+        values do not depend on what the cache already held.
     max_entries : int
         Cached positions at most (about 170 bytes each, in a table at most half full: 88 MB
         at the default); the cache starts over past it.
@@ -396,7 +400,7 @@ cdef class RaceGammonTables:
         Replace the win chance too (else only gammons and backgammons).
     """
 
-    def __cinit__(self, database=None, int max_outside=3, long state_budget=5000,
+    def __cinit__(self, database=None, int max_outside=3, long state_budget=200000,
                   Py_ssize_t max_entries=1 << 18, bint wins=True):
         from bgengine.bearoff import default
         if database is None:

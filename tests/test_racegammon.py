@@ -18,7 +18,7 @@ from bgengine import bearoff as bo
 from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network, flip_outputs
-from bgengine.racegammon import RaceGammonTables, default
+from bgengine.racegammon import RaceGammonTables, _plays, default
 from bgengine.search import play_outputs
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
@@ -59,6 +59,32 @@ def oracle_mean(key: bytes, first: bool) -> float:
 @pytest.fixture(scope="module")
 def tables():
     return RaceGammonTables()
+
+
+def random_race_row(rng: np.random.Generator) -> np.ndarray:
+    """1..15 checkers, 1..5 of them outside the home board (none on the bar)."""
+    r = np.zeros(25, np.uint8)
+    n = int(rng.integers(1, 16))
+    out = int(rng.integers(1, min(n, 5) + 1))
+    np.add.at(r, rng.integers(6, 24, out), 1)
+    np.add.at(r, rng.integers(0, 6, n - out), 1)
+    return r
+
+
+def test_race_plays_are_the_restricted_legal_plays():
+    # the recursion's own generator against the full move generator: every legal play
+    # that leaves the home checkers in place (or brings every checker home), each once
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        r = random_race_row(rng)
+        board = np.zeros((2, 25), np.uint8)
+        board[1] = r
+        for d1, d2 in ROLLS:
+            after = legal_afterstates(board, d1, d2)[0][:, 1]
+            want = {a.tobytes() for a in after if not a[6:].any() or (a[:6] >= r[:6]).all()}
+            got = _plays(r, d1, d2)
+            assert len(got) == len({a.tobytes() for a in got}), (r, d1, d2)
+            assert {a.tobytes() for a in got} == want, (r, d1, d2)
 
 
 def test_home_positions_are_the_database(tables):

@@ -14,7 +14,6 @@ from cpython.pythread cimport PyThread_type_lock
 from bgengine._types cimport checker_t, key_t, real_t
 from bgengine.board cimport board_t
 from bgengine.bearoff cimport bearoff_t
-from bgengine.movegen cimport movelist_t
 
 cdef enum:
     RG_ROLLS = 32           # distributions hold P(n rolls) for n = 0..31: BO_MAX_ROLLS, as
@@ -32,6 +31,13 @@ ctypedef struct rg_entry_t:
     unsigned char mode
     unsigned char used
 
+ctypedef struct rg_plays_t:
+    # one roll's plays of one side alone (a recursion level's buffer): distinct rows
+    checker_t* rows         # n rows of 25 slots; capacity cap; owned
+    key_t* keys             # each row's Zobrist key (as board_key of it in row 1)
+    int n
+    int cap
+
 ctypedef struct rg_tables_t:
     const bearoff_t* db     # borrowed from the owning object's BearoffDatabase
     rg_entry_t* table       # open addressing, n_slots a power of two; owned
@@ -42,8 +48,7 @@ ctypedef struct rg_tables_t:
     long state_budget       # new positions one query may solve before it gives up
     bint wins               # refine win chances too (else gammons and backgammons only)
     long budget             # what is left of it in the current query
-    movelist_t ml[RG_MAX_DEPTH]
-    int ml_ready            # movelists initialised (ml[0..ml_ready-1])
+    rg_plays_t plays[RG_MAX_DEPTH]   # one buffer per recursion depth
     PyThread_type_lock lock
     long long queries, solved, refused
 

@@ -292,3 +292,18 @@ def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
               database=start.database).save(narrow)
     with pytest.raises(ValueError, match="not the start's"):
         distill.blend("net", [fits[0], str(narrow)], 0.5)
+
+
+def test_race_gammons_collect_targets_are_the_race_values(distill):
+    """``race_gammons``: the player's race values set so; at 0 plies the targets are that
+    evaluator's own values (what a race network is fitted to), and they differ from the
+    race network's alone where both sides have few checkers outside."""
+    from bgengine.players import load_network_spec
+
+    kw = dict(games=4, seed=8, every=1, top=3, plies=0, klass=distill.RACE)
+    data = distill.collect("net", race_gammons=3, **kw)
+    assert len(data["boards"]) > 0
+    evaluator = load_network_spec("net").with_race_gammons(3)
+    np.testing.assert_allclose(data["targets"], evaluator.evaluate(data["boards"]), atol=1e-6)
+    alone = load_network_spec("net").with_race_gammons(False).evaluate(data["boards"])
+    assert np.abs(data["targets"] - alone).max() > 1e-3

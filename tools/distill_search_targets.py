@@ -3,6 +3,7 @@
     python tools/distill_search_targets.py collect OUT.npz [--games 2000] [--seed 101] [--plies 2]
     python tools/distill_search_targets.py collect OUT.npz --plies 3 --sample 3 [...]
     python tools/distill_search_targets.py collect OUT.npz --class race --every 1 --rollout 72 [...]
+    python tools/distill_search_targets.py collect OUT.npz --class race --every 1 --top 5 --plies 0 --race-gammons 3
     python tools/distill_search_targets.py mean OUT.npz DATA_2PLY.npz DATA_3PLY.npz
     python tools/distill_search_targets.py mean OUT.npz DATA_SAMPLED.npz
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
@@ -54,7 +55,8 @@ RACE = CLASSES.index("race")
 
 def collect(player: str, games: int, seed: int, every: int, top: int, plies: int,
             klass: int = CONTACT, sample: int | None = None,
-            rollout_trials: int | None = None, opponent: str | None = None) -> dict:
+            rollout_trials: int | None = None, opponent: str | None = None,
+            race_gammons: int | None = None) -> dict:
     """Boards (uint8, (N, 2, 25), side on roll in row 1), static outputs and search values
     (float32, (N, 5)) of positions from the player's self-play, and each one's decision
     number (int64, (N,): the plays kept from one decision share it).  With ``sample``:
@@ -65,8 +67,13 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
     measured more precisely than their values).  With ``opponent`` (a player spec, e.g.
     ``net@0.1``): that player makes the plays of one seat (seat 1 in even games, seat 0 in
     odd ones), so the games reach the lopsided positions that play against weaker
-    opponents does; both seats' decisions are kept and valued alike."""
+    opponents does; both seats' decisions are kept and valued alike.  With
+    ``race_gammons``: the player's race values are set so (:mod:`bgengine.racegammon`, 0:
+    off), for its plays and its values alike: at ``plies`` 0, the race values a race
+    network can be fitted to."""
     model = load_network_spec(player)
+    if race_gammons is not None:
+        model = as_evaluator(model).with_race_gammons(race_gammons or False)
     evaluator = as_evaluator(model)
     engine = Engine(network=model, plies=plies)
     rng = np.random.default_rng(seed)
@@ -343,6 +350,8 @@ def main() -> None:
                         "0-ply plays) instead of a search")
     c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the positions kept: in this class")
+    c.add_argument("--race-gammons", type=int, default=None, metavar="N",
+                   help="the player's race values at N checkers outside (0: off)")
     c.add_argument("--opponent", default=None, metavar="SPEC",
                    help="a player (e.g. net@0.1) making one seat's plays, alternating seats by "
                         "game: lopsided positions, as against weaker opponents")
@@ -367,6 +376,9 @@ def main() -> None:
                    help="weight of the outputs' squared error")
     f.add_argument("--anchor", type=float, default=0.0,
                    help="decay of the weights toward the start's, per unit step size (AdamW-style)")
+    f.add_argument("--race-gammons", type=int, default=None, metavar="N",
+                   help="the saved evaluator's race values at N checkers outside (0: off; "
+                        "default: the player's)")
     f.add_argument("--seed", type=int, default=0,
                    help="seed of the held-out decisions and the minibatch order")
     b = sub.add_parser("blend", help="move the start toward the mean of several fits")
@@ -381,15 +393,18 @@ def main() -> None:
     if args.command == "collect":
         np.savez(args.out, **collect(args.player, args.games, args.seed, args.every, args.top,
                                      args.plies, CLASSES.index(args.klass), args.sample,
-                                     args.rollout, args.opponent))
+                                     args.rollout, args.opponent, args.race_gammons))
     elif args.command == "blend":
         blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
     elif args.command == "mean":
         np.savez(args.out, **mean_targets([dict(np.load(f)) for f in args.data]))
     else:
-        fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
-            absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
-            anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass)).save(args.out)
+        fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
+                     absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
+                     anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass))
+        if args.race_gammons is not None:
+            fitted = fitted.with_race_gammons(args.race_gammons or False)
+        fitted.save(args.out)
 
 
 if __name__ == "__main__":

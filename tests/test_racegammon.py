@@ -18,6 +18,7 @@ from bgengine import bearoff as bo
 from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network, flip_outputs
+from bgengine.players import default_network_path
 from bgengine.racegammon import RaceGammonTables, _plays, default
 from bgengine.search import play_outputs
 
@@ -307,3 +308,28 @@ def test_values_do_not_depend_on_the_cache():
         a = getattr(cold, get)(parent)
         assert np.array_equal(a, getattr(warm, get)(parent))
         assert np.array_equal(a, getattr(cold, get)(parent))   # now from the cache
+
+
+def test_shards_let_threads_solve_at_once_with_the_same_games():
+    """Two threads playing with two shards (each solving in its own cache) play exactly the
+    games one shard plays, and both shards do work."""
+    from bgengine.agents import Player, play_match
+
+    shipped = load_evaluator(default_network_path())
+    results = {}
+    for shards in (1, 2):
+        tables = RaceGammonTables(max_outside=2, shards=shards)
+        player = Player("net", shipped.with_race_gammons(tables))
+        results[shards] = play_match(player, Player("pubeval"), 200, seed=3, n_threads=2)
+        if shards == 2:
+            assert tables.shards == 2
+            assert all(tables._shard_stats(i)["solved"] > 0 for i in range(2))
+    for a, b in zip(results[1], results[2]):            # points and plays of every game
+        assert np.array_equal(a, b)
+
+
+def test_shards_are_checked():
+    with pytest.raises(ValueError, match="shards"):
+        RaceGammonTables(shards=0)
+    assert RaceGammonTables(shards=3).shards == 3
+    assert pickle.loads(pickle.dumps(RaceGammonTables(shards=3))).shards == 3

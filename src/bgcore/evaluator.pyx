@@ -150,7 +150,7 @@ cdef class Evaluator:
             if self.ev.K != 5:
                 raise ValueError(f"exact race values need five-output networks, not {self.ev.K}")
             self.race_gammons = race_gammons
-            self.ev.race_tables = &(<RaceGammonTables> race_gammons).t
+            self.ev.race_tables = &(<RaceGammonTables> race_gammons).s
             self.ev.race_refine = rg_refine5
         self.metadata = dict(metadata or {})
 

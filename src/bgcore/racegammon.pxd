@@ -2,12 +2,13 @@
 # to bear off its first checker, or all of them, from any position of a race, computed from
 # the rules by a memoised recursion that ends in the one-sided bear-off database.
 #
-# Usage from Cython (tables from a RaceGammonTables object, which owns them):
+# Usage from Cython (tables = &obj.s of a RaceGammonTables object, which owns them):
 #
 #     if rg_refine5(tables, b.c[1], b.c[0], out5): ...  # nogil; out5 = a race network's
 #                                                      # outputs, side on roll = b.c[1]
 #
-# A RaceGammonTables is shared by threads: its cache is guarded by a lock.
+# A RaceGammonTables is shared by threads: it holds several caches (shards), each guarded by
+# a lock; a query takes the first free one.
 
 from cpython.pythread cimport PyThread_type_lock
 
@@ -22,6 +23,7 @@ cdef enum:
     RG_FIRST = 0            # mode: rolls until the first checker is off (15 on the board)
     RG_ALL = 1              # mode: rolls until every checker is off
     RG_ESCAPE = 2           # mode: rolls until no checker is left on its points 19..24
+    RG_MAX_SHARDS = 16      # caches of one RaceGammonTables at most (one per thread at work)
 
 ctypedef struct rg_entry_t:
     key_t key               # Zobrist key of the row (salted by the mode)
@@ -52,11 +54,17 @@ ctypedef struct rg_tables_t:
     PyThread_type_lock lock
     long long queries, solved, refused
 
+ctypedef struct rg_shards_t:
+    # what rg_refine5 is handed: caches of the same tables, each with its own lock, so that
+    # threads solve at once (a query takes the first free one; values do not depend on it)
+    int n
+    rg_tables_t shard[RG_MAX_SHARDS]
+
 cdef int rg_distribution(rg_tables_t* t, const checker_t* row, int mode,
                          double* out) noexcept nogil
 cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* other,
                     real_t* out5) noexcept nogil
 
 cdef class RaceGammonTables:
-    cdef rg_tables_t t
+    cdef rg_shards_t s
     cdef readonly object database

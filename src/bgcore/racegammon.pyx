@@ -40,12 +40,14 @@ game, a decision's afterstates or a rollout's trials pay for each position once.
 cache is guarded by a lock: threads may share one object.
 """
 
+import os
 import threading
 
 import numpy as np
 cimport numpy as cnp
 from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock,
-                               PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK)
+                               PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK,
+                               NOWAIT_LOCK)
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, memset, memcmp
 
@@ -455,6 +457,16 @@ cdef int _gammon(rg_tables_t* t, const checker_t* winner, const checker_t* loser
     return 1
 
 
+cdef rg_tables_t* _take_shard(rg_shards_t* s) noexcept nogil:
+    """The first shard whose lock is free, locked (else the first, once free)."""
+    cdef int i
+    for i in range(s.n):
+        if PyThread_acquire_lock(s.shard[i].lock, NOWAIT_LOCK):
+            return &s.shard[i]
+    PyThread_acquire_lock(s.shard[0].lock, WAIT_LOCK)
+    return &s.shard[0]
+
+
 cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* other,
                     real_t* out5) noexcept nogil:
     """Put one-sided values in a race's five outputs (gnubg's form, of the side on roll,
@@ -464,8 +476,10 @@ cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* oth
     budget): the win chance from the two sides' bear-off distributions (when the tables
     refine wins), and the gammon and backgammon chances against a side with all 15 on
     the board from its first-off and escape distributions.  The win chance is then moved
-    only as far as the gammons need.  Returns 1 when anything was replaced."""
-    cdef rg_tables_t* t = <rg_tables_t*> tables
+    only as far as the gammons need.  Returns 1 when anything was replaced.  ``tables``:
+    an rg_shards_t."""
+    cdef rg_shards_t* shards = <rg_shards_t*> tables
+    cdef rg_tables_t* t = &shards.shard[0]
     cdef double p[2]
     cdef double a_on[RG_ROLLS]
     cdef double a_other[RG_ROLLS]
@@ -481,7 +495,7 @@ cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* oth
         out5[4] = 0
         done = 1
     if near:
-        PyThread_acquire_lock(t.lock, WAIT_LOCK)
+        t = _take_shard(shards)
         if (t.wins and rg_distribution(t, on_roll, RG_ALL, a_on) > 0
                 and rg_distribution(t, other, RG_ALL, a_other) > 0):
             out5[0] = <real_t>bo_first_before(a_on, a_other, 0)
@@ -525,15 +539,23 @@ cdef class RaceGammonTables:
         guard against runaway queries, far above what ``max_outside`` up to 3 needs, so that
         values do not depend on what the cache already held.
     max_entries : int
-        Cached positions at most (about 170 bytes each, in a table at most half full: 88 MB
-        at the default); the cache starts over past it.
+        Cached positions at most, per shard (about 170 bytes each, in a table at most half
+        full: 88 MB at the default, allocated as it fills); a shard's cache starts over past
+        it.
     wins : bool
         Replace the win chance too (else only gammons and backgammons).
+    shards : int, optional
+        Caches, each with its own lock, so that as many threads solve races at once (a query
+        takes the first free one; the values do not depend on which).  Default: the CPU
+        count, at most 8.
     """
 
     def __cinit__(self, database=None, int max_outside=3, long state_budget=200000,
-                  Py_ssize_t max_entries=1 << 18, bint wins=True):
+                  Py_ssize_t max_entries=1 << 18, bint wins=True, shards=None):
         from bgengine.bearoff import default
+        cdef int i, n_slots = 1024
+        cdef Py_ssize_t max_slots = 1024
+        cdef rg_tables_t* t
         if database is None:
             database = default()
         if not isinstance(database, BearoffDatabase):
@@ -544,56 +566,91 @@ cdef class RaceGammonTables:
             raise ValueError(f"state_budget must be at least 1, got {state_budget}")
         if max_entries < 1024:
             raise ValueError(f"max_entries must be at least 1024, got {max_entries}")
+        if shards is None:
+            shards = min(os.cpu_count() or 1, 8)
+        if not 1 <= shards <= RG_MAX_SHARDS:
+            raise ValueError(f"shards must be 1..{RG_MAX_SHARDS}, got {shards}")
         self.database = database
-        self.t.db = &(<BearoffDatabase> database).db
-        self.t.n_slots = 1024
-        self.t.max_slots = 1024
-        while self.t.max_slots < 2 * max_entries:
-            self.t.max_slots *= 2
-        self.t.max_outside = max_outside
-        self.t.state_budget = state_budget
-        self.t.wins = wins
-        self.t.table = <rg_entry_t*> calloc(self.t.n_slots, sizeof(rg_entry_t))
-        self.t.lock = PyThread_allocate_lock()
-        if self.t.table == NULL or self.t.lock == NULL:
-            raise MemoryError()
+        while max_slots < 2 * max_entries:
+            max_slots *= 2
+        for i in range(shards):
+            t = &self.s.shard[i]
+            t.db = &(<BearoffDatabase> database).db
+            t.n_slots = n_slots
+            t.max_slots = max_slots
+            t.max_outside = max_outside
+            t.state_budget = state_budget
+            t.wins = wins
+            t.table = <rg_entry_t*> calloc(t.n_slots, sizeof(rg_entry_t))
+            t.lock = PyThread_allocate_lock()
+            self.s.n = i + 1            # what __dealloc__ frees
+            if t.table == NULL or t.lock == NULL:
+                raise MemoryError()
 
     def __dealloc__(self):
-        cdef int i
-        for i in range(RG_MAX_DEPTH):
-            free(self.t.plays[i].rows)
-            free(self.t.plays[i].keys)
-        free(self.t.table)
-        if self.t.lock != NULL:
-            PyThread_free_lock(self.t.lock)
+        cdef int i, j
+        cdef rg_tables_t* t
+        for j in range(self.s.n):
+            t = &self.s.shard[j]
+            for i in range(RG_MAX_DEPTH):
+                free(t.plays[i].rows)
+                free(t.plays[i].keys)
+            free(t.table)
+            if t.lock != NULL:
+                PyThread_free_lock(t.lock)
 
     def __reduce__(self):
-        return (RaceGammonTables, (self.database, self.t.max_outside, self.t.state_budget,
-                                   self.t.max_slots // 2, self.t.wins))
+        cdef rg_tables_t* t = &self.s.shard[0]
+        return (RaceGammonTables, (self.database, t.max_outside, t.state_budget,
+                                   t.max_slots // 2, t.wins, self.s.n))
 
     def __repr__(self) -> str:
-        return (f"RaceGammonTables(max_outside={self.t.max_outside}, "
-                f"state_budget={self.t.state_budget}, wins={bool(self.t.wins)}, "
-                f"cached={self.t.count})")
+        cdef rg_tables_t* t = &self.s.shard[0]
+        return (f"RaceGammonTables(max_outside={t.max_outside}, "
+                f"state_budget={t.state_budget}, wins={bool(t.wins)}, shards={self.s.n}, "
+                f"cached={self.stats['cached']})")
 
     @property
     def max_outside(self) -> int:
-        return self.t.max_outside
+        return self.s.shard[0].max_outside
+
+    @property
+    def shards(self) -> int:
+        return self.s.n
 
     @property
     def stats(self) -> dict:
-        """Counters: ``queries`` (distributions asked for), ``solved`` (positions solved by
-        the recursion), ``refused`` (queries over budget), ``cached`` (positions held)."""
-        return {"queries": self.t.queries, "solved": self.t.solved, "refused": self.t.refused,
-                "cached": self.t.count}
+        """Counters, summed over the shards: ``queries`` (distributions asked for),
+        ``solved`` (positions solved by the recursion), ``refused`` (queries over budget),
+        ``cached`` (positions held)."""
+        cdef int i
+        out = {"queries": 0, "solved": 0, "refused": 0, "cached": 0}
+        for i in range(self.s.n):
+            out["queries"] += self.s.shard[i].queries
+            out["solved"] += self.s.shard[i].solved
+            out["refused"] += self.s.shard[i].refused
+            out["cached"] += self.s.shard[i].count
+        return out
+
+    def _shard_stats(self, int i) -> dict:
+        """Shard ``i``'s counters (for tests)."""
+        if not 0 <= i < self.s.n:
+            raise IndexError(i)
+        cdef rg_tables_t* t = &self.s.shard[i]
+        return {"queries": t.queries, "solved": t.solved, "refused": t.refused,
+                "cached": t.count}
 
     def clear(self) -> None:
         """Forget every cached position."""
+        cdef int i
+        cdef rg_tables_t* t
         with nogil:
-            PyThread_acquire_lock(self.t.lock, WAIT_LOCK)
-            memset(self.t.table, 0, self.t.n_slots * sizeof(rg_entry_t))
-            self.t.count = 0
-            PyThread_release_lock(self.t.lock)
+            for i in range(self.s.n):
+                t = &self.s.shard[i]
+                PyThread_acquire_lock(t.lock, WAIT_LOCK)
+                memset(t.table, 0, t.n_slots * sizeof(rg_entry_t))
+                t.count = 0
+                PyThread_release_lock(t.lock)
 
     def _distribution(self, row, int mode):
         a = np.asarray(row)
@@ -611,10 +668,11 @@ cdef class RaceGammonTables:
             raise ValueError("the first checker off is asked of a side with all 15 on the board")
         out = np.zeros(RG_ROLLS, np.float64)
         cdef double[::1] o = out
+        cdef rg_tables_t* t
         with nogil:
-            PyThread_acquire_lock(self.t.lock, WAIT_LOCK)
-            rc = rg_distribution(&self.t, r, mode, &o[0])
-            PyThread_release_lock(self.t.lock)
+            t = _take_shard(&self.s)
+            rc = rg_distribution(t, r, mode, &o[0])
+            PyThread_release_lock(t.lock)
         if rc < 0:
             raise MemoryError("race distribution tables")
         return out if rc > 0 else None
@@ -648,7 +706,7 @@ cdef class RaceGammonTables:
             raise ValueError(f"outputs must be the five of gnubg's form, got shape {res.shape}")
         cdef real_t[::1] rv = res
         with nogil:
-            rg_refine5(&self.t, bp.c[1], bp.c[0], &rv[0])
+            rg_refine5(&self.s, bp.c[1], bp.c[0], &rv[0])
         return res
 
 

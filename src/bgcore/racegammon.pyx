@@ -427,13 +427,19 @@ cdef int rg_distribution(rg_tables_t* t, const checker_t* row, int mode,
     """The distribution of one side's row (25 slots, its own numbering) in ``mode``, with a
     fresh budget of ``t.state_budget`` new positions.  1 when done, 0 over budget, -1 out
     of memory.  The caller holds ``t.lock``."""
-    cdef board_t b
-    memset(&b, 0, sizeof(board_t))
-    memcpy(b.c[1], row, N_SLOTS)
     cdef double mean
-    t.budget = t.state_budget
+    cdef key_t key = 0
+    cdef int i
     t.queries += 1
-    return _solve(t, row, board_key(&b), mode, 0, out, &mean)
+    if mode != RG_ESCAPE and _outside(row) == 0:
+        _home(t.db, row, mode, out)             # the database's (no key needed)
+        return 1
+    for i in range(N_SLOTS):
+        # board_key of the row on an otherwise empty board (zobrist[.][.][0] == 0)
+        if row[i]:
+            key ^= zobrist[1][i][row[i]]
+    t.budget = t.state_budget
+    return _solve(t, row, key, mode, 0, out, &mean)
 
 
 cdef int _gammon(rg_tables_t* t, const checker_t* winner, const checker_t* loser, int later,

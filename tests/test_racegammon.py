@@ -333,3 +333,18 @@ def test_shards_are_checked():
         RaceGammonTables(shards=0)
     assert RaceGammonTables(shards=3).shards == 3
     assert pickle.loads(pickle.dumps(RaceGammonTables(shards=3))).shards == 3
+
+
+def test_repeated_queries_read_back_the_same_distributions():
+    """The last queries of each mode are kept beside the cache (the side on roll repeats
+    across a decision's afterstates): three rows asked in turn read back what a fresh
+    table solves for each."""
+    rows = [row({15: 1, 12: 1, 6: 5, 5: 3, 4: 3, 3: 2}),
+            row({9: 1, 8: 1, 6: 5, 5: 3, 4: 3, 3: 2}),
+            row({20: 1, 6: 6, 5: 3, 4: 3, 3: 2})]
+    fresh = [RaceGammonTables().bear_off_distribution(r) for r in rows]
+    tables = RaceGammonTables(shards=1)
+    for i in [0, 1, 0, 2, 1, 0, 2, 2, 0]:
+        assert np.array_equal(tables.bear_off_distribution(rows[i]), fresh[i])
+    tables.clear()
+    assert np.array_equal(tables.bear_off_distribution(rows[2]), fresh[2])

@@ -53,6 +53,11 @@ ctypedef struct rg_tables_t:
     rg_plays_t plays[RG_MAX_DEPTH]   # one buffer per recursion depth
     PyThread_type_lock lock
     long long queries, solved, refused
+    # the last two distributions asked for in each mode: the side on roll is the same in all
+    # the afterstates of one decision, so its queries repeat, between the moved side's
+    checker_t last_row[3][2][25]
+    double last_dist[3][2][RG_ROLLS]
+    bint last_valid[3][2]
 
 ctypedef struct rg_shards_t:
     # what rg_refine5 is handed: caches of the same tables, each with its own lock, so that

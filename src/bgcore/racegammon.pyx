@@ -429,17 +429,29 @@ cdef int rg_distribution(rg_tables_t* t, const checker_t* row, int mode,
     of memory.  The caller holds ``t.lock``."""
     cdef double mean
     cdef key_t key = 0
-    cdef int i
+    cdef int i, rc
     t.queries += 1
     if mode != RG_ESCAPE and _outside(row) == 0:
         _home(t.db, row, mode, out)             # the database's (no key needed)
         return 1
+    for i in range(2):
+        if t.last_valid[mode][i] and memcmp(t.last_row[mode][i], row, N_SLOTS) == 0:
+            memcpy(out, t.last_dist[mode][i], RG_ROLLS * sizeof(double))
+            return 1
     for i in range(N_SLOTS):
         # board_key of the row on an otherwise empty board (zobrist[.][.][0] == 0)
         if row[i]:
             key ^= zobrist[1][i][row[i]]
     t.budget = t.state_budget
-    return _solve(t, row, key, mode, 0, out, &mean)
+    rc = _solve(t, row, key, mode, 0, out, &mean)
+    if rc > 0:                                  # the older one makes way
+        memcpy(t.last_row[mode][1], t.last_row[mode][0], N_SLOTS)
+        memcpy(t.last_dist[mode][1], t.last_dist[mode][0], RG_ROLLS * sizeof(double))
+        t.last_valid[mode][1] = t.last_valid[mode][0]
+        memcpy(t.last_row[mode][0], row, N_SLOTS)
+        memcpy(t.last_dist[mode][0], out, RG_ROLLS * sizeof(double))
+        t.last_valid[mode][0] = True
+    return rc
 
 
 cdef int _gammon(rg_tables_t* t, const checker_t* winner, const checker_t* loser, int later,
@@ -656,6 +668,7 @@ cdef class RaceGammonTables:
                 PyThread_acquire_lock(t.lock, WAIT_LOCK)
                 memset(t.table, 0, t.n_slots * sizeof(rg_entry_t))
                 t.count = 0
+                memset(t.last_valid, 0, sizeof(t.last_valid))
                 PyThread_release_lock(t.lock)
 
     def _distribution(self, row, int mode):

@@ -168,13 +168,15 @@ cdef inline key_t _moved(key_t key, checker_t* row, int i, int j) noexcept nogil
 
 
 cdef int _steps(rg_plays_t* p, checker_t* row, checker_t* mobile, key_t key, const int* dice,
-                int k, int n_dice, int outside, int on_board, int top, bint ordered) noexcept nogil:
+                int k, int n_dice, int outside, int on_board, int top, bint ordered,
+                bint completing=False) noexcept nogil:
     """Play dice[k:] in every way, from ``row`` (restored on return), adding the final rows
     to ``p``.  While a checker is outside, only the checkers that began the turn outside
     (``mobile``) move; once all are home, any checker, bearing off by the rules.  With
     ``ordered`` (doubles) the moves start from slots up to ``top`` only, from the highest
-    down: each set of moves in one order (one that is legal whenever any order is).  0, or
-    -1 out of memory."""
+    down: each set of moves in one order (one that is legal whenever any order is).  With
+    ``completing``, the first move must bring the last checker outside home.  0, or -1 out
+    of memory."""
     cdef int i, j, d, h, rc
     cdef key_t k2
     if k == n_dice or on_board == 0:
@@ -189,6 +191,8 @@ cdef int _steps(rg_plays_t* p, checker_t* row, checker_t* mobile, key_t key, con
             if mobile[i] == 0:
                 continue
             j = i - d
+            if completing and not (outside == 1 and i >= 6 and j < 6):
+                continue
             k2 = _moved(key, row, i, j)
             mobile[i] -= 1
             mobile[j] += 1
@@ -253,7 +257,11 @@ cdef int _race_plays(rg_plays_t* p, const checker_t* row, key_t key, int d1, int
             return -1
         dice[0] = d2
         dice[1] = d1
-        if _steps(p, r, mobile, key, dice, 0, 2, outside, on_board, N_SLOTS - 2, False) < 0:
+        # d2 first, then d1: while a checker stays outside after the first move, both moves
+        # are of checkers that began outside and the other order reaches the same row; only
+        # a first move that brings the last one home (then d1 bears off by the rules) is new
+        if _steps(p, r, mobile, key, dice, 0, 2, outside, on_board, N_SLOTS - 2, False,
+                  outside > 0) < 0:
             return -1
     return p.n
 

@@ -16,7 +16,7 @@ Session 21 (the recursion's own play generator, a cache per thread, each mode's 
 distributions kept), quiet: static evaluations 0.96x (4.68x gnubg's in
 ``test_bench_vs_gnubg``; 4.09x at 2 outside); matches 1.4x (1 outside) and 6.7x (2 outside) the race network's time on
 one thread; the main job on the command line (start-up included) 4.1-4.3 s without, 4.6-4.9 s
-with 1 outside, 15.6-15.7 s with 2, 132 s with 3.
+with 1 outside, 15.6-15.7 s with 2, 104 s with 3.
 Rollouts and training do not use the race values (the same trials and weights with them on or
 off, ``tests/test_racegammon.py``), so their figures against gnubg are unchanged.
 """

@@ -1,0 +1,113 @@
+"""bgengine.outcomes: self-play outcomes and the outputs' Platt calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bgengine.evaluator import as_evaluator
+from bgengine.outcomes import (GameOutcomes, calibrate_evaluator, calibrate_network,
+                               outcome_events, output_logits, platt_fit, play_outcomes)
+from bgengine.players import load_network_spec
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return as_evaluator(load_network_spec("net"))
+
+
+@pytest.fixture(scope="module")
+def outcomes(shipped):
+    return play_outcomes(shipped, games=24, seed=5)
+
+
+def test_platt_fit_recovers_the_generating_map():
+    rng = np.random.default_rng(0)
+    z = rng.normal(0.0, 2.0, 200_000)
+    y = (rng.random(len(z)) < 1.0 / (1.0 + np.exp(-(0.8 * z - 0.5)))).astype(float)
+    a, b = platt_fit(z, y)
+    assert a == pytest.approx(0.8, abs=0.02)
+    assert b == pytest.approx(-0.5, abs=0.02)
+
+
+def test_platt_fit_of_calibrated_logits_is_the_identity():
+    rng = np.random.default_rng(1)
+    z = rng.normal(0.0, 1.5, 200_000)
+    y = (rng.random(len(z)) < 1.0 / (1.0 + np.exp(-z))).astype(float)
+    a, b = platt_fit(z, y)
+    assert a == pytest.approx(1.0, abs=0.02)
+    assert b == pytest.approx(0.0, abs=0.02)
+
+
+def test_platt_fit_refuses_events_all_alike():
+    with pytest.raises(ValueError, match="all alike"):
+        platt_fit(np.arange(5.0), np.zeros(5))
+    with pytest.raises(ValueError, match="non-empty"):
+        platt_fit(np.arange(5.0), np.zeros(4))
+
+
+def test_events_of_points():
+    ev = outcome_events(np.array([1, 2, 3, -1, -2, -3]))
+    assert ev.tolist() == [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0],
+                           [0, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 1]]
+
+
+def test_play_outcomes_records_each_game_from_the_side_on_roll(shipped, outcomes):
+    o = outcomes
+    assert len(o) > 24 * 20
+    assert set(np.unique(o.games)) == set(range(24))
+    for g in range(24):
+        pts = o.points[o.games == g].astype(int)
+        # one result per game, its sign alternating with the side on roll
+        assert np.all(np.abs(pts) == abs(pts[0]))
+        assert np.all(pts[1:] == -pts[:-1])
+    assert np.array_equal(o.classes, np.array([shipped.classify(b) for b in o.boards]))
+    # deterministic in the seed
+    again = play_outcomes(shipped, games=3, seed=5)
+    n = len(again)
+    assert np.array_equal(again.boards, o.boards[:n]) and np.array_equal(again.points, o.points[:n])
+
+
+def test_save_load_and_concatenate(outcomes, tmp_path):
+    outcomes.save(tmp_path / "o.npz")
+    back = GameOutcomes.load(tmp_path / "o.npz")
+    assert np.array_equal(back.boards, outcomes.boards)
+    assert np.array_equal(back.points, outcomes.points)
+    both = GameOutcomes.concatenate([back, back])
+    assert len(both) == 2 * len(back)
+    assert len(np.unique(both.games)) == 2 * len(np.unique(back.games))
+    np.savez(tmp_path / "bad.npz", boards=outcomes.boards)
+    with pytest.raises(ValueError, match="not an outcomes file"):
+        GameOutcomes.load(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="points"):
+        GameOutcomes(outcomes.boards[:1], outcomes.classes[:1], np.array([0], np.int8),
+                     outcomes.games[:1])
+
+
+def test_calibration_is_folded_exactly_and_matches_the_frequencies(shipped, outcomes):
+    contact = outcomes.of_class(0)
+    net, report = calibrate_network(shipped.contact, contact, outputs=(0, 1, 3))
+    z = output_logits(shipped.contact, contact.boards)
+    expected = 1.0 / (1.0 + np.exp(-(z * np.array(report.a) + np.array(report.b))))
+    got = np.asarray(net.evaluate(contact.boards), np.float64)
+    assert np.max(np.abs(got - expected)) < 2e-3          # the compiled sigmoid is a table
+    # a maximum-likelihood fit with an intercept matches the mean to the frequency
+    assert np.allclose(np.array(report.mean_after)[[0, 1, 3]], np.array(report.frequency)[[0, 1, 3]],
+                       atol=1e-6)
+    assert report.a[2] == 1.0 and report.b[2] == 0.0
+    assert all(after <= before + 1e-12
+               for before, after in zip(report.log_loss_before, report.log_loss_after))
+    assert net.metadata["output_calibration"]["a"] == report.a
+
+
+def test_calibrate_evaluator_keeps_the_rest(shipped, outcomes):
+    calibrated, reports = calibrate_evaluator(shipped, outcomes, classes=("contact",),
+                                               outputs=(0, 1, 3))
+    assert set(reports) == {"contact"}
+    assert np.array_equal(calibrated.race.params, shipped.race.params)
+    assert not np.array_equal(calibrated.contact.params, shipped.contact.params)
+    assert calibrated.database is shipped.database
+    assert calibrated.race_gammons is shipped.race_gammons
+    assert calibrated.metadata == shipped.metadata
+    with pytest.raises(ValueError, match="unknown network classes"):
+        calibrate_evaluator(shipped, outcomes, classes=("crashed",))

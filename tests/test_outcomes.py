@@ -111,3 +111,23 @@ def test_calibrate_evaluator_keeps_the_rest(shipped, outcomes):
     assert calibrated.metadata == shipped.metadata
     with pytest.raises(ValueError, match="unknown network classes"):
         calibrate_evaluator(shipped, outcomes, classes=("crashed",))
+
+
+def test_a_single_network_evaluator_is_calibrated_on_all_its_positions(shipped, outcomes):
+    from bgengine.evaluator import Evaluator
+
+    single = Evaluator(shipped.contact, None)
+    assert single.race is single.contact
+    calibrated, reports = calibrate_evaluator(single, outcomes, outputs=(0, 1, 3))
+    assert calibrated.race is calibrated.contact
+    assert reports["contact"].positions == len(outcomes)
+
+
+def test_calibrating_needs_five_outputs_and_positions(shipped, outcomes):
+    from bgengine.network import Network
+
+    one = Network((8,), 1, "contact")
+    with pytest.raises(ValueError, match="five-output"):
+        calibrate_network(one, outcomes)
+    with pytest.raises(ValueError, match="no positions"):
+        calibrate_network(shipped.contact, outcomes.of_class(7))

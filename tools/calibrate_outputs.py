@@ -18,8 +18,6 @@ import argparse
 import json
 import logging
 
-import numpy as np
-
 from bgengine.evaluator import as_evaluator
 from bgengine.outcomes import OUTPUT_EVENTS, GameOutcomes, calibrate_evaluator, play_outcomes
 from bgengine.players import load_network_spec
@@ -69,5 +67,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    np.seterr(over="ignore")
     main()

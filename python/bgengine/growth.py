@@ -34,7 +34,8 @@ from bgengine.encoders import encode
 from bgengine.evaluator import Evaluator
 from bgengine.network import Network
 
-__all__ = ["widen", "widen_evaluator", "deepen", "deepen_evaluator", "DEEPEN_SLOPE"]
+__all__ = ["widen", "widen_evaluator", "deepen", "deepen_evaluator", "DEEPEN_SLOPE",
+           "last_hidden"]
 
 # The new layer's slope (see deepen): small enough that the refit outgoing layer keeps the
 # outputs within about 1e-3 on average, large enough that TD(0) does not blow the new
@@ -158,7 +159,7 @@ def deepen(net: Network, width: int | None = None, *, slope: float = DEEPEN_SLOP
     scaled[:last] = W_out * (4.0 / slope)
     b_scaled = b_out + 0.5 * W_out.sum(axis=0) - 0.5 * scaled.sum(axis=0)
     if boards is not None:
-        h = _last_hidden(net, boards)                  # (N, last)
+        h = last_hidden(net, boards)                  # (N, last)
         g = _sigmoid(h @ W_new[:, :last] + b_new[:last])
         scaled[:last], b_scaled = _ridge_fit(g, h @ W_out + b_out, scaled[:last], b_scaled,
                                              ridge)
@@ -170,8 +171,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _last_hidden(net: Network, boards: np.ndarray) -> np.ndarray:
-    """The last hidden layer's activations (float64, (N, width)) of ``boards``."""
+def last_hidden(net: Network, boards: np.ndarray) -> np.ndarray:
+    """The last hidden layer's activations (float64, (N, width)) of ``boards`` (side on
+    roll in row 1), computed from ``net``'s weights in float64 (exact sigmoids, where the
+    compiled kernels use a table)."""
     a = encode(np.asarray(boards, np.uint8).reshape(-1, 2, 25), net.encoder).astype(np.float64)
     Ws, bs = _layers(net)
     for W, b in zip(Ws[:-1], bs[:-1]):

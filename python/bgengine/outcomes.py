@@ -32,9 +32,9 @@ import numpy as np
 
 from bgengine.agents import Player
 from bgengine.dice import Dice
-from bgengine.encoders import encode
 from bgengine.evaluator import CLASSES, Evaluator
 from bgengine.game import game_decisions
+from bgengine.growth import last_hidden
 from bgengine.network import Network
 
 __all__ = ["GameOutcomes", "play_outcomes", "outcome_events", "platt_fit", "calibrate_network",
@@ -117,7 +117,6 @@ def play_outcomes(model: Network | Evaluator, games: int, seed: int = 0,
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     player = Player("net", model)
-    classify = model.classify if isinstance(model, Evaluator) else (lambda b: 0)
     boards, turns, game_of, points = [], [], [], []
     for g in range(games):
         loop = game_decisions(Dice(seed, stream=g))
@@ -135,7 +134,8 @@ def play_outcomes(model: Network | Evaluator, games: int, seed: int = 0,
         if progress is not None and (g + 1) % 500 == 0:
             progress(g + 1, games)
     b = np.array(boards, np.uint8).reshape(-1, 2, 25)
-    classes = np.array([classify(x) for x in b], np.int8)
+    classes = (np.asarray(model.classify(b), np.int8) if isinstance(model, Evaluator)
+               else np.zeros(len(b), np.int8))
     return GameOutcomes(b, classes, np.array(points, np.int8), np.array(game_of, np.int32),
                         {"games": games, "seed": seed})
 
@@ -200,14 +200,8 @@ def _log_loss(z: np.ndarray, y: np.ndarray) -> float:
 def output_logits(net: Network, boards: np.ndarray) -> np.ndarray:
     """The outputs' logits (float64 (N, K): the sums before the output sigmoids) of
     ``boards`` (side on roll in row 1), computed from ``net``'s weights in float64."""
-    a = encode(np.asarray(boards, np.uint8).reshape(-1, 2, 25), net.encoder).astype(np.float64)
-    n_layers = len(net.sizes) - 1
-    for layer in range(n_layers):
-        W, b = net.weights(layer)
-        a = a @ W.astype(np.float64) + b.astype(np.float64)
-        if layer < n_layers - 1:
-            a = 1.0 / (1.0 + np.exp(-a))
-    return a
+    W, b = net.weights(len(net.sizes) - 2)
+    return last_hidden(net, boards) @ W.astype(np.float64) + b.astype(np.float64)
 
 
 def calibrate_network(net: Network, outcomes: GameOutcomes,

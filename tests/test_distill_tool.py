@@ -307,3 +307,39 @@ def test_race_gammons_collect_targets_are_the_race_values(distill):
     np.testing.assert_allclose(data["targets"], evaluator.evaluate(data["boards"]), atol=1e-6)
     alone = load_network_spec("net").with_race_gammons(False).evaluate(data["boards"])
     assert np.abs(data["targets"] - alone).max() > 1e-3
+
+
+def test_listwise_fit_learns_which_play_is_best(distill, tmp_path):
+    """Targets that make the first play of every decision the best by 0.05 equity: the
+    listwise loss alone (no squared errors) must teach the network to pick it more often;
+    its weight 0 changes nothing against the fit without it."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+    from bgengine.startpositions import play_positions
+
+    ev = as_evaluator(load_network_spec("net"))
+    boards = play_positions(load_network_spec("net"), 6, seed=3)
+    boards = boards[np.array([ev.classify(b) for b in boards]) == 0][:120]
+    boards = boards[:len(boards) // 3 * 3]
+    static = np.array([ev.evaluate(b) for b in boards], np.float32)
+    targets = static.copy()
+    equity = static.astype(np.float64) @ distill.EQUITY_WEIGHTS
+    best = equity.reshape(-1, 3).max(axis=1)
+    first = np.arange(len(boards)) % 3 == 0
+    # the first play's win chance raised until its equity is the decision's best + 0.05
+    targets[first, 0] = np.clip(targets[first, 0] + (best - equity[first] + 0.05) / 2, 0, 1)
+    np.savez(tmp_path / "d.npz", boards=boards, static=static, targets=targets,
+             group=np.arange(len(boards)) // 3)
+
+    def first_picked(evaluator):
+        e = np.array([evaluator.evaluate(b) for b in boards], np.float64) @ distill.EQUITY_WEIGHTS
+        return float((e.reshape(-1, 3).argmax(axis=1) == 0).mean())
+
+    kw = dict(lr=3e-3, epochs=30, batch=30, absolute=0.0, pairwise=0.0)
+    fitted = distill.fit("net", [str(tmp_path / "d.npz")], listwise=1.0, temperature=0.02, **kw)
+    assert first_picked(fitted) > max(0.8, first_picked(ev) + 0.3)
+    assert fitted.contact.metadata["distilled"]["listwise"] == 1.0
+    plain = dict(kw, absolute=1.0, epochs=2)
+    assert np.array_equal(_params(distill.fit("net", [str(tmp_path / "d.npz")], **plain)),
+                          _params(distill.fit("net", [str(tmp_path / "d.npz")], listwise=0.0,
+                                              **plain)))

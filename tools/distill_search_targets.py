@@ -7,6 +7,7 @@
     python tools/distill_search_targets.py mean OUT.npz DATA_2PLY.npz DATA_3PLY.npz
     python tools/distill_search_targets.py mean OUT.npz DATA_SAMPLED.npz
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
+    python tools/distill_search_targets.py fit OUT.npz DATA.npz ... --pairwise 32 --listwise 1 --temperature 0.02
     python tools/distill_search_targets.py blend OUT.npz FIT.npz [FIT.npz ...] --player net:START --share 0.5
 
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
@@ -24,7 +25,9 @@ mean of the 2-ply and 3-ply values, a better teacher than either (``tools/teache
 given one file collected with ``--sample``, the mean of its two sets of values.
 ``fit`` starts from the evaluator's network of that class (``--class``) and minimises the squared error of its
 five outputs to the search values, plus (``--pairwise W``) W times the squared error of the
-equity differences between the plays kept from one decision (Adam, minibatches of about 128
+equity differences between the plays kept from one decision, plus (``--listwise W``) W times
+the cross-entropy between the softmaxes of the search's and the network's equities of a
+decision's plays (which play is best, whatever the differences' sizes) (Adam, minibatches of about 128
 positions in whole decisions, 10% of the decisions held out), then saves an
 evaluator with the new network and the old network of the other class and bear-off database.
 ``blend`` averages the fitted network of that class over several fits (e.g. of different
@@ -184,7 +187,8 @@ def decision_groups(data: dict) -> np.ndarray:
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
         lr_end: float | None = None, klass: int = CONTACT,
-        top_layers: int | None = None, anchor: float = 0.0) -> Evaluator:
+        top_layers: int | None = None, anchor: float = 0.0,
+        listwise: float = 0.0, temperature: float = 0.02) -> Evaluator:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
@@ -196,7 +200,10 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     to recalibrate the outputs while keeping the hidden features.  ``anchor``: each step
     also moves the weights ``step size * anchor`` of the way back toward the starting
     network's (a decay toward the start, decoupled from Adam's scaling as in AdamW:
-    against overfitting the data).
+    against overfitting the data).  ``listwise``: plus that weight times the mean over
+    decisions of the cross-entropy between the softmax of the search's equities of the
+    decision's plays and the network's (both divided by ``temperature``, in equity): a
+    loss on which play is best rather than on the differences' sizes.
     ``seed`` draws the held-out decisions and the minibatch order."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
@@ -235,6 +242,19 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         centred = r - (np.bincount(g, weights=r) / n)[g]
         return centred, n[g], int((n * (n - 1) // 2).sum())
 
+    def listwise_grad(out: np.ndarray, ix: np.ndarray) -> np.ndarray:
+        """d(mean over decisions of the softmax cross-entropy) / d(network equity),
+        per position: (p_network - p_search) / temperature / decisions."""
+        _, g = np.unique(group[ix], return_inverse=True)
+        probs = []
+        for e in (out @ EQUITY_WEIGHTS, T[ix] @ EQUITY_WEIGHTS):
+            z = e / temperature
+            top = np.full(g.max() + 1, -np.inf)
+            np.maximum.at(top, g, z)
+            w = np.exp(z - top[g])
+            probs.append(w / np.bincount(g, weights=w)[g])
+        return (probs[0] - probs[1]) / temperature / (g.max() + 1)
+
     def report(ix: np.ndarray) -> str:
         out = forward(X[ix])[-1]
         mse = float(((out - T[ix]) ** 2).sum(axis=1).mean())
@@ -244,12 +264,16 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         e_net, e_search = out @ EQUITY_WEIGHTS, T[ix] @ EQUITY_WEIGHTS
         _, g = np.unique(group[ix], return_inverse=True)
         agree = total = 0
+        lost = 0.0      # the search's equity lost by the network's pick
         for plays in _members(g):
             if len(plays) > 1:
                 total += 1
-                agree += int(np.argmax(e_net[plays]) == np.argmax(e_search[plays]))
+                pick = np.argmax(e_net[plays])
+                agree += int(pick == np.argmax(e_search[plays]))
+                lost += float(e_search[plays].max() - e_search[plays][pick])
         return (f"squared error {mse:.3g}, pair equity squared error {pair_mse:.3g}, "
-                f"same best play {agree / max(total, 1):.1%} of {total}")
+                f"same best play {agree / max(total, 1):.1%} of {total}, "
+                f"search equity lost per decision {lost / max(total, 1):.5f}")
 
     held.sort()
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
@@ -274,6 +298,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 centred, size, pairs = pair_residuals(out, ix)
                 grad_out += pairwise * np.outer(2 * size * centred / max(pairs, 1),
                                                 EQUITY_WEIGHTS)
+            if listwise:
+                grad_out += listwise * np.outer(listwise_grad(out, ix), EQUITY_WEIGHTS)
             delta = grad_out * out * (1 - out)
             grads_W, grads_b = [None] * len(Ws), [None] * len(Ws)    # None: a layer kept fixed
             for layer in range(len(Ws) - 1, lowest - 1, -1):
@@ -297,7 +323,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
-                             "top_layers": top_layers, "anchor": anchor, "seed": seed}
+                             "top_layers": top_layers, "anchor": anchor, "seed": seed,
+                             "listwise": listwise, "temperature": temperature}
     return with_class_network(evaluator, klass, net, flat, metadata)
 
 
@@ -376,6 +403,10 @@ def main() -> None:
                    help="weight of the outputs' squared error")
     f.add_argument("--anchor", type=float, default=0.0,
                    help="decay of the weights toward the start's, per unit step size (AdamW-style)")
+    f.add_argument("--listwise", type=float, default=0.0,
+                   help="weight of the softmax cross-entropy over the plays of one decision")
+    f.add_argument("--temperature", type=float, default=0.02,
+                   help="the listwise softmax's temperature, in equity")
     f.add_argument("--race-gammons", type=int, default=None, metavar="N",
                    help="the saved evaluator's race values at N checkers outside (0: off; "
                         "default: the player's)")
@@ -401,7 +432,8 @@ def main() -> None:
     else:
         fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
                      absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
-                     anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass))
+                     anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass),
+                     listwise=args.listwise, temperature=args.temperature)
         if args.race_gammons is not None:
             fitted = fitted.with_race_gammons(args.race_gammons or False)
         fitted.save(args.out)

@@ -343,3 +343,52 @@ def test_listwise_fit_learns_which_play_is_best(distill, tmp_path):
     assert np.array_equal(_params(distill.fit("net", [str(tmp_path / "d.npz")], **plain)),
                           _params(distill.fit("net", [str(tmp_path / "d.npz")], listwise=0.0,
                                               **plain)))
+
+
+def _board(mover: dict, other: dict) -> np.ndarray:
+    """A board (row 1 the side on roll) from {point index: checkers} per side."""
+    b = np.zeros((2, 25), np.uint8)
+    for row, side in ((1, mover), (0, other)):
+        for i, n in side.items():
+            b[row, i] = n
+    return b
+
+
+def test_position_phases_follow_gnubgs_crashed_rule_and_the_diagnosis_classes(distill):
+    opening = _board({5: 5, 7: 3, 12: 5, 23: 2}, {5: 5, 7: 3, 12: 5, 23: 2})
+    # crashed (gnubg: 1 + checkers - ace - deuce <= 6 with both points stacked): the side
+    # not on roll has 12 checkers on its 1- and 2-points and 3 beyond (4 <= 6); with 5 and
+    # 5 there and 5 beyond (6 <= 6) too; not with 3 and 5 there and 7 beyond
+    crashed = _board({5: 5, 7: 3, 12: 5, 23: 2}, {0: 6, 1: 6, 20: 3})
+    six_beyond = _board({5: 5, 7: 3, 12: 5, 23: 2}, {0: 5, 1: 5, 18: 2, 20: 3})
+    seven_beyond = _board({5: 5, 7: 3, 12: 5, 23: 2}, {0: 3, 1: 5, 18: 4, 20: 3})
+    few_left = _board({5: 5, 7: 3, 12: 5, 23: 2}, {2: 3, 20: 3})          # 6 checkers: crashed
+    # back game: the side on roll holds its 20- and 22-points (its opponent's home board)
+    # and trails by 30 pips or more
+    back = _board({19: 2, 21: 2, 5: 5, 7: 3, 12: 3}, {0: 3, 1: 3, 2: 3, 3: 3, 4: 3})
+    # holding: an anchor on the 20-point (the opponent's 5-point), trailing by 10 or more
+    holding = _board({19: 2, 5: 5, 7: 4, 12: 4}, {5: 6, 4: 5, 3: 4})
+    phases = distill.position_phases(np.stack([opening, crashed, six_beyond, seven_beyond,
+                                               few_left, back, holding]))
+    assert phases.tolist() == ["middle", "crashed", "crashed", "middle", "crashed",
+                               "back game", "holding"]
+
+
+def test_phase_fit_trains_on_that_phase_only_and_errors_report_by_phase(distill, tmp_path):
+    """A phase absent from the data is refused; the errors' phases add up to the whole."""
+    files = _tiny_data(tmp_path, n_decisions=30)
+    boards = np.load(files[0])["boards"]
+    present = set(distill.position_phases(boards[::3]).tolist())
+    absent = [p for p in distill.PHASES if p not in present]
+    if absent:
+        with pytest.raises(ValueError, match="no decision of phase"):
+            distill.fit("net", files, lr=1e-3, epochs=1, batch=12, phase=absent[0])
+    phase = sorted(present)[0]
+    fitted = distill.fit("net", files, lr=1e-3, epochs=1, batch=12, pairwise=8.0, phase=phase)
+    assert fitted.contact.metadata["distilled"]["phase"] == phase
+    with pytest.raises(ValueError, match="phase must be one of"):
+        distill.fit("net", files, lr=1e-3, epochs=1, phase="opening")
+    errors = distill.phase_errors(["net"], files)["net"]
+    for key in ("pair_se", "pairs", "decisions", "agree", "lost"):
+        assert sum(errors[p][key] for p in distill.PHASES) == pytest.approx(errors["all"][key])
+    assert errors["all"]["decisions"] == 3          # the held-out tenth of 30 decisions

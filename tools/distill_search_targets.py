@@ -9,6 +9,7 @@
     python tools/distill_search_targets.py fit OUT_EVALUATOR.npz DATA.npz [DATA.npz ...] [--lr 3e-4] [--epochs 12] [--pairwise 32]
     python tools/distill_search_targets.py fit OUT.npz DATA.npz ... --pairwise 32 --listwise 1 --temperature 0.02
     python tools/distill_search_targets.py blend OUT.npz FIT.npz [FIT.npz ...] --player net:START --share 0.5
+    python tools/distill_search_targets.py errors DATA.npz ... --players net:A.npz net:B.npz [--seed 0]
 
 ``collect`` plays the evaluator (``--player``, default the shipped one) against itself at
 0-ply (game ``i`` rolls stream ``i`` of ``--seed``); at a decision, with probability
@@ -33,12 +34,16 @@ evaluator with the new network and the old network of the other class and bear-o
 ``blend`` averages the fitted network of that class over several fits (e.g. of different
 ``--seed``) and moves the start's network ``--share`` of the way toward that average (weights
 interpolated; the other class and the bear-off database are the start's).
+``errors`` prints, per player, the held-out pair error of ``fit --seed`` by phase of play
+(crashed, back game, holding, middle: :func:`position_phases`) and each phase's share of it;
+``fit --phase P`` trains a specialist on that phase's decisions alone.
 Self-play only: no data from another engine.  Results: docs/strength.md.
 """
 from __future__ import annotations
 
 import argparse
 import logging
+import math
 
 import numpy as np
 
@@ -184,11 +189,81 @@ def decision_groups(data: dict) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(pips[1:] != pips[:-1])])
 
 
+PHASES = ("crashed", "back game", "holding", "middle")
+
+
+def _crashed(rows: np.ndarray) -> np.ndarray:
+    """gnubg's crashed test (``ClassifyPosition``) of one side's rows (uint8, (N, 25),
+    gnubg layout): 6 checkers or fewer, or few left beyond a stacked 1-point (and 2-point)."""
+    tot, ace, deuce = (rows.sum(axis=1).astype(np.int64), rows[:, 0].astype(np.int64),
+                       rows[:, 1].astype(np.int64))
+    stacked = ace > 1
+    return ((tot <= 6)
+            | (stacked & ((tot <= 6 + ace) | ((deuce > 1) & (1 + tot - ace - deuce <= 6))))
+            | (~stacked & (tot <= 6 + deuce - 1)))
+
+
+def position_phases(boards: np.ndarray) -> np.ndarray:
+    """The phase of contact positions (uint8, (N, 2, 25)), either side's view, as
+    ``tools/diagnose_vs_gnubg.py`` classes them (without its opening): ``crashed``
+    (either side, by gnubg's rule), else ``back game`` (a side holds two or more points
+    in its opponent's home board and trails by 30 pips or more), else ``holding`` (a
+    point on the opponent's 4- to 7-point, trailing by 10 or more), else ``middle``."""
+    boards = np.asarray(boards)
+    pips = (boards.astype(np.int64) * np.arange(1, 26)).sum(axis=2)
+    phase = np.full(len(boards), "middle", dtype=object)
+    holding = np.zeros(len(boards), bool)
+    back = np.zeros(len(boards), bool)
+    for s in (0, 1):
+        behind = pips[:, s] - pips[:, 1 - s]
+        back |= ((boards[:, s, 18:24] >= 2).sum(axis=1) >= 2) & (behind >= 30)
+        holding |= (boards[:, s, 17:21] >= 2).any(axis=1) & (behind >= 10)
+    phase[holding] = "holding"
+    phase[back] = "back game"
+    phase[_crashed(boards[:, 0]) | _crashed(boards[:, 1])] = "crashed"
+    return phase.astype(str)
+
+
+def split_decisions(n_decisions: int, seed: int) -> tuple[np.random.Generator, np.ndarray,
+                                                           np.ndarray]:
+    """The random generator (to go on with), the held-out decisions (a tenth) and the
+    training ones, drawn from ``seed``: the split of ``fit`` and ``errors``."""
+    rng = np.random.default_rng(seed)
+    groups = rng.permutation(n_decisions)
+    n_held = n_decisions // 10
+    return rng, groups[:n_held], groups[n_held:]
+
+
+def held_out_figures(out: np.ndarray, targets: np.ndarray, group: np.ndarray) -> dict:
+    """Figures of outputs ``out`` against search values ``targets`` (both (N, 5)) of
+    positions in decisions ``group`` (N,): ``mse`` (squared error of the outputs, summed
+    over them), ``pair_se`` (summed squared error of the equity differences over the
+    pairs of a decision's plays) and ``pairs``, and over decisions of two or more plays
+    ``decisions``, ``agree`` (the network's best play is the search's) and ``lost`` (the
+    search's equity lost by the network's pick, summed)."""
+    r = (out - targets) @ EQUITY_WEIGHTS
+    _, g, n = np.unique(group, return_inverse=True, return_counts=True)
+    centred = r - (np.bincount(g, weights=r) / n)[g]
+    e_net, e_search = out @ EQUITY_WEIGHTS, targets @ EQUITY_WEIGHTS
+    agree = decisions = 0
+    lost = 0.0
+    for plays in _members(g):
+        if len(plays) > 1:
+            decisions += 1
+            pick = np.argmax(e_net[plays])
+            agree += int(pick == np.argmax(e_search[plays]))
+            lost += float(e_search[plays].max() - e_search[plays][pick])
+    return {"mse": float(((out - targets) ** 2).sum(axis=1).mean()) if len(out) else math.nan,
+            "pair_se": float((n[g] * centred ** 2).sum()), "pairs": int((n * (n - 1) // 2).sum()),
+            "decisions": decisions, "agree": agree, "lost": lost}
+
+
 def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         seed: int = 0, pairwise: float = 0.0, absolute: float = 1.0,
         lr_end: float | None = None, klass: int = CONTACT,
         top_layers: int | None = None, anchor: float = 0.0,
-        listwise: float = 0.0, temperature: float = 0.02) -> Evaluator:
+        listwise: float = 0.0, temperature: float = 0.02,
+        phase: str | None = None) -> Evaluator:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
@@ -203,7 +278,9 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     against overfitting the data).  ``listwise``: plus that weight times the mean over
     decisions of the cross-entropy between the softmax of the search's equities of the
     decision's plays and the network's (both divided by ``temperature``, in equity): a
-    loss on which play is best rather than on the differences' sizes.
+    loss on which play is best rather than on the differences' sizes.  ``phase`` (one of
+    :data:`PHASES`): train on, and report, the decisions of that phase only (by their
+    first play's position), from the same split as without it (a specialist's fit).
     ``seed`` draws the held-out decisions and the minibatch order."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
@@ -228,11 +305,17 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     check = np.abs(forward(X[:64])[-1] - net.forward(X[:64])).max()
     if check > 1e-4:
         raise RuntimeError(f"numpy forward pass differs from the network's by {check}")
-    rng = np.random.default_rng(seed)
-    groups = rng.permutation(len(members))
-    n_held = len(groups) // 10
-    held = np.concatenate([members[g] for g in groups[:n_held]])
-    train_groups = groups[n_held:]
+    rng, held_groups, train_groups = split_decisions(len(members), seed)
+    if phase is not None:
+        if phase not in PHASES:
+            raise ValueError(f"phase must be one of {PHASES}, not {phase!r}")
+        in_phase = position_phases(np.concatenate([d["boards"] for d in data])[
+            [m[0] for m in members]]) == phase
+        held_groups, train_groups = held_groups[in_phase[held_groups]], train_groups[
+            in_phase[train_groups]]
+        if len(train_groups) == 0:
+            raise ValueError(f"no decision of phase {phase!r} in the data")
+    held = np.concatenate([members[g] for g in held_groups] + [np.zeros(0, np.int64)])
 
     def pair_residuals(out: np.ndarray, ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Equity residuals minus their decision's mean, the decisions' sizes per
@@ -256,24 +339,13 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         return (probs[0] - probs[1]) / temperature / (g.max() + 1)
 
     def report(ix: np.ndarray) -> str:
-        out = forward(X[ix])[-1]
-        mse = float(((out - T[ix]) ** 2).sum(axis=1).mean())
-        centred, size, pairs = pair_residuals(out, ix)
-        pair_mse = float((size * centred ** 2).sum() / max(pairs, 1))
-        # how often the network's best play of a decision is the search's best
-        e_net, e_search = out @ EQUITY_WEIGHTS, T[ix] @ EQUITY_WEIGHTS
-        _, g = np.unique(group[ix], return_inverse=True)
-        agree = total = 0
-        lost = 0.0      # the search's equity lost by the network's pick
-        for plays in _members(g):
-            if len(plays) > 1:
-                total += 1
-                pick = np.argmax(e_net[plays])
-                agree += int(pick == np.argmax(e_search[plays]))
-                lost += float(e_search[plays].max() - e_search[plays][pick])
-        return (f"squared error {mse:.3g}, pair equity squared error {pair_mse:.3g}, "
-                f"same best play {agree / max(total, 1):.1%} of {total}, "
-                f"search equity lost per decision {lost / max(total, 1):.5f}")
+        if len(ix) == 0:
+            return "no decision"
+        f = held_out_figures(forward(X[ix])[-1], T[ix], group[ix])
+        return (f"squared error {f['mse']:.3g}, "
+                f"pair equity squared error {f['pair_se'] / max(f['pairs'], 1):.3g}, "
+                f"same best play {f['agree'] / max(f['decisions'], 1):.1%} of {f['decisions']}, "
+                f"search equity lost per decision {f['lost'] / max(f['decisions'], 1):.5f}")
 
     held.sort()
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
@@ -324,8 +396,32 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
                              "top_layers": top_layers, "anchor": anchor, "seed": seed,
-                             "listwise": listwise, "temperature": temperature}
+                             "listwise": listwise, "temperature": temperature, "phase": phase}
     return with_class_network(evaluator, klass, net, flat, metadata)
+
+
+def phase_errors(players: list[str], files: list[str], seed: int = 0,
+                 klass: int = CONTACT) -> dict[str, dict[str, dict]]:
+    """Per player and phase (:data:`PHASES`, and ``all``), :func:`held_out_figures` of its
+    class ``klass`` network on the held-out decisions of ``fit --seed SEED`` on the same
+    files (a decision's phase: its first play's)."""
+    data = [dict(np.load(f)) for f in files]
+    boards = np.concatenate([d["boards"] for d in data])
+    T = np.concatenate([d["targets"] for d in data]).astype(np.float64)
+    group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
+    _, group = np.unique(group, return_inverse=True)
+    members = _members(group)
+    _, held_groups, _ = split_decisions(len(members), seed)
+    held = np.sort(np.concatenate([members[g] for g in held_groups]))
+    phase = position_phases(boards[[m[0] for m in members]])[group[held]]
+    result = {}
+    for player in players:
+        net = as_evaluator(load_network_spec(player)).networks[CLASSES[klass]]
+        out = np.asarray(net.forward(encode(boards[held], net.encoder)), np.float64)
+        result[player] = {name: held_out_figures(out[m], T[held][m], group[held][m])
+                          for name, m in [(p, phase == p) for p in PHASES]
+                          + [("all", np.ones(len(held), bool))]}
+    return result
 
 
 def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: np.ndarray,
@@ -412,6 +508,13 @@ def main() -> None:
                         "default: the player's)")
     f.add_argument("--seed", type=int, default=0,
                    help="seed of the held-out decisions and the minibatch order")
+    f.add_argument("--phase", choices=PHASES, default=None,
+                   help="train on (and report) the decisions of this phase only")
+    e = sub.add_parser("errors", help="held-out errors by phase of several players' networks")
+    e.add_argument("data", nargs="+")
+    e.add_argument("--players", nargs="+", required=True)
+    e.add_argument("--seed", type=int, default=0, help="the held-out split of fit --seed")
+    e.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact")
     b = sub.add_parser("blend", help="move the start toward the mean of several fits")
     b.add_argument("out")
     b.add_argument("fits", nargs="+")
@@ -427,13 +530,25 @@ def main() -> None:
                                      args.rollout, args.opponent, args.race_gammons))
     elif args.command == "blend":
         blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
+    elif args.command == "errors":
+        errors = phase_errors(args.players, args.data, args.seed, CLASSES.index(args.klass))
+        names = list(PHASES) + ["all"]
+        print("| player | " + " | ".join(names) + " | search equity lost per decision |")
+        print("|---" * (len(names) + 2) + "|")
+        for player, by_phase in errors.items():
+            total = by_phase["all"]["pair_se"]
+            cells = [f"{f['pair_se'] / max(f['pairs'], 1):.6f} ({f['pair_se'] / total:.0%})"
+                     for f in (by_phase[n] for n in names)]
+            a = by_phase["all"]
+            print(f"| {player} | " + " | ".join(cells)
+                  + f" | {a['lost'] / max(a['decisions'], 1):.5f} |")
     elif args.command == "mean":
         np.savez(args.out, **mean_targets([dict(np.load(f)) for f in args.data]))
     else:
         fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
                      absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
                      anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass),
-                     listwise=args.listwise, temperature=args.temperature)
+                     listwise=args.listwise, temperature=args.temperature, phase=args.phase)
         if args.race_gammons is not None:
             fitted = fitted.with_race_gammons(args.race_gammons or False)
         fitted.save(args.out)

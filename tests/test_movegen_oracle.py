@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import base64
+import multiprocessing
 import random
 import time
 
@@ -371,42 +372,35 @@ def position_set(seed: int = 20240607) -> np.ndarray:
 def test_oracle_reproduces_the_wildbg_totals():
     """The oracle itself against published numbers (tests/data/wildbg/README.md):
     2000 positions x 21 rolls, counted the same way as test_wildbg.py."""
-    rolls = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
     expected = {"contact_1000_positions.txt": (218356, 185957),
                 "race_1000_positions.txt": (140720, 122570)}
-    for name, (doubles, non_doubles) in expected.items():
-        ids = (DATA / "wildbg" / name).read_text().split()
-        boards = [as_key(decode_position_id(p)) for p in ids]
-        got = [0, 0]
-        for b in boards:
-            for d1, d2 in rolls:
-                got[d1 != d2] += len(oracle.legal_plays(b, d1, d2))
-        assert tuple(got) == (doubles, non_doubles), name
+    with multiprocessing.get_context("fork").Pool(2) as pool:      # one file a process
+        totals = pool.map(_oracle_totals, list(expected))
+    for (name, counts), got in zip(expected.items(), totals):
+        assert got == counts, name
 
 
-def test_random_pairs_agree_with_oracle():
-    t0 = time.perf_counter()
-    boards = position_set()
-    n_pos = len(boards)
-    assert n_pos >= 2800
-    rolls = np.array(ORDERED_ROLLS, dtype=np.int32)
-    rep_boards = np.repeat(boards, len(rolls), axis=0)
-    rep_dice = np.tile(rolls, (n_pos, 1))
-    n_pairs = len(rep_boards)
-    assert n_pairs >= 100_000
+def _oracle_totals(name: str) -> tuple[int, int]:
+    """The oracle's plays of the wildbg file's positions over the 21 rolls: (doubles,
+    non-doubles)."""
+    rolls = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+    got = [0, 0]
+    for p in (DATA / "wildbg" / name).read_text().split():
+        b = as_key(decode_position_id(p))
+        for d1, d2 in rolls:
+            got[d1 != d2] += len(oracle.legal_plays(b, d1, d2))
+    return got[0], got[1]
 
-    afterstates, steps, offsets = legal_afterstates_batch(rep_boards, rep_dice)
-    counts = count_afterstates(boards, rolls)
-    np.testing.assert_array_equal(counts.ravel(), np.diff(offsets))
-    # Threads do not change the counts.
-    np.testing.assert_array_equal(count_afterstates(boards, rolls, n_threads=2), counts)
 
-    board_states = [as_key(b) for b in boards]
-    buf = afterstates.tobytes()                # afterstate i is buf[50 * i: 50 * i + 50]
-    all_steps = steps.tolist()
+def _check_pairs(chunk) -> tuple[int, int, int, list]:
+    """Each (position, roll) pair of a chunk against the oracle: (pairs checked,
+    afterstates, pairs without a legal play, up to 10 failures).  ``chunk``: the
+    positions' oracle keys, their afterstates' bytes (50 a state), steps, and offsets
+    (36 pairs a position, ``ORDERED_ROLLS`` order)."""
+    board_states, buf, all_steps, offsets = chunk
     failures = []
     n_moves = n_noplay = n_checked = 0
-    for k in range(n_pairs):
+    for k in range(36 * len(board_states)):
         n_checked += 1
         d1, d2 = ORDERED_ROLLS[k % 36]
         board = board_states[k // 36]
@@ -444,6 +438,43 @@ def test_random_pairs_agree_with_oracle():
             failures.append((board, (d1, d2), problem))
             if len(failures) >= 10:
                 break
+    return n_checked, n_moves, n_noplay, failures
+
+
+def test_random_pairs_agree_with_oracle():
+    t0 = time.perf_counter()
+    boards = position_set()
+    n_pos = len(boards)
+    assert n_pos >= 2800
+    rolls = np.array(ORDERED_ROLLS, dtype=np.int32)
+    rep_boards = np.repeat(boards, len(rolls), axis=0)
+    rep_dice = np.tile(rolls, (n_pos, 1))
+    n_pairs = len(rep_boards)
+    assert n_pairs >= 100_000
+
+    afterstates, steps, offsets = legal_afterstates_batch(rep_boards, rep_dice)
+    counts = count_afterstates(boards, rolls)
+    np.testing.assert_array_equal(counts.ravel(), np.diff(offsets))
+    # Threads do not change the counts.
+    np.testing.assert_array_equal(count_afterstates(boards, rolls, n_threads=2), counts)
+
+    board_states = [as_key(b) for b in boards]
+    buf = afterstates.tobytes()                # afterstate i is buf[50 * i: 50 * i + 50]
+    all_steps = steps.tolist()
+    # the pure-Python side takes most of the time: positions in 4 chunks over 2 processes
+    # (forked: the chunks are checked exactly as in one process, their figures summed)
+    bounds = np.linspace(0, n_pos, 5).astype(int)
+    chunks = []
+    for p0, p1 in zip(bounds[:-1], bounds[1:]):
+        lo, hi = int(offsets[36 * p0]), int(offsets[36 * p1])
+        chunks.append((board_states[p0:p1], buf[50 * lo: 50 * hi], all_steps[lo:hi],
+                       (offsets[36 * p0: 36 * p1 + 1] - lo).tolist()))
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        results = pool.map(_check_pairs, chunks)
+    n_checked = sum(r[0] for r in results)
+    n_moves = sum(r[1] for r in results)
+    n_noplay = sum(r[2] for r in results)
+    failures = [f for r in results for f in r[3]][:10]
     elapsed = time.perf_counter() - t0
     print(f"\n{n_checked} of {n_pairs} pairs ({n_pos} positions x 36 rolls), "
           f"{n_moves} afterstates, {n_noplay} without a legal play, {elapsed:.1f} s")

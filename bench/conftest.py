@@ -67,3 +67,12 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """Benchmarks time one process alone: the test suite's ``-n auto`` (pytest-xdist,
+    pyproject.toml) is turned off here (pytest-benchmark does not time under xdist)."""
+    if getattr(config.option, "numprocesses", None):
+        config.option.numprocesses = 0
+        config.option.dist = "no"

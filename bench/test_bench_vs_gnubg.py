@@ -182,6 +182,14 @@ weights), three runs: rollouts **5.92x, 5.79x, 5.82x gnubg on one thread** (2487
 422-430 trials/s), 5.79x, 5.69x, 5.71x on two; static 5.35x, 5.36x, 5.37x on afterstates,
 3.55x, 3.45x, 3.52x calibrate-like; second hidden layer 2.51x, 2.46x, 2.46x.
 
+Session 25 (2026-11-29), an older AMD CPU (``lscpu`` "AMD EPYC", family 23 model 1, Zen 1,
+2-vCPU KVM guest), quiet, the calibrated round-7 default, three runs: static 5.20x, 5.40x,
+5.19x on afterstates (520-571 k/s vs 99-106 k), 3.35x, 3.61x, 3.40x calibrate-like;
+rollouts **4.58x, 4.70x, 4.41x on one thread** (1072-1194 vs 235-249 trials/s), 4.70x,
+4.61x, 4.62x on two: the 5x rollout target is not met on Zen 1, whose 256-bit operations
+run as two 128-bit halves (gnubg's SSE code runs at full rate); the first layer's
+weight-row loads are a third of a rollout (perf).
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
 (measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one

@@ -234,6 +234,31 @@ def split_decisions(n_decisions: int, seed: int) -> tuple[np.random.Generator, n
     return rng, groups[:n_held], groups[n_held:]
 
 
+def pair_residuals(out: np.ndarray, targets: np.ndarray,
+                   group: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The equity residuals of outputs ``out`` against ``targets`` (both (N, 5)) minus
+    their decision's mean (float64, (N,)), each position's decision size (int, (N,)), and
+    the number of pairs of plays within the decisions ``group`` (N,): the summed squared
+    error of the equity differences over all pairs is ``(size * centred ** 2).sum()``."""
+    r = (out - targets) @ EQUITY_WEIGHTS
+    _, g, n = np.unique(group, return_inverse=True, return_counts=True)
+    centred = r - (np.bincount(g, weights=r) / n)[g]
+    return centred, n[g], int((n * (n - 1) // 2).sum())
+
+
+def load_decisions(files: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                list[np.ndarray]]:
+    """The files' boards (uint8, (N, 2, 25)) and search values (float64,
+    (N, 5)) concatenated, a decision number 0..D-1 per position (int, (N,): decisions
+    never span files) and each decision's positions (:func:`_members`)."""
+    data = [dict(np.load(f)) for f in files]
+    boards = np.concatenate([d["boards"] for d in data])
+    targets = np.concatenate([d["targets"] for d in data]).astype(np.float64)
+    group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
+    _, group = np.unique(group, return_inverse=True)
+    return boards, targets, group, _members(group)
+
+
 def held_out_figures(out: np.ndarray, targets: np.ndarray, group: np.ndarray) -> dict:
     """Figures of outputs ``out`` against search values ``targets`` (both (N, 5)) of
     positions in decisions ``group`` (N,): ``mse`` (squared error of the outputs, summed
@@ -241,9 +266,8 @@ def held_out_figures(out: np.ndarray, targets: np.ndarray, group: np.ndarray) ->
     pairs of a decision's plays) and ``pairs``, and over decisions of two or more plays
     ``decisions``, ``agree`` (the network's best play is the search's) and ``lost`` (the
     search's equity lost by the network's pick, summed)."""
-    r = (out - targets) @ EQUITY_WEIGHTS
-    _, g, n = np.unique(group, return_inverse=True, return_counts=True)
-    centred = r - (np.bincount(g, weights=r) / n)[g]
+    centred, size, pairs = pair_residuals(out, targets, group)
+    _, g = np.unique(group, return_inverse=True)
     e_net, e_search = out @ EQUITY_WEIGHTS, targets @ EQUITY_WEIGHTS
     agree = decisions = 0
     lost = 0.0
@@ -254,7 +278,7 @@ def held_out_figures(out: np.ndarray, targets: np.ndarray, group: np.ndarray) ->
             agree += int(pick == np.argmax(e_search[plays]))
             lost += float(e_search[plays].max() - e_search[plays][pick])
     return {"mse": float(((out - targets) ** 2).sum(axis=1).mean()) if len(out) else math.nan,
-            "pair_se": float((n[g] * centred ** 2).sum()), "pairs": int((n * (n - 1) // 2).sum()),
+            "pair_se": float((size * centred ** 2).sum()), "pairs": pairs,
             "decisions": decisions, "agree": agree, "lost": lost}
 
 
@@ -288,13 +312,9 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     net = evaluator.contact if klass == CONTACT else evaluator.race
     Ws = [net.weights(layer)[0].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     bs = [net.weights(layer)[1].astype(np.float64) for layer in range(len(net.sizes) - 1)]
-    data = [dict(np.load(f)) for f in files]
+    boards, T, group, members = load_decisions(files)
     # float32 (exact for every input value): half the memory; minibatches widen to float64
-    X = encode(np.concatenate([d["boards"] for d in data]), net.encoder).astype(np.float32)
-    T = np.concatenate([d["targets"] for d in data]).astype(np.float64)
-    group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
-    _, group = np.unique(group, return_inverse=True)
-    members = _members(group)
+    X = encode(boards, net.encoder).astype(np.float32)
 
     def forward(x: np.ndarray) -> list[np.ndarray]:
         acts = [x.astype(np.float64)]
@@ -309,21 +329,12 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     if phase is not None:
         if phase not in PHASES:
             raise ValueError(f"phase must be one of {PHASES}, not {phase!r}")
-        in_phase = position_phases(np.concatenate([d["boards"] for d in data])[
-            [m[0] for m in members]]) == phase
+        in_phase = position_phases(boards[[m[0] for m in members]]) == phase
         held_groups, train_groups = held_groups[in_phase[held_groups]], train_groups[
             in_phase[train_groups]]
         if len(train_groups) == 0:
             raise ValueError(f"no decision of phase {phase!r} in the data")
     held = np.concatenate([members[g] for g in held_groups] + [np.zeros(0, np.int64)])
-
-    def pair_residuals(out: np.ndarray, ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """Equity residuals minus their decision's mean, the decisions' sizes per
-        position, and the number of pairs."""
-        r = (out - T[ix]) @ EQUITY_WEIGHTS
-        _, g, n = np.unique(group[ix], return_inverse=True, return_counts=True)
-        centred = r - (np.bincount(g, weights=r) / n)[g]
-        return centred, n[g], int((n * (n - 1) // 2).sum())
 
     def listwise_grad(out: np.ndarray, ix: np.ndarray) -> np.ndarray:
         """d(mean over decisions of the softmax cross-entropy) / d(network equity),
@@ -367,7 +378,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
             out = acts[-1]
             grad_out = absolute * 2 * (out - T[ix]) / len(ix)
             if pairwise:
-                centred, size, pairs = pair_residuals(out, ix)
+                centred, size, pairs = pair_residuals(out, T[ix], group[ix])
                 grad_out += pairwise * np.outer(2 * size * centred / max(pairs, 1),
                                                 EQUITY_WEIGHTS)
             if listwise:
@@ -405,12 +416,7 @@ def phase_errors(players: list[str], files: list[str], seed: int = 0,
     """Per player and phase (:data:`PHASES`, and ``all``), :func:`held_out_figures` of its
     class ``klass`` network on the held-out decisions of ``fit --seed SEED`` on the same
     files (a decision's phase: its first play's)."""
-    data = [dict(np.load(f)) for f in files]
-    boards = np.concatenate([d["boards"] for d in data])
-    T = np.concatenate([d["targets"] for d in data]).astype(np.float64)
-    group = np.concatenate([decision_groups(d) + 10**9 * i for i, d in enumerate(data)])
-    _, group = np.unique(group, return_inverse=True)
-    members = _members(group)
+    boards, T, group, members = load_decisions(files)
     _, held_groups, _ = split_decisions(len(members), seed)
     held = np.sort(np.concatenate([members[g] for g in held_groups]))
     phase = position_phases(boards[[m[0] for m in members]])[group[held]]

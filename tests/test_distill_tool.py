@@ -392,3 +392,108 @@ def test_phase_fit_trains_on_that_phase_only_and_errors_report_by_phase(distill,
     for key in ("pair_se", "pairs", "decisions", "agree", "lost"):
         assert sum(errors[p][key] for p in distill.PHASES) == pytest.approx(errors["all"][key])
     assert errors["all"]["decisions"] == 3          # the held-out tenth of 30 decisions
+
+
+@pytest.fixture(scope="module")
+def screen_tool():
+    import sys
+    from tool_modules import TOOLS
+
+    sys.path.insert(0, str(TOOLS))          # its sibling, distill_search_targets
+    try:
+        return load_tool("screen_inputs")
+    finally:
+        sys.path.remove(str(TOOLS))
+
+
+def test_screen_finds_a_planted_feature_and_not_noise(screen_tool):
+    """Residuals made of a feature's within-decision differences plus noise: the screen
+    must explain most of the held-out error with that feature and next to none with an
+    unrelated one."""
+    rng = np.random.default_rng(0)
+    n_dec, per = 3000, 3
+    group = np.repeat(np.arange(n_dec), per)
+    feature = rng.normal(size=len(group))
+    unrelated = rng.normal(size=len(group))
+    targets = np.zeros((len(group), 5))
+    outputs = np.zeros((len(group), 5))
+    # equity is affine in the outputs: put the residual on the win output
+    w = screen_tool.EQUITY_WEIGHTS[0]
+    outputs[:, 0] = (0.03 * feature + 0.01 * rng.normal(size=len(group))) / w
+    held = (group % 10) == 0
+    screen = screen_tool.ResidualScreen(outputs, targets, group, held, block=500)
+    planted, _ = screen.explained(lambda lo, hi: feature[lo:hi, None])
+    noise, _ = screen.explained(lambda lo, hi: unrelated[lo:hi, None])
+    assert 0.8 < planted < 0.95          # 0.03^2 / (0.03^2 + 0.01^2) = 0.9
+    assert abs(noise) < 0.01
+    # a constant within every decision carries no information on the choice
+    per_decision = np.repeat(rng.normal(size=n_dec), per)
+    assert abs(screen.explained(lambda lo, hi: per_decision[lo:hi, None])[0]) < 1e-9
+
+
+def test_hand_made_features_of_a_known_position(screen_tool):
+    """The opening position with the other side's back checker on our bar point's run:
+    our 6- and 8-points are not consecutive, so the longest run is one point."""
+    from bgengine.position import STARTING_BOARD
+
+    b = np.asarray(STARTING_BOARD, np.uint8)[None]
+    f = screen_tool.hand_made_features(b)
+    assert f["roll:prime"][0] == 1 / 6
+    assert f["roll:trapped3"][0] == 0
+    assert f["roll:blots_direct"][0] == 0
+    assert f["roll:lead_ratio"][0] == 0
+    # a five-point prime on our points 2..6 in front of the other side's two back checkers
+    row = np.zeros((1, 2, 25), np.uint8)
+    row[0, 1, 1:6] = 2
+    row[0, 1, 12] = 5
+    row[0, 0, 23] = 2                       # on its 24-point: our index 0, facing 1..5
+    row[0, 0, 5] = 13
+    f = screen_tool.hand_made_features(row)
+    assert f["roll:prime"][0] == 5 / 6
+    assert f["roll:trapped5"][0] == 2 / 5 and f["roll:trapped6"][0] == 0
+    assert f["roll:rear_faces"][0] == 5 / 6
+
+
+def _final_held_out_pair_error(records) -> float:
+    import re
+
+    last = [r.getMessage() for r in records if r.getMessage().startswith("epoch ")][-1]
+    return float(re.search(r"held out: .*?pair equity squared error ([0-9.e-]+)", last).group(1))
+
+
+def test_extra_inputs_zero_change_nothing_and_a_planted_one_is_learned(distill, tmp_path,
+                                                                       caplog):
+    """Candidate inputs appended with weights from zero: all-zero columns leave the fit
+    exactly as without them (their weights get no gradient); a column that carries part
+    of the targets (a shift of the win chance on a pseudo-random half of the positions,
+    which the network's inputs cannot tell) lowers the held-out pair error."""
+    import logging
+
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+    from bgengine.startpositions import play_positions
+
+    ev = as_evaluator(load_network_spec("net"))
+    boards = play_positions(load_network_spec("net"), 24, seed=8)
+    boards = boards[np.array([ev.classify(b) for b in boards]) == 0]
+    boards = boards[:len(boards) // 3 * 3]
+    static = np.array([ev.evaluate(b) for b in boards], np.float32)
+    planted = (np.random.default_rng(0).random(len(boards)) < 0.5).astype(np.float32)
+    targets = static.copy()
+    targets[:, 0] = np.clip(targets[:, 0] + 0.08 * planted - 0.04, 0, 1)
+    np.savez(tmp_path / "p.npz", boards=boards, static=static, targets=targets,
+             group=np.arange(len(boards)) // 3)
+    files = [str(tmp_path / "p.npz")]
+    column = {b.tobytes(): p for b, p in zip(boards, planted)}
+    kw = dict(lr=3e-3, epochs=8, batch=30, pairwise=8.0)
+    errors = {}
+    for name, extra in (("none", None),
+                        ("zeros", lambda b: np.zeros((len(b), 3), np.float32)),
+                        ("planted", lambda b: np.array([[column[x.tobytes()]] for x in b]))):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            result = distill.fit("net", files, extra_inputs=extra, **kw)
+        assert (result is None) == (extra is not None)
+        errors[name] = _final_held_out_pair_error(caplog.records)
+    assert errors["zeros"] == errors["none"]
+    assert errors["planted"] < 0.5 * errors["none"]

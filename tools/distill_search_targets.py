@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -287,7 +288,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         lr_end: float | None = None, klass: int = CONTACT,
         top_layers: int | None = None, anchor: float = 0.0,
         listwise: float = 0.0, temperature: float = 0.02,
-        phase: str | None = None) -> Evaluator:
+        phase: str | None = None,
+        extra_inputs: Callable[[np.ndarray], np.ndarray] | None = None) -> Evaluator | None:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
@@ -305,7 +307,10 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     loss on which play is best rather than on the differences' sizes.  ``phase`` (one of
     :data:`PHASES`): train on, and report, the decisions of that phase only (by their
     first play's position), from the same split as without it (a specialist's fit).
-    ``seed`` draws the held-out decisions and the minibatch order."""
+    ``seed`` draws the held-out decisions and the minibatch order.  ``extra_inputs``: a
+    function of the boards (N, 2, 25) giving candidate inputs (N, k) appended to the
+    encoding, their first-layer weights starting at zero: a test of new inputs by the
+    held-out figures alone (the network file cannot hold them: returns None)."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
         raise ValueError(f"only the contact and race networks are fitted, not class {klass}")
@@ -325,6 +330,11 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     check = np.abs(forward(X[:64])[-1] - net.forward(X[:64])).max()
     if check > 1e-4:
         raise RuntimeError(f"numpy forward pass differs from the network's by {check}")
+    if extra_inputs is not None:
+        extra = np.asarray(extra_inputs(boards), np.float32)
+        X = np.hstack([X, extra])
+        Ws[0] = np.vstack([Ws[0], np.zeros((extra.shape[1], Ws[0].shape[1]))])
+        log.info("%d extra inputs, their weights from zero", extra.shape[1])
     rng, held_groups, train_groups = split_decisions(len(members), seed)
     if phase is not None:
         if phase not in PHASES:
@@ -359,6 +369,9 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                 f"search equity lost per decision {f['lost'] / max(f['decisions'], 1):.5f}")
 
     held.sort()
+    # as many training decisions as held out, to tell overfitting from underfitting
+    seen = np.sort(np.concatenate([members[g] for g in train_groups[:len(held_groups)]]
+                                  + [np.zeros(0, np.int64)]))
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
              report(held))
     params = Ws + bs
@@ -401,7 +414,13 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                     np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
                 if start is not None:       # decoupled from Adam's scaling, as AdamW's decay
                     params[i] -= step_lr * anchor * (params[i] - start[i])
-        log.info("epoch %d: held out: %s", epoch, report(held))
+        log.info("epoch %d: held out: %s; trained on (a sample): %s", epoch, report(held),
+                 report(seen))
+    if extra_inputs is not None:
+        # which candidates the fit used: their first-layer rows' sizes, in column order
+        norms = np.linalg.norm(Ws[0][-extra.shape[1]:], axis=1)
+        log.info("extra inputs' weight-row norms: %s", " ".join(f"{x:.3f}" for x in norms))
+        return None
     flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
@@ -516,6 +535,9 @@ def main() -> None:
                    help="seed of the held-out decisions and the minibatch order")
     f.add_argument("--phase", choices=PHASES, default=None,
                    help="train on (and report) the decisions of this phase only")
+    f.add_argument("--extra-inputs", choices=("hand-made",), default=None,
+                   help="append tools/screen_inputs.py's hand-made features as new inputs "
+                        "(weights from zero) and report the held-out figures; nothing saved")
     e = sub.add_parser("errors", help="held-out errors by phase of several players' networks")
     e.add_argument("data", nargs="+")
     e.add_argument("--players", nargs="+", required=True)
@@ -551,10 +573,17 @@ def main() -> None:
     elif args.command == "mean":
         np.savez(args.out, **mean_targets([dict(np.load(f)) for f in args.data]))
     else:
+        extra: Callable[[np.ndarray], np.ndarray] | None = None
+        if args.extra_inputs == "hand-made":
+            from screen_inputs import hand_made_features     # a sibling script
+            extra = lambda boards: np.stack(list(hand_made_features(boards).values()), axis=1)  # noqa: E731
         fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
                      absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
                      anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass),
-                     listwise=args.listwise, temperature=args.temperature, phase=args.phase)
+                     listwise=args.listwise, temperature=args.temperature, phase=args.phase,
+                     extra_inputs=extra)
+        if fitted is None:
+            return
         if args.race_gammons is not None:
             fitted = fitted.with_race_gammons(args.race_gammons or False)
         fitted.save(args.out)

@@ -406,7 +406,7 @@ def screen_tool():
         sys.path.remove(str(TOOLS))
 
 
-def test_screen_finds_a_planted_feature_and_not_noise(screen_tool):
+def test_screen_finds_a_planted_feature_and_not_noise(screen_tool, distill):
     """Residuals made of a feature's within-decision differences plus noise: the screen
     must explain most of the held-out error with that feature and next to none with an
     unrelated one."""
@@ -418,7 +418,7 @@ def test_screen_finds_a_planted_feature_and_not_noise(screen_tool):
     targets = np.zeros((len(group), 5))
     outputs = np.zeros((len(group), 5))
     # equity is affine in the outputs: put the residual on the win output
-    w = screen_tool.EQUITY_WEIGHTS[0]
+    w = distill.EQUITY_WEIGHTS[0]
     outputs[:, 0] = (0.03 * feature + 0.01 * rng.normal(size=len(group))) / w
     held = (group % 10) == 0
     screen = screen_tool.ResidualScreen(outputs, targets, group, held, block=500)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 # a sibling script (tools/ is on the path when this one runs as a script)
-from distill_search_targets import EQUITY_WEIGHTS, load_decisions, split_decisions
+from distill_search_targets import load_decisions, pair_residuals, split_decisions
 
 from bgengine.encoders import encode
 from bgengine.evaluator import as_evaluator
@@ -141,11 +141,10 @@ class ResidualScreen:
             raise ValueError("each decision's positions must be contiguous")
         self.group = group
         self.held = held
-        _, inverse, count = np.unique(group, return_inverse=True, return_counts=True)
-        self.size = count[inverse].astype(np.float64)      # each position's decision size
         self.cuts = list(starts[::block]) + [len(group)]
-        self.r = np.concatenate([self._centre(((outputs - targets) @ EQUITY_WEIGHTS)[lo:hi, None],
-                                              lo, hi)[:, 0] for lo, hi in self._blocks()])
+        # the fit's own pair residuals: equity residuals minus their decision's mean
+        self.r, size, _ = pair_residuals(outputs, targets, group)
+        self.size = size.astype(np.float64)
 
     def _blocks(self):
         return zip(self.cuts[:-1], self.cuts[1:])

@@ -189,3 +189,28 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
         errors.append(err / n_moves)
     return {"moves": np.array(moves), "result": np.array(results), "error": np.array(errors),
             "total": total}
+
+
+def check_best_moves(evaluator, boards, rolls, spans) -> int:
+    """Assert that the compiled 0-ply choice (``Player.choose`` and ``Searcher.best_move``,
+    which share first-layer heads between sibling plays) picks the first play of highest
+    equity computed position by position in Python, for every board and roll; returns how
+    many of those decisions ``spans(afterstates)`` holds for (that a test's point was met)."""
+    from bgengine.agents import Player
+    from bgengine.movegen import legal_afterstates
+    from bgengine.search import Searcher
+
+    player = Player("net", evaluator)
+    s = Searcher(evaluator)
+    spanning = 0
+    for b in boards:
+        for d1, d2 in rolls:
+            after, _ = legal_afterstates(b, d1, d2)
+            vals = mover_values(evaluator, after)
+            want = int(np.argmax([equity(v) for v in vals]))
+            assert player.choose(b, d1, d2) == want
+            idx, out = s.best_move(b, d1, d2)
+            assert idx == want
+            np.testing.assert_array_equal(out, vals[want])
+            spanning += bool(spans(after))
+    return spanning

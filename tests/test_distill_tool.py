@@ -497,3 +497,46 @@ def test_extra_inputs_zero_change_nothing_and_a_planted_one_is_learned(distill, 
         errors[name] = _final_held_out_pair_error(caplog.records)
     assert errors["zeros"] == errors["none"]
     assert errors["planted"] < 0.5 * errors["none"]
+
+
+def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog):
+    """Contact experts: a cut that no position reaches leaves expert 1 at the start and
+    expert 0 exactly where the plain fit goes (the same minibatches), and a cut that
+    every position passes the other way round; a real split moves both, and a refit of
+    the result keeps its routing."""
+    import logging
+
+    from bgengine.evaluator import as_evaluator, load_evaluator
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path, n_decisions=30)
+    kw = dict(lr=3e-3, epochs=3, batch=30, pairwise=8.0)
+    start = as_evaluator(load_network_spec("net"))
+    plain = distill.fit("net", files, **kw)
+    none_above = distill.fit("net", files, experts=([10_000], []), **kw)
+    all_above = distill.fit("net", files, experts=([0], []), **kw)
+    for ev, moved, kept in ((none_above, none_above.contact, none_above.experts[0]),
+                            (all_above, all_above.experts[0], all_above.contact)):
+        assert ev.stage_cuts in ((10_000,), (0,)) and ev.lead_cuts == ()
+        np.testing.assert_array_equal(moved.params, plain.contact.params)
+        np.testing.assert_array_equal(kept.params, start.contact.params)
+    assert distill.parse_experts("stage:230/280,lead:0") == ([230, 280], [0])
+    for bad in ("stage:", "pips:3", "lead:x", "stage:1,stage:2"):
+        with pytest.raises(ValueError, match="--experts"):
+            distill.parse_experts(bad)
+
+    boards = np.concatenate([np.load(f)["boards"] for f in files])
+    pips = (boards.astype(int) * np.arange(1, 26)).sum(axis=(1, 2))
+    cut = int(np.median(pips))
+    split = distill.fit("net", files, experts=([cut], []), **kw)
+    assert not np.array_equal(split.contact.params, start.contact.params)
+    assert not np.array_equal(split.experts[0].params, start.contact.params)
+    split.save(tmp_path / "split.npz")
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        again = distill.fit(f"net:{tmp_path / 'split.npz'}", files, **kw)
+    assert any(r.getMessage().startswith("2 experts") for r in caplog.records)
+    assert again.stage_cuts == (cut,) and len(again.experts) == 1
+    assert load_evaluator(tmp_path / "split.npz").stage_cuts == (cut,)
+    with pytest.raises(ValueError, match="race"):
+        distill.fit("net", files, experts=([cut], []), klass=distill.RACE, **kw)

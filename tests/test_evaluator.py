@@ -15,7 +15,7 @@ from bgengine.search import Searcher, rollout
 from bgengine.td import train_games
 from bgengine.training import TrainConfig, train
 from game_positions import random_positions
-from td_reference import mover_values, equity, ref_train, start_board
+from td_reference import check_best_moves, mover_values, equity, ref_train, start_board
 
 
 def game_positions(n_games: int = 6, seed: int = 3) -> np.ndarray:
@@ -93,22 +93,12 @@ def test_routing_uses_each_class_network(boards, classed):
 def test_best_move_with_class_networks_matches_python(boards, classed):
     """The compiled 0-ply choice (shared heads per class) picks the first play of highest
     equity computed position by position in Python, including plays that end contact."""
-    player = Player("net", classed)
-    s = Searcher(classed)
-    crossing = 0
-    for b in boards[::3]:
-        for d1, d2 in ((6, 5), (3, 1), (4, 4)):
-            after, _ = legal_afterstates(b, d1, d2)
-            vals = mover_values(classed, after)
-            want = int(np.argmax([equity(v) for v in vals]))
-            assert player.choose(b, d1, d2) == want
-            idx, out = s.best_move(b, d1, d2)
-            assert idx == want
-            np.testing.assert_array_equal(out, vals[want])
-            live = [a for a in after if a[1].sum()]
-            if live and len({int(c) for c in classed.classify(np.array(live))}) > 1:
-                crossing += 1
-    assert crossing > 0, "no roll had plays of both classes: the test lost its point"
+    def crossing(after):
+        live = [a for a in after if a[1].sum()]
+        return live and len({int(c) for c in classed.classify(np.array(live))}) > 1
+
+    n = check_best_moves(classed, boards[::3], ((6, 5), (3, 1), (4, 4)), crossing)
+    assert n > 0, "no roll had plays of both classes: the test lost its point"
 
 
 def test_save_and_load(tmp_path, classed):

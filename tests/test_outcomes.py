@@ -131,3 +131,26 @@ def test_calibrating_needs_five_outputs_and_positions(shipped, outcomes):
         calibrate_network(one, outcomes)
     with pytest.raises(ValueError, match="no positions"):
         calibrate_network(shipped.contact, outcomes.of_class(7))
+
+
+def test_contact_experts_are_each_calibrated_on_their_own_positions(shipped, outcomes):
+    """Two experts (copies of the contact network, split at the median stage): each gets
+    the calibration that its own positions alone give, and the routing is kept."""
+    from bgengine.evaluator import Evaluator
+
+    contact = outcomes.of_class(0)
+    cut = int(np.median((contact.boards.astype(int) * np.arange(1, 26)).sum(axis=(1, 2))))
+    split = Evaluator(shipped.contact, shipped.race, database=shipped.database,
+                      experts=[shipped.contact.copy()], stage_cuts=[cut])
+    calibrated, reports = calibrate_evaluator(split, outcomes, classes=("contact",),
+                                              outputs=(0, 1, 3))
+    assert set(reports) == {"contact", "contact1"}
+    assert calibrated.stage_cuts == (cut,) and len(calibrated.experts) == 1
+    expert = split.expert_of(contact.boards)
+    for e, net in enumerate((calibrated.contact, calibrated.experts[0])):
+        mine = contact.subset(expert == e)
+        assert reports["contact" if e == 0 else "contact1"].positions == len(mine) > 0
+        alone, _ = calibrate_network(shipped.contact, mine, outputs=(0, 1, 3))
+        np.testing.assert_array_equal(net.params, alone.params)
+    assert not np.array_equal(calibrated.contact.params, calibrated.experts[0].params)
+    assert np.array_equal(calibrated.race.params, shipped.race.params)

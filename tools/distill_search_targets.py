@@ -225,6 +225,23 @@ def position_phases(boards: np.ndarray) -> np.ndarray:
     return phase.astype(str)
 
 
+def parse_experts(spec: str) -> tuple[list[int], list[int]]:
+    """The stage and lead cuts (pips, see :class:`bgengine.evaluator.Evaluator`) that
+    ``fit --experts SPEC`` names: ``stage:T1/T2...``, ``lead:T1/...`` or both,
+    comma-separated."""
+    cuts: dict[str, list[int]] = {"stage": [], "lead": []}
+    for item in spec.split(","):
+        kind, _, values = item.partition(":")
+        if kind not in cuts or not values or cuts[kind]:
+            raise ValueError(f"--experts: expected stage:T1/T2... and/or lead:T1/..., "
+                             f"got {spec!r}")
+        try:
+            cuts[kind] = sorted(int(v) for v in values.split("/"))
+        except ValueError:
+            raise ValueError(f"--experts: pip counts are integers, got {item!r}") from None
+    return cuts["stage"], cuts["lead"]
+
+
 def split_decisions(n_decisions: int, seed: int) -> tuple[np.random.Generator, np.ndarray,
                                                            np.ndarray]:
     """The random generator (to go on with), the held-out decisions (a tenth) and the
@@ -289,7 +306,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         top_layers: int | None = None, anchor: float = 0.0,
         listwise: float = 0.0, temperature: float = 0.02,
         phase: str | None = None,
-        extra_inputs: Callable[[np.ndarray], np.ndarray] | None = None) -> Evaluator | None:
+        extra_inputs: Callable[[np.ndarray], np.ndarray] | None = None,
+        experts: tuple[list[int], list[int]] | None = None) -> Evaluator | None:
     """The player's evaluator with its network of class ``klass`` (contact or race) fitted
     to the files' search values.
 
@@ -310,24 +328,35 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     ``seed`` draws the held-out decisions and the minibatch order.  ``extra_inputs``: a
     function of the boards (N, 2, 25) giving candidate inputs (N, k) appended to the
     encoding, their first-layer weights starting at zero: a test of new inputs by the
-    held-out figures alone (the network file cannot hold them: returns None)."""
+    held-out figures alone (the network file cannot hold them: returns None).
+    ``experts``: contact experts' (stage cuts, lead cuts) (see
+    :class:`bgengine.evaluator.Evaluator`): the contact network is copied into each
+    expert, each fitted on the positions routed to it, the pair losses spanning experts
+    (more weights at one network's cost per evaluation).  A start that has contact
+    experts is fitted as it is routed, unless ``experts`` says otherwise."""
     evaluator = as_evaluator(load_network_spec(player))
     if klass not in (CONTACT, RACE):
         raise ValueError(f"only the contact and race networks are fitted, not class {klass}")
     net = evaluator.contact if klass == CONTACT else evaluator.race
+    starts = [net]
+    if klass == CONTACT and experts is None and evaluator.experts:
+        experts = (list(evaluator.stage_cuts), list(evaluator.lead_cuts))
+        starts += list(evaluator.experts)
+    if experts is not None and klass != CONTACT:
+        raise ValueError("contact experts are fitted with the contact network, not the race one")
     Ws = [net.weights(layer)[0].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     bs = [net.weights(layer)[1].astype(np.float64) for layer in range(len(net.sizes) - 1)]
     boards, T, group, members = load_decisions(files)
     # float32 (exact for every input value): half the memory; minibatches widen to float64
     X = encode(boards, net.encoder).astype(np.float32)
 
-    def forward(x: np.ndarray) -> list[np.ndarray]:
+    def forward_one(x: np.ndarray, Ws: list[np.ndarray], bs: list[np.ndarray]) -> list[np.ndarray]:
         acts = [x.astype(np.float64)]
         for W, b in zip(Ws, bs):
             acts.append(_sigmoid(acts[-1] @ W + b))
         return acts
 
-    check = np.abs(forward(X[:64])[-1] - net.forward(X[:64])).max()
+    check = np.abs(forward_one(X[:64], Ws, bs)[-1] - net.forward(X[:64])).max()
     if check > 1e-4:
         raise RuntimeError(f"numpy forward pass differs from the network's by {check}")
     if extra_inputs is not None:
@@ -335,6 +364,47 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         X = np.hstack([X, extra])
         Ws[0] = np.vstack([Ws[0], np.zeros((extra.shape[1], Ws[0].shape[1]))])
         log.info("%d extra inputs, their weights from zero", extra.shape[1])
+    # experts: each fitted on the positions routed to it (the evaluator's own routing)
+    route = np.zeros(len(X), np.int64)
+    n_experts = 1
+    if experts is not None:
+        stage_cuts, lead_cuts = experts
+        n_experts = (len(stage_cuts) + 1) * (len(lead_cuts) + 1)
+        if len(starts) == 1:
+            starts *= n_experts
+        if len(starts) != n_experts:
+            raise ValueError(f"the start has {len(starts)} contact experts, --experts makes "
+                             f"{n_experts}")
+        router = Evaluator(net, experts=[net] * (n_experts - 1), stage_cuts=stage_cuts,
+                           lead_cuts=lead_cuts)
+        route = router.expert_of(boards).astype(np.int64)
+        if route.min() < 0:
+            raise ValueError("the data holds positions that are not contact positions")
+        log.info("%d experts, positions routed: %s", n_experts,
+                 " ".join(f"{x:.1%}" for x in np.bincount(route, minlength=n_experts)
+                          / len(route)))
+    layers = len(Ws)
+    params = []         # expert e's weights at e * 2 * layers, then its biases
+    for e in range(n_experts):
+        if e == 0:
+            params += [W.copy() for W in Ws] + [b.copy() for b in bs]
+        else:
+            params += [starts[e].weights(layer)[0].astype(np.float64) for layer in range(layers)]
+            params += [starts[e].weights(layer)[1].astype(np.float64) for layer in range(layers)]
+
+    def forward(ix: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, list[np.ndarray]]]]:
+        """Outputs (len(ix), K) of positions ``ix``, and each expert's (rows, activations)."""
+        out = np.empty((len(ix), Ws[-1].shape[1]))
+        parts = []
+        for e in range(n_experts):
+            rows = np.flatnonzero(route[ix] == e) if n_experts > 1 else np.arange(len(ix))
+            if len(rows) == 0:
+                continue
+            p = params[e * 2 * layers:(e + 1) * 2 * layers]
+            acts = forward_one(X[ix[rows]], p[:layers], p[layers:])
+            out[rows] = acts[-1]
+            parts.append((e, rows, acts))
+        return out, parts
     rng, held_groups, train_groups = split_decisions(len(members), seed)
     if phase is not None:
         if phase not in PHASES:
@@ -362,7 +432,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     def report(ix: np.ndarray) -> str:
         if len(ix) == 0:
             return "no decision"
-        f = held_out_figures(forward(X[ix])[-1], T[ix], group[ix])
+        f = held_out_figures(forward(ix)[0], T[ix], group[ix])
         return (f"squared error {f['mse']:.3g}, "
                 f"pair equity squared error {f['pair_se'] / max(f['pairs'], 1):.3g}, "
                 f"same best play {f['agree'] / max(f['decisions'], 1):.1%} of {f['decisions']}, "
@@ -374,9 +444,8 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                                   + [np.zeros(0, np.int64)]))
     log.info("%d positions in %d decisions; held out: %s at the start", len(X), len(members),
              report(held))
-    params = Ws + bs
     start = [p.copy() for p in params] if anchor else None
-    lowest = 0 if top_layers is None else max(0, len(Ws) - top_layers)   # lowest layer fitted
+    lowest = 0 if top_layers is None else max(0, layers - top_layers)   # lowest layer fitted
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     step = 0
@@ -387,8 +456,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         rng.shuffle(train_groups)
         for s in range(0, len(train_groups) - per_batch + 1, per_batch):
             ix = np.concatenate([members[g] for g in train_groups[s:s + per_batch]])
-            acts = forward(X[ix])
-            out = acts[-1]
+            out, parts = forward(ix)
             grad_out = absolute * 2 * (out - T[ix]) / len(ix)
             if pairwise:
                 centred, size, pairs = pair_residuals(out, T[ix], group[ix])
@@ -396,16 +464,18 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                                                 EQUITY_WEIGHTS)
             if listwise:
                 grad_out += listwise * np.outer(listwise_grad(out, ix), EQUITY_WEIGHTS)
-            delta = grad_out * out * (1 - out)
-            grads_W, grads_b = [None] * len(Ws), [None] * len(Ws)    # None: a layer kept fixed
-            for layer in range(len(Ws) - 1, lowest - 1, -1):
-                grads_W[layer] = acts[layer].T @ delta
-                grads_b[layer] = delta.sum(axis=0)
-                if layer > lowest:
-                    delta = (delta @ Ws[layer].T) * acts[layer] * (1 - acts[layer])
+            grads: list[np.ndarray | None] = [None] * len(params)   # None: kept fixed
+            for e, rows, acts in parts:
+                base = e * 2 * layers
+                delta = grad_out[rows] * out[rows] * (1 - out[rows])
+                for layer in range(layers - 1, lowest - 1, -1):
+                    grads[base + layer] = acts[layer].T @ delta
+                    grads[base + layers + layer] = delta.sum(axis=0)
+                    if layer > lowest:
+                        delta = (delta @ params[base + layer].T) * acts[layer] * (1 - acts[layer])
             step += 1
             step_lr = lr + (lr_end - lr) * (step - 1) / max(total_steps - 1, 1)
-            for i, g in enumerate(grads_W + grads_b):     # Adam, updating params in place
+            for i, g in enumerate(grads):                 # Adam, updating params in place
                 if g is None:
                     continue
                 m[i] = 0.9 * m[i] + 0.1 * g
@@ -418,16 +488,28 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
                  report(seen))
     if extra_inputs is not None:
         # which candidates the fit used: their first-layer rows' sizes, in column order
-        norms = np.linalg.norm(Ws[0][-extra.shape[1]:], axis=1)
+        norms = np.linalg.norm(params[0][-extra.shape[1]:], axis=1)
         log.info("extra inputs' weight-row norms: %s", " ".join(f"{x:.3f}" for x in norms))
         return None
-    flat = np.concatenate([p.reshape(-1) for W, b in zip(Ws, bs) for p in (W, b)])
     metadata = dict(net.metadata)
     metadata["distilled"] = {"files": files, "lr": lr, "lr_end": lr_end, "epochs": epochs,
                              "class": CLASSES[klass], "pairwise": pairwise, "absolute": absolute,
                              "top_layers": top_layers, "anchor": anchor, "seed": seed,
-                             "listwise": listwise, "temperature": temperature, "phase": phase}
-    return with_class_network(evaluator, klass, net, flat, metadata)
+                             "listwise": listwise, "temperature": temperature, "phase": phase,
+                             "experts": None if experts is None else list(experts)}
+    nets = []
+    for e in range(n_experts):
+        p = params[e * 2 * layers:(e + 1) * 2 * layers]
+        flat = np.concatenate([x.reshape(-1) for W, b in zip(p[:layers], p[layers:])
+                               for x in (W, b)])
+        nets.append(Network(net.hidden, net.n_outputs, net.encoder,
+                            params=np.asarray(flat, np.float32), metadata=metadata))
+    if klass == RACE:
+        return with_class_network(evaluator, klass, net, nets[0].params, metadata)
+    return Evaluator(nets[0], evaluator.race, database=evaluator.database,
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
+                     experts=nets[1:], stage_cuts=experts[0] if experts else (),
+                     lead_cuts=experts[1] if experts else ())
 
 
 def phase_errors(players: list[str], files: list[str], seed: int = 0,
@@ -454,11 +536,16 @@ def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: 
     """``evaluator`` with its class ``klass`` network replaced by one shaped as ``like``
     holding ``params`` (flat) and ``metadata``; the other class, the bear-off database and the
     race values kept."""
+    if klass == CONTACT and evaluator.experts:
+        raise ValueError("an evaluator with contact experts: its contact networks are "
+                         "replaced together (fit), not one by one")
     net = Network(like.hidden, like.n_outputs, like.encoder,
                   params=np.asarray(params, np.float32), metadata=metadata)
     contact, race = (net, evaluator.race) if klass == CONTACT else (evaluator.contact, net)
     return Evaluator(contact, race, database=evaluator.database,
-                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata))
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
+                     experts=evaluator.experts, stage_cuts=evaluator.stage_cuts,
+                     lead_cuts=evaluator.lead_cuts)
 
 
 def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:
@@ -538,6 +625,10 @@ def main() -> None:
     f.add_argument("--extra-inputs", choices=("hand-made",), default=None,
                    help="append tools/screen_inputs.py's hand-made features as new inputs "
                         "(weights from zero) and report the held-out figures; nothing saved")
+    f.add_argument("--experts", default=None, metavar="SPEC",
+                   help="contact experts: the contact network copied into one network per "
+                        "group of positions, by stage (pips of both sides) and lead cuts "
+                        "(stage:250, lead:0, stage:230/280,lead:0)")
     e = sub.add_parser("errors", help="held-out errors by phase of several players' networks")
     e.add_argument("data", nargs="+")
     e.add_argument("--players", nargs="+", required=True)
@@ -581,7 +672,8 @@ def main() -> None:
                      absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
                      anchor=args.anchor, seed=args.seed, klass=CLASSES.index(args.klass),
                      listwise=args.listwise, temperature=args.temperature, phase=args.phase,
-                     extra_inputs=extra)
+                     extra_inputs=extra,
+                     experts=None if args.experts is None else parse_experts(args.experts))
         if fitted is None:
             return
         if args.race_gammons is not None:

@@ -220,6 +220,8 @@ def deepen_evaluator(evaluator: Evaluator, width: int | None = None, *, race: bo
 def _evaluator(evaluator: Evaluator, contact: Network, race: Network) -> Evaluator:
     """An evaluator of the grown networks with ``evaluator``'s database, race values and
     metadata."""
+    if evaluator.experts:
+        raise ValueError("growing an evaluator with contact experts is not supported")
     return Evaluator(contact, None if race is contact else race, database=evaluator.database,
                      race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata))
 

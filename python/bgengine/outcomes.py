@@ -77,7 +77,10 @@ class GameOutcomes:
 
     def of_class(self, position_class: int) -> GameOutcomes:
         """The positions of one class."""
-        keep = self.classes == position_class
+        return self.subset(self.classes == position_class)
+
+    def subset(self, keep: np.ndarray) -> GameOutcomes:
+        """The positions ``keep`` (a boolean mask (N,) or indices) selects."""
         return GameOutcomes(self.boards[keep], self.classes[keep], self.points[keep],
                             self.games[keep], dict(self.metadata))
 
@@ -249,8 +252,9 @@ def calibrate_evaluator(evaluator: Evaluator, outcomes: GameOutcomes,
                         ) -> tuple[Evaluator, dict[str, OutputCalibration]]:
     """``evaluator`` with the networks of ``classes`` calibrated, each on the positions of
     its own class (its bear-off database, race values and metadata kept), and the fits'
-    figures by class.  A single-network evaluator is calibrated on all its positions.
-    ``outputs``: as for `calibrate_network`."""
+    figures by class.  A single-network evaluator is calibrated on all its positions; contact
+    experts each on the contact positions routed to it (their figures under ``contact``,
+    ``contact1``...).  ``outputs``: as for `calibrate_network`."""
     unknown = sorted(set(classes) - {"contact", "race"})
     if unknown:
         raise ValueError(f"unknown network classes {unknown}; known: contact, race")
@@ -259,12 +263,23 @@ def calibrate_evaluator(evaluator: Evaluator, outcomes: GameOutcomes,
         return (Evaluator(net, None, database=evaluator.database,
                           race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata)),
                 {"contact": report})
-    nets = {"contact": evaluator.contact, "race": evaluator.race}
+    nets = evaluator.networks
     reports = {}
     for name in classes:
         own = outcomes.of_class(CLASSES.index(name))
+        if name == "contact" and evaluator.experts:
+            expert = evaluator.expert_of(own.boards) if len(own) else np.zeros(0, np.int8)
+            for e in range(len(evaluator.experts) + 1):
+                key = "contact" if e == 0 else f"contact{e}"
+                mine = own.subset(expert == e)
+                log.info("calibrating contact expert %d on %d positions", e, len(mine))
+                nets[key], reports[key] = calibrate_network(nets[key], mine, outputs)
+            continue
         log.info("calibrating the %s network on %d positions", name, len(own))
         nets[name], reports[name] = calibrate_network(nets[name], own, outputs)
+    experts = [nets[f"contact{e}"] for e in range(1, len(evaluator.experts) + 1)]
     return (Evaluator(nets["contact"], nets["race"], database=evaluator.database,
-                      race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata)),
+                      race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
+                      experts=experts, stage_cuts=evaluator.stage_cuts,
+                      lead_cuts=evaluator.lead_cuts),
             reports)

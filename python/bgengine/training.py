@@ -223,6 +223,9 @@ def _new_network(config: TrainConfig, history: dict):
             source = load_evaluator(config.init_from)
         except ValueError as exc:
             raise ValueError(f"init_from: {exc}") from None
+        if source.experts:
+            raise ValueError(f"init_from {config.init_from}: its contact network is split "
+                             "among experts, which self-play training does not support")
     if not config.classes:
         if config.init_from:
             _copy_weights(source.contact, net, config.init_from)

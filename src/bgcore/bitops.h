@@ -94,6 +94,39 @@ static inline int bg_sum25(const unsigned char *c)
 #endif
 }
 
+#if defined(__SSE2__) || defined(_M_X64)
+/* The pips of slots 0..23 (slot i: i + 1) given as bytes: lo slots 0..15, hi 16..23 (then
+ * zeros): the counts widened to 16 bits, times 1..24 by pairs (pmaddwd). */
+static inline int bg_pips24_sse2(__m128i lo, __m128i hi)
+{
+    const __m128i z = _mm_setzero_si128();
+    __m128i w = _mm_add_epi32(
+        _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(lo, z),
+                                     _mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8)),
+                      _mm_madd_epi16(_mm_unpackhi_epi8(lo, z),
+                                     _mm_setr_epi16(9, 10, 11, 12, 13, 14, 15, 16))),
+        _mm_madd_epi16(_mm_unpacklo_epi8(hi, z), _mm_setr_epi16(17, 18, 19, 20, 21, 22, 23, 24)));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0x4E));
+    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0xB1));
+    return _mm_cvtsi128_si32(w);
+}
+#endif
+
+/* One side's pip count, the bar included (slot i: i + 1 pips, the bar 25): the contact
+ * experts' routing, once per evaluation. */
+static inline int bg_pips(const unsigned char *c)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+    return bg_pips24_sse2(_mm_loadu_si128((const __m128i *)c),
+                          _mm_loadl_epi64((const __m128i *)(c + 16))) + 25 * c[24];
+#else
+    int i, p = 0;
+    for (i = 0; i < 25; i++)
+        p += c[i] * (i + 1);
+    return p;
+#endif
+}
+
 /* Sums over one side's points 1..24 (slots 0..23, the bar not included): its checkers, their
  * pips (slot i: i + 1 pips), the checkers on 7..18 (outfield) and on 19..24 (back), and those
  * beyond the third on each of 1..6 (stack).  Branch-free: a loop over the occupied points
@@ -109,17 +142,8 @@ static inline void bg_side_counts(const unsigned char *c, int *total, int *pips,
     const __m128i out_lo = _mm_setr_epi8(0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     const __m128i out_hi = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m128i home = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    __m128i s, w, o;
-    /* pips: the counts widened to 16 bits, times 1..24 by pairs (pmaddwd) */
-    w = _mm_add_epi32(
-        _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(lo, z),
-                                     _mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8)),
-                      _mm_madd_epi16(_mm_unpackhi_epi8(lo, z),
-                                     _mm_setr_epi16(9, 10, 11, 12, 13, 14, 15, 16))),
-        _mm_madd_epi16(_mm_unpacklo_epi8(hi, z), _mm_setr_epi16(17, 18, 19, 20, 21, 22, 23, 24)));
-    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0x4E));
-    w = _mm_add_epi32(w, _mm_shuffle_epi32(w, 0xB1));
-    *pips = _mm_cvtsi128_si32(w);
+    __m128i s, o;
+    *pips = bg_pips24_sse2(lo, hi);
     s = _mm_add_epi64(_mm_sad_epu8(lo, z), _mm_sad_epu8(hi, z));
     *total = _mm_cvtsi128_si32(s) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(s, s));
     o = _mm_add_epi64(_mm_sad_epu8(_mm_and_si128(lo, out_lo), z),

@@ -13,6 +13,7 @@ cdef extern from "bitops.h" nogil:
     uint32_t bg_diff_mask25(const checker_t* a, const checker_t* b) noexcept
     int bg_sum25(const checker_t* c) noexcept       # checkers on the points and the bar
     # sums over points 1..24 (no bar): checkers, pips, on 7..18, on 19..24, beyond 3 on 1..6
+    int bg_pips(const checker_t* c)
     void bg_side_counts(const checker_t* c, int* total, int* pips, int* outfield, int* back,
                         int* stack) noexcept
     # sums over points lo..24: checkers n, sum n t, sum n t^2; held points, sum of their t

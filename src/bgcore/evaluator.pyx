@@ -15,6 +15,10 @@ A position is in one of three classes (``CLASSES``):
 An :class:`Evaluator` holds the contact network, the race network (the same
 object when it is made from a single-network file, so that every class uses
 it and results are those of the network alone) and optionally the database.
+The contact class may be split among several networks of the same shape
+(*experts*) by the stage of the game (the pips of both sides together) and the
+side on roll's lead in pips, at fixed cuts: more weights at one network's cost
+per evaluation.
 Lookahead, rollouts, players and training take an evaluator wherever they take
 a network.  One ``.npz`` file holds an evaluator's networks
 (:meth:`Evaluator.save`); :func:`load_evaluator` reads it, or a single-network
@@ -60,6 +64,7 @@ cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
             if ev.exact(ev.exact_db, b, out):
                 return
             c = CLASS_RACE
+        c = ev_slot(ev, c, b.c[1], b.c[0])
     nnz = encode_sparse(ev.encoder[c], b, idx, val)
     net_forward_sparse(ev.net[c], idx, val, nnz, buf)
     memcpy(out, buf.act[ev.net[c].n_layers], ev.K * sizeof(real_t))
@@ -68,20 +73,22 @@ cdef void ev_static(const evaluator_t* ev, const board_t* b, netbuf_t* buf,
 
 
 cdef int ev_freeze(const evaluator_t* src, ev_frozen_t* f, bint keep_race=True) except -1:
-    cdef int n0 = net_frozen_size(src.net[CLASS_CONTACT])
+    cdef int slot, n_slots = 2 if src.n_experts <= 1 else src.n_experts + 1
+    cdef Py_ssize_t size = 1, at = 0
     memcpy(&f.ev, src, sizeof(evaluator_t))
     if not keep_race:
         f.ev.race_tables = NULL
         f.ev.race_refine = NULL
-    f.buf = <real_t*> zeroed_or_raise(n0 + net_frozen_size(src.net[CLASS_RACE]) + 1,
-                                      sizeof(real_t))
-    net_freeze(src.net[CLASS_CONTACT], &f.net[CLASS_CONTACT], f.buf)
-    f.ev.net[CLASS_CONTACT] = &f.net[CLASS_CONTACT]
-    if src.net[CLASS_RACE] == src.net[CLASS_CONTACT]:     # one network for every class
-        f.ev.net[CLASS_RACE] = &f.net[CLASS_CONTACT]
-    else:
-        net_freeze(src.net[CLASS_RACE], &f.net[CLASS_RACE], f.buf + n0)
-        f.ev.net[CLASS_RACE] = &f.net[CLASS_RACE]
+    for slot in range(n_slots):
+        size += net_frozen_size(src.net[slot])
+    f.buf = <real_t*> zeroed_or_raise(size, sizeof(real_t))
+    for slot in range(n_slots):
+        if slot == CLASS_RACE and src.net[CLASS_RACE] == src.net[CLASS_CONTACT]:
+            f.ev.net[CLASS_RACE] = &f.net[CLASS_CONTACT]    # one network for every class
+            continue
+        net_freeze(src.net[slot], &f.net[slot], f.buf + at)
+        f.ev.net[slot] = &f.net[slot]
+        at += net_frozen_size(src.net[slot])
     return 0
 
 
@@ -109,23 +116,71 @@ cdef class Evaluator:
         networks only.  Saved with the file (as its ``max_outside``).
     metadata : dict, optional
         Free-form JSON-able information saved with the evaluator (training history...).
+    experts : sequence of Network, optional
+        More contact networks, of the contact network's shape and encoder: the contact
+        positions are split among ``contact`` (expert 0) and these (experts 1...) by
+        ``stage_cuts`` and ``lead_cuts``.
+    stage_cuts, lead_cuts : sequence of int, optional
+        Pip counts, increasing: a contact position's stage bin is the number of
+        ``stage_cuts`` at or below the pips of both sides together, its lead bin the
+        number of ``lead_cuts`` at or below the other side's pips minus the side on roll's;
+        its expert is ``stage_bin * (len(lead_cuts) + 1) + lead_bin``.  There must be
+        exactly one expert per pair of bins.
     """
 
     def __init__(self, Network contact not None, Network race=None, *, database=None,
-                 race_gammons=None, metadata=None):
+                 race_gammons=None, metadata=None, experts=(), stage_cuts=(), lead_cuts=()):
+        cdef int i
+        cdef Network net
         if race is None:
             race = contact
         if race.n_outputs != contact.n_outputs:
             raise ValueError(f"the race network gives {race.n_outputs} outputs and the contact "
                              f"network {contact.n_outputs}: they must agree")
+        experts = tuple(experts)
+        stage_cuts = tuple(int(c) for c in stage_cuts)
+        lead_cuts = tuple(int(c) for c in lead_cuts)
+        for name, cuts in (("stage_cuts", stage_cuts), ("lead_cuts", lead_cuts)):
+            if len(cuts) > MAX_EXPERT_CUTS or list(cuts) != sorted(set(cuts)):
+                raise ValueError(f"{name} must be at most {MAX_EXPERT_CUTS} increasing pip "
+                                 f"counts, got {list(cuts)}")
+        n_experts = (len(stage_cuts) + 1) * (len(lead_cuts) + 1)
+        if len(experts) + 1 != n_experts:
+            raise ValueError(f"{len(stage_cuts)} stage cuts and {len(lead_cuts)} lead cuts make "
+                             f"{n_experts} contact experts: the contact network and "
+                             f"{n_experts - 1} more, not {len(experts)}")
+        if n_experts > MAX_CONTACT_EXPERTS:
+            raise ValueError(f"at most {MAX_CONTACT_EXPERTS} contact experts, not {n_experts}")
+        for obj in experts:
+            if not isinstance(obj, Network):
+                raise TypeError(f"experts must be Networks, got {type(obj).__name__}")
+            net = obj
+            if net.sizes != contact.sizes or net.encoder != contact.encoder:
+                raise ValueError(f"a contact expert must have the contact network's sizes and "
+                                 f"encoder ({contact.sizes}, {contact.encoder}), not "
+                                 f"{net.sizes}, {net.encoder}")
         self.contact = contact
         self.race = race
+        self.experts = experts
+        self.stage_cuts = stage_cuts
+        self.lead_cuts = lead_cuts
         self.ev.K = contact.n_outputs
         self.ev.net[CLASS_CONTACT] = &contact.net
         self.ev.net[CLASS_RACE] = &race.net
         self.ev.encoder[CLASS_CONTACT] = encoder_id(contact.encoder)
         self.ev.encoder[CLASS_RACE] = encoder_id(race.encoder)
-        self.ev.routed = race is not contact
+        self.ev.n_experts = n_experts
+        self.ev.n_stage_cuts = len(stage_cuts)
+        self.ev.n_lead_cuts = len(lead_cuts)
+        for i in range(len(stage_cuts)):
+            self.ev.stage_cuts[i] = stage_cuts[i]
+        for i in range(len(lead_cuts)):
+            self.ev.lead_cuts[i] = lead_cuts[i]
+        for i in range(len(experts)):
+            net = experts[i]
+            self.ev.net[i + 2] = &net.net
+            self.ev.encoder[i + 2] = self.ev.encoder[CLASS_CONTACT]
+        self.ev.routed = race is not contact or n_experts > 1
         self.database = None
         self.ev.exact_db = NULL
         self.ev.exact = NULL
@@ -171,14 +226,19 @@ cdef class Evaluator:
 
     @property
     def networks(self) -> dict:
-        """``{"contact": Network, "race": Network}`` (the same object twice for a single network)."""
-        return {"contact": self.contact, "race": self.race}
+        """``{"contact": Network, "race": Network}`` (the same object twice for a single
+        network), with ``"contact1"``... for the contact experts."""
+        nets = {"contact": self.contact, "race": self.race}
+        nets.update({f"contact{i}": net for i, net in enumerate(self.experts, 1)})
+        return nets
 
     def copy(self) -> "Evaluator":
         contact = self.contact.copy()
         race = contact if self.race is self.contact else self.race.copy()
         return Evaluator(contact, race, database=self.database, race_gammons=self.race_gammons,
-                         metadata=json.loads(json.dumps(self.metadata)))
+                         metadata=json.loads(json.dumps(self.metadata)),
+                         experts=[e.copy() for e in self.experts], stage_cuts=self.stage_cuts,
+                         lead_cuts=self.lead_cuts)
 
     def with_race_gammons(self, race_gammons=True) -> "Evaluator":
         """The same networks (shared, not copied) with the race refinement ``race_gammons``
@@ -186,14 +246,16 @@ cdef class Evaluator:
         return Evaluator(self.contact, None if self.race is self.contact else self.race,
                          database=self.database,
                          race_gammons=None if race_gammons is False else race_gammons,
-                         metadata=json.loads(json.dumps(self.metadata)))
+                         metadata=json.loads(json.dumps(self.metadata)), experts=self.experts,
+                         stage_cuts=self.stage_cuts, lead_cuts=self.lead_cuts)
 
     def __reduce__(self):
         # pickling (multiprocessing, Ray): the networks and settings, rebuilt by the constructor
         return (_rebuild_evaluator, (self.contact, None if self.race is self.contact else self.race,
                                      self.database is not None, json.dumps(self.metadata),
                                      None if self.race_gammons is None
-                                     else self.race_gammons.max_outside))
+                                     else self.race_gammons.max_outside,
+                                     self.experts, self.stage_cuts, self.lead_cuts))
 
     def __repr__(self) -> str:
         if self.single:
@@ -203,11 +265,22 @@ cdef class Evaluator:
             parts.append("exact bear-off database")
         if self.race_gammons is not None:
             parts.append(f"exact race values (max_outside={self.race_gammons.max_outside})")
+        if self.experts:
+            parts.append(f"{len(self.experts) + 1} contact experts (stage cuts "
+                         f"{list(self.stage_cuts)}, lead cuts {list(self.lead_cuts)})")
         return f"Evaluator({', '.join(parts)})"
 
     # ------------------------------------------------------------ evaluation
     def classify(self, boards) -> np.ndarray:
         """Class ids (int8, see ``CLASSES``) of positions (N, 2, 25) or (2, 25)."""
+        return self._per_board(boards, False)
+
+    def expert_of(self, boards) -> np.ndarray:
+        """The contact expert (int8, 0 for the contact network, see the class docstring) of
+        positions (N, 2, 25) or (2, 25), side on roll in row 1; -1 for other classes."""
+        return self._per_board(boards, True)
+
+    def _per_board(self, boards, bint experts):
         arr = np.asarray(boards)
         single = arr.ndim == 2
         cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)
@@ -215,9 +288,17 @@ cdef class Evaluator:
         out = np.empty(n, dtype=np.int8)
         cdef cnp.int8_t[::1] ov = out
         cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
+        cdef int c
         with nogil:
             for i in range(n):
-                ov[i] = ev_class(&self.ev, &bp[i])
+                c = ev_class(&self.ev, &bp[i])
+                if not experts:
+                    ov[i] = c
+                elif c != CLASS_CONTACT:
+                    ov[i] = -1
+                else:
+                    ov[i] = (ev_expert(&self.ev, bp[i].c[1], bp[i].c[0])
+                             if self.ev.n_experts > 1 else 0)
         return out[0] if single else out
 
     def evaluate(self, boards) -> np.ndarray:
@@ -262,9 +343,15 @@ cdef class Evaluator:
         if self.race is not self.contact:
             classes["race"] = network_meta(self.race)
             arrays["race_params"] = self.race.params
+        for i, net in enumerate(self.experts, 1):
+            classes[f"contact{i}"] = network_meta(net)
+            arrays[f"contact{i}_params"] = net.params
         meta = {**self.metadata, "format": "bgengine-evaluator", "format_version": FORMAT_VERSION,
                 "bgengine_version": __version__, "classes": classes,
                 "database": "bearoff" if self.database is not None else None}
+        if self.experts:
+            meta["contact_experts"] = {"stage_cuts": list(self.stage_cuts),
+                                       "lead_cuts": list(self.lead_cuts)}
         if self.race_gammons is not None:
             meta["race_gammons"] = self.race_gammons.max_outside
         text = json.dumps(meta, sort_keys=True)
@@ -288,7 +375,15 @@ def load_evaluator(path) -> Evaluator:
     classes = meta.get("classes")
     if not isinstance(classes, dict) or "contact" not in classes:
         raise ValueError(f"{path}: evaluator metadata lacks its 'classes' (contact at least)")
-    unknown = sorted(set(classes) - {"contact", "race"})
+    routing = meta.get("contact_experts", {"stage_cuts": [], "lead_cuts": []})
+    if (not isinstance(routing, dict) or set(routing) != {"stage_cuts", "lead_cuts"}
+            or not all(isinstance(v, list) and all(isinstance(c, int) for c in v)
+                       for v in routing.values())):
+        raise ValueError(f"{path}: 'contact_experts' must hold the lists 'stage_cuts' and "
+                         f"'lead_cuts' of pip counts, got {routing!r}")
+    n_experts = (len(routing["stage_cuts"]) + 1) * (len(routing["lead_cuts"]) + 1)
+    expert_names = [f"contact{i}" for i in range(1, n_experts)]
+    unknown = sorted(set(classes) - {"contact", "race", *expert_names})
     if unknown:
         raise ValueError(f"{path}: unknown position classes {', '.join(unknown)}")
     nets = {}
@@ -302,7 +397,7 @@ def load_evaluator(path) -> Evaluator:
         raise ValueError(f"{path}: unknown exact database {database!r}")
     extra = {k: v for k, v in meta.items()
              if k not in ("format", "format_version", "bgengine_version", "classes", "database",
-                          "race_gammons")}
+                          "race_gammons", "contact_experts")}
     race_gammons = meta.get("race_gammons", False)
     if race_gammons is not False and (isinstance(race_gammons, bool)
                                       or not isinstance(race_gammons, int)
@@ -313,7 +408,8 @@ def load_evaluator(path) -> Evaluator:
         return Evaluator(nets["contact"], nets.get("race"),
                          database=_bearoff_database() if database else None,
                          race_gammons=None if race_gammons is False else race_gammons,
-                         metadata=extra)
+                         metadata=extra, experts=[nets[n] for n in expert_names if n in nets],
+                         stage_cuts=routing["stage_cuts"], lead_cuts=routing["lead_cuts"])
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
@@ -333,6 +429,8 @@ def _bearoff_database():
     return default()
 
 
-def _rebuild_evaluator(contact, race, with_database, metadata_json, race_gammons=None):
+def _rebuild_evaluator(contact, race, with_database, metadata_json, race_gammons=None,
+                       experts=(), stage_cuts=(), lead_cuts=()):
     return Evaluator(contact, race, database=_bearoff_database() if with_database else None,
-                     race_gammons=race_gammons, metadata=json.loads(metadata_json))
+                     race_gammons=race_gammons, metadata=json.loads(metadata_json),
+                     experts=experts, stage_cuts=stage_cuts, lead_cuts=lead_cuts)

@@ -40,7 +40,7 @@ from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate
 from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_partial,
                                net_forward_sparse_from)
 from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
-from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, CLASS_CONTACT,
+from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, ev_slot, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free)
 from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
                                 ENC_CONTACT, N_CONTACT_TAIL_FEATURES)
@@ -151,6 +151,7 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
             outputs_flip(K, t, mine)
             return
         c = CLASS_RACE
+    c = ev_slot(ev, c, after.c[OPPONENT], after.c[MOVER])     # the opponent is on roll
     net = ev.net[c]
     delta = V.by_delta and net.sizes[1] >= (LAYER_DELTA_MIN_WIDTH_PARTS
                                             if ev.encoder[c] == ENC_CONTACT

@@ -521,6 +521,9 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         raise ValueError("threads > 1 is for Adam batches (adam=...); online updates on "
                          "several threads: bgengine.threaded_td")
     cdef Evaluator evaluator = as_evaluator(net)
+    if evaluator.experts:
+        raise ValueError("self-play training of contact experts is not supported: fit them "
+                         "with tools/distill_search_targets.py fit --experts")
     cdef bint td = method == "td"
     if td and lam > 0 and evaluator.ev.routed:
         raise ValueError("TD(lambda) with lam > 0 needs one network for every position class; "

@@ -540,3 +540,34 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog)
     assert load_evaluator(tmp_path / "split.npz").stage_cuts == (cut,)
     with pytest.raises(ValueError, match="race"):
         distill.fit("net", files, experts=([cut], []), klass=distill.RACE, **kw)
+
+
+def test_blend_moves_every_contact_expert(distill, tmp_path):
+    """A start with contact experts: the blend moves each expert toward the mean of the fits'
+    same expert, keeps the routing, and refuses a fit routed otherwise."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+
+    files = _tiny_data(tmp_path, n_decisions=20)
+    base = as_evaluator(load_network_spec("net"))
+    start = distill.Evaluator(base.contact, base.race, database=base.database,
+                              experts=[base.contact.copy()], stage_cuts=[250])
+    start.save(tmp_path / "start.npz")
+    spec = f"net:{tmp_path / 'start.npz'}"
+    fits = []
+    for seed in (0, 1):
+        path = tmp_path / f"fit{seed}.npz"
+        distill.fit(spec, files, lr=1e-3, epochs=2, batch=12, seed=seed).save(path)
+        fits.append(str(path))
+    got = distill.blend(spec, fits, 0.5)
+    assert got.stage_cuts == (250,) and len(got.experts) == 1
+    loaded = [distill.Evaluator.load(f) for f in fits]
+    for name in ("contact", "contact1"):
+        want = 0.5 * np.asarray(start.networks[name].params, np.float64) + 0.5 * np.mean(
+            [np.asarray(ev.networks[name].params, np.float64) for ev in loaded], axis=0)
+        np.testing.assert_allclose(got.networks[name].params, want, atol=1e-6)
+    other = distill.Evaluator(base.contact, base.race, experts=[base.contact.copy()],
+                              stage_cuts=[200])
+    other.save(tmp_path / "other.npz")
+    with pytest.raises(ValueError, match="routing"):
+        distill.blend(spec, [fits[0], str(tmp_path / "other.npz")], 0.5)

@@ -388,9 +388,11 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     for e in range(n_experts):
         if e == 0:
             params += [W.copy() for W in Ws] + [b.copy() for b in bs]
-        else:
-            params += [starts[e].weights(layer)[0].astype(np.float64) for layer in range(layers)]
-            params += [starts[e].weights(layer)[1].astype(np.float64) for layer in range(layers)]
+            continue
+        W_e = [starts[e].weights(layer)[0].astype(np.float64) for layer in range(layers)]
+        if extra_inputs is not None:
+            W_e[0] = np.vstack([W_e[0], np.zeros((extra.shape[1], W_e[0].shape[1]))])
+        params += W_e + [starts[e].weights(layer)[1].astype(np.float64) for layer in range(layers)]
 
     def forward(ix: np.ndarray) -> tuple[np.ndarray, list[tuple[np.ndarray, list[np.ndarray]]]]:
         """Outputs (len(ix), K) of positions ``ix``, and each expert's (rows, activations)."""
@@ -505,11 +507,18 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
         nets.append(Network(net.hidden, net.n_outputs, net.encoder,
                             params=np.asarray(flat, np.float32), metadata=metadata))
     if klass == RACE:
-        return with_class_network(evaluator, klass, net, nets[0].params, metadata)
-    return Evaluator(nets[0], evaluator.race, database=evaluator.database,
-                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
-                     experts=nets[1:], stage_cuts=experts[0] if experts else (),
-                     lead_cuts=experts[1] if experts else ())
+        return replace_networks(evaluator, {"race": nets[0]})
+    routed = evaluator
+    if experts is not None and (list(evaluator.stage_cuts), list(evaluator.lead_cuts)) != \
+            [list(c) for c in experts]:
+        # the start's networks rerouted: the fit's experts replace them all
+        routed = Evaluator(evaluator.contact, None if evaluator.race is evaluator.contact
+                           else evaluator.race, database=evaluator.database,
+                           race_gammons=evaluator.race_gammons,
+                           metadata=dict(evaluator.metadata), experts=nets[1:],
+                           stage_cuts=experts[0], lead_cuts=experts[1])
+    return replace_networks(routed, {"contact" if e == 0 else f"contact{e}": n
+                                     for e, n in enumerate(nets)})
 
 
 def phase_errors(players: list[str], files: list[str], seed: int = 0,
@@ -531,39 +540,62 @@ def phase_errors(players: list[str], files: list[str], seed: int = 0,
     return result
 
 
+def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluator:
+    """``evaluator`` with the networks named in ``nets`` (``contact``, ``race``,
+    ``contact1``... as :attr:`Evaluator.networks` names them) replaced; the bear-off
+    database, race values, metadata and the contact experts' cuts kept."""
+    have = evaluator.networks
+    unknown = sorted(set(nets) - set(have))
+    if unknown:
+        raise ValueError(f"the evaluator has no {', '.join(unknown)} network")
+    have.update(nets)
+    experts = [have[f"contact{i}"] for i in range(1, len(evaluator.experts) + 1)]
+    race = None if evaluator.race is evaluator.contact and "race" not in nets else have["race"]
+    return Evaluator(have["contact"], race, database=evaluator.database,
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
+                     experts=experts, stage_cuts=evaluator.stage_cuts,
+                     lead_cuts=evaluator.lead_cuts)
+
+
 def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: np.ndarray,
                        metadata: dict) -> Evaluator:
     """``evaluator`` with its class ``klass`` network replaced by one shaped as ``like``
     holding ``params`` (flat) and ``metadata``; the other class, the bear-off database and the
     race values kept."""
-    if klass == CONTACT and evaluator.experts:
-        raise ValueError("an evaluator with contact experts: its contact networks are "
-                         "replaced together (fit), not one by one")
     net = Network(like.hidden, like.n_outputs, like.encoder,
                   params=np.asarray(params, np.float32), metadata=metadata)
-    contact, race = (net, evaluator.race) if klass == CONTACT else (evaluator.contact, net)
-    return Evaluator(contact, race, database=evaluator.database,
-                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
-                     experts=evaluator.experts, stage_cuts=evaluator.stage_cuts,
-                     lead_cuts=evaluator.lead_cuts)
+    return replace_networks(evaluator, {CLASSES[klass]: net})
 
 
 def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:
-    """The start's evaluator with its class ``klass`` network's weights moved ``share`` of
-    the way (0: the start, 1: the fits' mean) toward the mean of the fits' weights."""
+    """The start's evaluator with its class ``klass`` network's weights (each contact
+    expert's, if it has experts) moved ``share`` of the way (0: the start, 1: the fits'
+    mean) toward the mean of the fits' weights."""
     start = as_evaluator(load_network_spec(player))
-    nets = [Evaluator.load(f).networks[CLASSES[klass]] for f in fits]
-    own = start.networks[CLASSES[klass]]
-    for n in nets:
-        if n.sizes != own.sizes or n.encoder != own.encoder:
-            raise ValueError(f"a fit's {CLASSES[klass]} network ({n.sizes}, {n.encoder}) is not "
-                             f"the start's ({own.sizes}, {own.encoder})")
-    mean = np.mean([np.asarray(n.params, np.float64) for n in nets], axis=0)
-    params = (1.0 - share) * np.asarray(own.params, np.float64) + share * mean
-    metadata = dict(own.metadata)
-    metadata["blended"] = {"fits": fits, "share": share, "class": CLASSES[klass],
-                           "fitted": [n.metadata.get("distilled") for n in nets]}
-    return with_class_network(start, klass, own, params, metadata)
+    names = [CLASSES[klass]]
+    if klass == CONTACT:
+        names += [f"contact{i}" for i in range(1, len(start.experts) + 1)]
+    fitted = [Evaluator.load(f) for f in fits]
+    blended = {}
+    for name in names:
+        own = start.networks[name]
+        nets = []
+        for f, ev in zip(fits, fitted):
+            n = ev.networks.get(name)
+            if n is None or n.sizes != own.sizes or n.encoder != own.encoder or (
+                    klass == CONTACT and (ev.stage_cuts, ev.lead_cuts)
+                    != (start.stage_cuts, start.lead_cuts)):
+                raise ValueError(f"{f}: its {name} network is not the start's in shape or "
+                                 f"routing ({own.sizes}, {own.encoder})")
+            nets.append(n)
+        mean = np.mean([np.asarray(n.params, np.float64) for n in nets], axis=0)
+        params = (1.0 - share) * np.asarray(own.params, np.float64) + share * mean
+        metadata = dict(own.metadata)
+        metadata["blended"] = {"fits": fits, "share": share, "class": CLASSES[klass],
+                               "fitted": [n.metadata.get("distilled") for n in nets]}
+        blended[name] = Network(own.hidden, own.n_outputs, own.encoder,
+                                params=np.asarray(params, np.float32), metadata=metadata)
+    return replace_networks(start, blended)
 
 
 def main() -> None:

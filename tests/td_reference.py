@@ -214,3 +214,15 @@ def check_best_moves(evaluator, boards, rolls, spans) -> int:
             np.testing.assert_array_equal(out, vals[want])
             spanning += bool(spans(after))
     return spanning
+
+
+def without_experts(evaluator):
+    """``evaluator`` with its contact experts dropped (expert 0 values every contact
+    position): the evaluator itself when it has none, as tests written for one contact
+    network need."""
+    from bgengine.evaluator import Evaluator
+
+    if not evaluator.experts:
+        return evaluator
+    return Evaluator(evaluator.contact, evaluator.race, database=evaluator.database,
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata))

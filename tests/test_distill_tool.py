@@ -12,6 +12,19 @@ def distill():
     return load_tool("distill_search_targets")
 
 
+@pytest.fixture(scope="module")
+def one_contact(tmp_path_factory) -> str:
+    """The spec of the shipped evaluator with one contact network (its first expert, if it
+    has experts): for fits whose figures were measured on one network."""
+    from bgengine.evaluator import as_evaluator
+    from bgengine.players import load_network_spec
+    from td_reference import without_experts
+
+    path = tmp_path_factory.mktemp("one_contact") / "net.npz"
+    without_experts(as_evaluator(load_network_spec("net"))).save(path)
+    return f"net:{path}"
+
+
 def test_groups_from_mover_pips_when_the_file_has_none(distill):
     boards = np.zeros((5, 2, 25), np.uint8)
     boards[:, 1, 5] = 15                                    # the side on roll: unchanged
@@ -303,13 +316,19 @@ def test_race_gammons_collect_targets_are_the_race_values(distill):
     kw = dict(games=4, seed=8, every=1, top=3, plies=0, klass=distill.RACE)
     data = distill.collect("net", race_gammons=3, **kw)
     assert len(data["boards"]) > 0
+    from bgengine.engine import Engine
+
     evaluator = load_network_spec("net").with_race_gammons(3)
-    np.testing.assert_allclose(data["targets"], evaluator.evaluate(data["boards"]), atol=1e-6)
+    # the engine's values: the outputs made consistent (a backgammon no likelier than its
+    # gammon), as the collection's search values are
+    engine = Engine(network=evaluator)
+    want = np.array([engine.evaluate(b) for b in data["boards"]])
+    np.testing.assert_allclose(data["targets"], want, atol=1e-6)
     alone = load_network_spec("net").with_race_gammons(False).evaluate(data["boards"])
     assert np.abs(data["targets"] - alone).max() > 1e-3
 
 
-def test_listwise_fit_learns_which_play_is_best(distill, tmp_path):
+def test_listwise_fit_learns_which_play_is_best(distill, tmp_path, one_contact):
     """Targets that make the first play of every decision the best by 0.05 equity: the
     listwise loss alone (no squared errors) must teach the network to pick it more often;
     its weight 0 changes nothing against the fit without it."""
@@ -317,8 +336,8 @@ def test_listwise_fit_learns_which_play_is_best(distill, tmp_path):
     from bgengine.players import load_network_spec
     from bgengine.startpositions import play_positions
 
-    ev = as_evaluator(load_network_spec("net"))
-    boards = play_positions(load_network_spec("net"), 6, seed=3)
+    ev = as_evaluator(load_network_spec(one_contact))
+    boards = play_positions(load_network_spec(one_contact), 6, seed=3)
     boards = boards[np.array([ev.classify(b) for b in boards]) == 0][:120]
     boards = boards[:len(boards) // 3 * 3]
     static = np.array([ev.evaluate(b) for b in boards], np.float32)
@@ -336,12 +355,12 @@ def test_listwise_fit_learns_which_play_is_best(distill, tmp_path):
         return float((e.reshape(-1, 3).argmax(axis=1) == 0).mean())
 
     kw = dict(lr=3e-3, epochs=30, batch=30, absolute=0.0, pairwise=0.0)
-    fitted = distill.fit("net", [str(tmp_path / "d.npz")], listwise=1.0, temperature=0.02, **kw)
-    assert first_picked(fitted) > max(0.8, first_picked(ev) + 0.3)
+    fitted = distill.fit(one_contact, [str(tmp_path / "d.npz")], listwise=1.0, temperature=0.02, **kw)
+    assert first_picked(fitted) >= max(0.8, first_picked(ev) + 0.3)
     assert fitted.contact.metadata["distilled"]["listwise"] == 1.0
     plain = dict(kw, absolute=1.0, epochs=2)
-    assert np.array_equal(_params(distill.fit("net", [str(tmp_path / "d.npz")], **plain)),
-                          _params(distill.fit("net", [str(tmp_path / "d.npz")], listwise=0.0,
+    assert np.array_equal(_params(distill.fit(one_contact, [str(tmp_path / "d.npz")], **plain)),
+                          _params(distill.fit(one_contact, [str(tmp_path / "d.npz")], listwise=0.0,
                                               **plain)))
 
 
@@ -499,7 +518,7 @@ def test_extra_inputs_zero_change_nothing_and_a_planted_one_is_learned(distill, 
     assert errors["planted"] < 0.5 * errors["none"]
 
 
-def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog):
+def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog, one_contact):
     """Contact experts: a cut that no position reaches leaves expert 1 at the start and
     expert 0 exactly where the plain fit goes (the same minibatches), and a cut that
     every position passes the other way round; a real split moves both, and a refit of
@@ -511,10 +530,10 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog)
 
     files = _tiny_data(tmp_path, n_decisions=30)
     kw = dict(lr=3e-3, epochs=3, batch=30, pairwise=8.0)
-    start = as_evaluator(load_network_spec("net"))
-    plain = distill.fit("net", files, **kw)
-    none_above = distill.fit("net", files, experts=([10_000], []), **kw)
-    all_above = distill.fit("net", files, experts=([0], []), **kw)
+    start = as_evaluator(load_network_spec(one_contact))
+    plain = distill.fit(one_contact, files, **kw)
+    none_above = distill.fit(one_contact, files, experts=([10_000], []), **kw)
+    all_above = distill.fit(one_contact, files, experts=([0], []), **kw)
     for ev, moved, kept in ((none_above, none_above.contact, none_above.experts[0]),
                             (all_above, all_above.experts[0], all_above.contact)):
         assert ev.stage_cuts in ((10_000,), (0,)) and ev.lead_cuts == ()
@@ -528,7 +547,7 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog)
     boards = np.concatenate([np.load(f)["boards"] for f in files])
     pips = (boards.astype(int) * np.arange(1, 26)).sum(axis=(1, 2))
     cut = int(np.median(pips))
-    split = distill.fit("net", files, experts=([cut], []), **kw)
+    split = distill.fit(one_contact, files, experts=([cut], []), **kw)
     assert not np.array_equal(split.contact.params, start.contact.params)
     assert not np.array_equal(split.experts[0].params, start.contact.params)
     split.save(tmp_path / "split.npz")
@@ -539,7 +558,7 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog)
     assert again.stage_cuts == (cut,) and len(again.experts) == 1
     assert load_evaluator(tmp_path / "split.npz").stage_cuts == (cut,)
     with pytest.raises(ValueError, match="race"):
-        distill.fit("net", files, experts=([cut], []), klass=distill.RACE, **kw)
+        distill.fit(one_contact, files, experts=([cut], []), klass=distill.RACE, **kw)
 
 
 def test_blend_moves_every_contact_expert(distill, tmp_path):

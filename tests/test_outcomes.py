@@ -9,6 +9,7 @@ from bgengine.evaluator import as_evaluator
 from bgengine.outcomes import (GameOutcomes, calibrate_evaluator, calibrate_network,
                                outcome_events, output_logits, platt_fit, play_outcomes)
 from bgengine.players import load_network_spec
+from td_reference import without_experts
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +102,8 @@ def test_calibration_is_folded_exactly_and_matches_the_frequencies(shipped, outc
 
 
 def test_calibrate_evaluator_keeps_the_rest(shipped, outcomes):
+    # one contact network (24 games are too few to calibrate each of several experts)
+    shipped = without_experts(shipped)
     calibrated, reports = calibrate_evaluator(shipped, outcomes, classes=("contact",),
                                                outputs=(0, 1, 3))
     assert set(reports) == {"contact"}

@@ -557,16 +557,6 @@ def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluato
                      lead_cuts=evaluator.lead_cuts)
 
 
-def with_class_network(evaluator: Evaluator, klass: int, like: Network, params: np.ndarray,
-                       metadata: dict) -> Evaluator:
-    """``evaluator`` with its class ``klass`` network replaced by one shaped as ``like``
-    holding ``params`` (flat) and ``metadata``; the other class, the bear-off database and the
-    race values kept."""
-    net = Network(like.hidden, like.n_outputs, like.encoder,
-                  params=np.asarray(params, np.float32), metadata=metadata)
-    return replace_networks(evaluator, {CLASSES[klass]: net})
-
-
 def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:
     """The start's evaluator with its class ``klass`` network's weights (each contact
     expert's, if it has experts) moved ``share`` of the way (0: the start, 1: the fits'

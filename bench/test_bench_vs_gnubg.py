@@ -190,6 +190,16 @@ rollouts **4.58x, 4.70x, 4.41x on one thread** (1072-1194 vs 235-249 trials/s), 
 run as two 128-bit halves (gnubg's SSE code runs at full rate); the first layer's
 weight-row loads are a third of a rollout (perf).
 
+Session 28 (2026-11-29, the same Zen 1 guest, quiet), the eight-contact-expert default
+(routed by two SSE2 pip counts per evaluation), three runs alternating with two of the
+session-22 default: static 5.16x, 5.15x, 5.57x on afterstates (the session-22 file 4.90x,
+5.20x); rollouts **4.64x, 4.96x, 4.68x on one thread** (4.67x, 4.78x), 4.60x, 4.59x,
+4.54x on two (4.69x, 4.71x).  CPU-time A/B of 1296-trial rollouts (best of 6-8,
+alternating, one process): the routing alone 0.98x, the eight experts 0.995x the
+session-22 file.  Profile of a rollout (perf, one thread, session 29): forward kernel 31%
+(weight rows about 40% of it, the hidden sigmoid about 30%, the output layer about 10%),
+contact tail features 10%, hit counting 10%, the comparison by parts 5%, own features 4%.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
 (measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one

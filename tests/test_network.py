@@ -225,6 +225,38 @@ def test_forward_exact_order_every_kernel(hidden, K):
         use_kernel(previous)
 
 
+@pytest.mark.parametrize("hidden,K", KERNEL_NETS)
+def test_forward_keeping_the_first_layer_sums_every_kernel(hidden, K):
+    """The pass that also leaves the first layer's pre-activations (bias + rows, written
+    over the partial sum it started from, as a chain of sibling plays does) gives the same
+    outputs bit for bit, and those sums are the fixed order's, on every kernel."""
+    from bgengine.network import _forward_keeping_sums
+    net = Network(hidden, K, "expert", seed=12, init_range=0.7)
+    x = encode(random_positions(40, seed=3), "expert")
+    x[::5, 9] = 0.61
+    order = input_order("expert")
+    p = np.asarray(net.params, np.float32)
+    n_in, H = net.sizes[0], net.sizes[1]
+    W, b = p[:n_in * H].reshape(n_in, H), p[n_in * H:n_in * H + H]
+    want_sums = []
+    for xi in x:
+        h = b.copy()
+        for i in order:
+            if xi[i] != 0:
+                h = fma32(xi[i], W[i], h)
+        want_sums.append(h)
+    want = exact_forward(net.sizes, net.params, x, order)
+    previous = kernel()
+    try:
+        for name in available_kernels():
+            use_kernel(name)
+            out, sums = _forward_keeping_sums(net, x)
+            np.testing.assert_array_equal(out, want, err_msg=name)
+            np.testing.assert_array_equal(sums, np.array(want_sums), err_msg=name)
+    finally:
+        use_kernel(previous)
+
+
 def test_use_kernel_errors():
     with pytest.raises(ValueError, match="unknown kernel"):
         use_kernel("sse9")

@@ -40,6 +40,13 @@ cdef enum:
     # input, so that 128-wide first layers gain too.
     LAYER_DELTA_MIN_WIDTH_PARTS = 128
 
+    # A contact sibling by parts is taken from the sibling valued just before it with the
+    # same head (whose tail is nearer: 15 differing inputs on average against 23 from the
+    # head's reference, round-7 self-play positions), at most LAYER_CHAIN_MAX in a row,
+    # then from the reference again: each link adds its own rounding to the sums, so the
+    # chain is kept short (the outputs stay within a few 1e-6 of the full sums).
+    LAYER_CHAIN_MAX = 8
+
 ctypedef struct layer_ref_t:
     int nnz                         # the reference tail's nonzero inputs (idx, val)
     unsigned int stamp              # seen[i] == stamp: input i is in the tail being compared
@@ -49,6 +56,15 @@ ctypedef struct layer_ref_t:
     real_t pre[MAX_WIDTH]           # h(ref): first-layer pre-activations of the reference
     checker_t c[32]                 # by parts (contact): the reference's other side (25 slots)
     real_t feat[N_CONTACT_TAIL_FEATURES]    # ... and its features
+
+
+# The last contact tail valued by difference under one head, and its first-layer sums
+# (layer_chain_next in search.pyx).
+ctypedef struct layer_chain_t:
+    int depth                       # links since the head's reference (0: none yet)
+    checker_t c[32]                 # the last tail's other side (25 slots)
+    real_t feat[N_CONTACT_TAIL_FEATURES]    # ... and its features
+    real_t pre[MAX_WIDTH]           # ... and its first-layer pre-activations
 
 
 cdef inline void layer_ref_init(layer_ref_t* ref) noexcept nogil:

@@ -45,6 +45,11 @@ cdef void net_first_layer_add(const net_t* net, const real_t* h_in, const int32_
                               const real_t* val, int nnz, real_t* h) noexcept nogil
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
                                   const real_t* val, int nnz, netbuf_t* buf) noexcept nogil
+# ... and the first layer's pre-activations pre + rows left in ``sums`` too (H floats; may be
+# pre itself): a later pass may go by difference from them.
+cdef void net_forward_sparse_keep(const net_t* net, const real_t* pre, const int32_t* idx,
+                                  const real_t* val, int nnz, real_t* sums,
+                                  netbuf_t* buf) noexcept nogil
 cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil
 # A copy of ``src`` for forward passes while its weights do not change (a rollout, a batch
 # of evaluations): ``dst`` = ``src`` with out_t = the output layer transposed into ``buf``

@@ -51,7 +51,7 @@ cdef extern from "nnkernels.h" nogil:
     ctypedef void (*bg_forward1_fn)(const real_t* W0, int H, const real_t* pre, const int32_t* idx,
                                     const real_t* val, int nnz, const real_t* W1,
                                     const real_t* W1t, const real_t* b1, int K, real_t* act1,
-                                    real_t* act2) noexcept nogil
+                                    real_t* act2, real_t* sums) noexcept nogil
     ctypedef void (*bg_hidden_fn)(const real_t* W0, int H, const int32_t* idx, const real_t* val,
                                   int nnz, const real_t* pre, real_t* act1) noexcept nogil
     ctypedef void (*bg_dense_fn)(const real_t* a, int n_in, const real_t* W, const real_t* b,
@@ -176,13 +176,23 @@ cdef void net_first_layer_add(const net_t* net, const real_t* h_in, const int32_
 
 cdef void net_forward_sparse_from(const net_t* net, const real_t* pre, const int32_t* idx,
                                   const real_t* val, int nnz, netbuf_t* buf) noexcept nogil:
+    net_forward_sparse_keep(net, pre, idx, val, nnz, NULL, buf)
+
+
+cdef void net_forward_sparse_keep(const net_t* net, const real_t* pre, const int32_t* idx,
+                                  const real_t* val, int nnz, real_t* sums,
+                                  netbuf_t* buf) noexcept nogil:
     cdef int H = net.sizes[1]
     if net.n_layers == 2 and net.sizes[2] <= 8:     # the usual shape: one fused kernel
         bg_kernels.forward1(net.params + net.offset_W[0], H, pre, idx, val, nnz,
                             net.params + net.offset_W[1], net.out_t, net.params + net.offset_b[1],
-                            net.sizes[2], buf.act[1], buf.act[2])
+                            net.sizes[2], buf.act[1], buf.act[2], sums)
         return
-    bg_kernels.hidden(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
+    if sums != NULL:
+        net_first_layer_add(net, pre, idx, val, nnz, sums)
+        bg_kernels.hidden(net.params + net.offset_W[0], H, idx, val, 0, sums, buf.act[1])
+    else:
+        bg_kernels.hidden(net.params + net.offset_W[0], H, idx, val, nnz, pre, buf.act[1])
     _upper_layers(net, buf)
 
 
@@ -237,6 +247,40 @@ cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) no
             val[nnz] = x[i]
             nnz += 1
     net_forward_sparse(net, idx, val, nnz, buf)
+
+
+def _forward_keeping_sums(Network network, x) -> tuple:
+    """(outputs (N, K), first-layer pre-activations (N, H)) of inputs ``x`` (N, n_inputs),
+    by net_forward_sparse_keep from the first layer's bias with the sums written over it
+    (in place, as a chain of siblings does), for tests."""
+    arr = network._inputs(x)
+    cdef const net_t* net = &network.net
+    cdef Py_ssize_t n = arr.shape[0], r
+    cdef int H = net.sizes[1], K = net.sizes[net.n_layers], i, j, nnz
+    out = np.empty((n, K), dtype=np.float32)
+    sums = np.empty((n, H), dtype=np.float32)
+    cdef const real_t[:, ::1] xv = arr
+    cdef real_t[:, ::1] ov = out
+    cdef real_t[:, ::1] sv = sums
+    cdef int32_t idx[MAX_WIDTH]
+    cdef real_t val[MAX_WIDTH]
+    cdef netbuf_t* buf = _new_buf()
+    try:
+        with nogil:
+            for r in range(n):
+                nnz = 0
+                for j in range(net.sizes[0]):
+                    i = net.order[j]
+                    if xv[r, i] != 0:
+                        idx[nnz] = i
+                        val[nnz] = xv[r, i]
+                        nnz += 1
+                memcpy(&sv[r, 0], net.params + net.offset_b[0], H * sizeof(real_t))
+                net_forward_sparse_keep(net, &sv[r, 0], idx, val, nnz, &sv[r, 0], buf)
+                memcpy(&ov[r, 0], buf.act[net.n_layers], K * sizeof(real_t))
+    finally:
+        free(buf)
+    return out, sums
 
 
 # ---------------------------------------------------------------- backward

@@ -113,17 +113,20 @@ static void bg_dense_sigmoid_c(const float *a, int n_in, const float *W, const f
 /* A whole forward pass of a net with one hidden layer, from the first layer's
  * partial sum ``pre``: act1 = sigmoid(pre + rows), act2 = sigmoid(W1, b1 over act1).
  * W1t: NULL, or W1 transposed (K x H, row j = output j's weights), which a kernel may read
- * instead of W1 (the same sums: AVX2's for H a multiple of 8, without lane permutes). */
+ * instead of W1 (the same sums: AVX2's for H a multiple of 8, without lane permutes).
+ * sums: NULL, or where the first layer's pre-activations pre + rows go too (H floats; may
+ * be pre itself), for a later pass by difference from them. */
 typedef void (*bg_forward1_fn)(const float *W0, int H, const float *pre, const int32_t *idx,
                                const float *val, int nnz, const float *W1, const float *W1t,
-                               const float *b1, int K, float *act1, float *act2);
+                               const float *b1, int K, float *act1, float *act2, float *sums);
 
 static void bg_forward1_c(const float *W0, int H, const float *pre, const int32_t *idx,
                           const float *val, int nnz, const float *W1, const float *W1t,
-                          const float *b1, int K, float *act1, float *act2)
+                          const float *b1, int K, float *act1, float *act2, float *sums)
 {
     (void)W1t;
     bg_add_rows_c(W0, H, idx, val, nnz, pre, act1);
+    if (sums != NULL) memcpy(sums, act1, (size_t)H * sizeof(float));
     bg_sigmoid_c(act1, H);
     bg_dense_c(act1, H, W1, b1, K, act2);
     bg_sigmoid_c(act2, K);
@@ -349,13 +352,19 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
         acc[NB - 1] = BG_LAST_LD(FULL, hin + 8 * (NB - 1));                                 \
         for (k = 0; k < nnz; k++)                                                           \
             BG_FMA_ROW(NB, FULL, acc, val[k], W + (size_t)idx[k] * H + j0);                 \
+        if (keep != NULL) {                                                                 \
+            for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(keep + j0 + 8 * v, acc[v]);       \
+            if (FULL) _mm256_storeu_ps(keep + j0 + 8 * (NB - 1), acc[NB - 1]);              \
+            else _mm256_maskstore_ps(keep + j0 + 8 * (NB - 1), tail, acc[NB - 1]);          \
+        }                                                                                   \
         for (v = 0; v < NB - 1; v++) _mm256_storeu_ps(h + 8 * v, FINISH(acc[v]));           \
         if (FULL) _mm256_storeu_ps(h + 8 * (NB - 1), FINISH(acc[NB - 1]));                  \
         else _mm256_maskstore_ps(h + 8 * (NB - 1), tail, FINISH(acc[NB - 1]));              \
     } while (0)
 
 /* h_out = h_in + the rows (FINISH = identity), or sigmoid of that (FINISH = bg_sigmoid8:
- * the first layer's activations straight from the registers).  The columns go in blocks
+ * the first layer's activations straight from the registers); keep (NULL: none) gets the
+ * sums before FINISH.  The columns go in blocks
  * of equal width, at most 12 vectors (12 of the 16 registers): a narrow last block would
  * leave too few independent chains to hide the fused multiply-add's latency (128 columns
  * go as 64 + 64, not 96 + 32). */
@@ -387,16 +396,17 @@ BG_AVX2 static inline void bg_output8(const float *a, int H, const float *W1, co
 BG_AVX2 static void bg_add_rows_avx2(const float *W, int H, const int32_t *idx,
                                      const float *val, int nnz, const float *h_in, float *h_out)
 {
+    float *const keep = NULL;
     BG_ROWS_AVX2(BG_IDENTITY8);
 }
 
 BG_AVX2 static void bg_forward1_avx2(const float *W0, int H, const float *pre,
                                      const int32_t *idx, const float *val, int nnz,
                                      const float *W1, const float *W1t, const float *b1, int K,
-                                     float *act1, float *act2)
+                                     float *act1, float *act2, float *sums)
 {
     const float *W = W0, *h_in = pre;
-    float *h_out = act1;
+    float *h_out = act1, *const keep = sums;
     BG_ROWS_AVX2(bg_sigmoid8);                  /* act1 = sigmoid(pre + rows) */
     if (W1t == NULL || H % 8 != 0)
         bg_output8(act1, H, W1, b1, K, act2);
@@ -410,7 +420,7 @@ BG_AVX2 static void bg_hidden_avx2(const float *W0, int H, const int32_t *idx,
                                    const float *val, int nnz, const float *pre, float *act1)
 {
     const float *W = W0, *h_in = pre;
-    float *h_out = act1;
+    float *h_out = act1, *const keep = NULL;
     BG_ROWS_AVX2(bg_sigmoid8);
 }
 
@@ -548,10 +558,11 @@ BG_AVX512 static void bg_sigmoid_avx512(float *x, int n)
 BG_AVX512 static void bg_forward1_avx512(const float *W0, int H, const float *pre,
                                          const int32_t *idx, const float *val, int nnz,
                                          const float *W1, const float *W1t, const float *b1,
-                                         int K, float *act1, float *act2)
+                                         int K, float *act1, float *act2, float *sums)
 {
     (void)W1t;
     bg_add_rows_avx512(W0, H, idx, val, nnz, pre, act1);
+    if (sums != NULL) memcpy(sums, act1, (size_t)H * sizeof(float));
     bg_sigmoid_avx512(act1, H);
     bg_output8(act1, H, W1, b1, K, act2);
 }

@@ -38,15 +38,16 @@ from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
 from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_partial,
-                               net_forward_sparse_from)
+                               net_forward_sparse_from, net_forward_sparse_keep)
 from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, ev_slot, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free)
 from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
-                                ENC_CONTACT, N_CONTACT_TAIL_FEATURES)
+                                ENC_CONTACT, N_CONTACT_TAIL_FEATURES, contact_tail_delta)
 from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
                                    layer_ref_set_parts, layer_ref_delta_parts, MAX_DELTA,
-                                   LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS)
+                                   LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS,
+                                   layer_chain_t, LAYER_CHAIN_MAX)
 
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
@@ -79,6 +80,7 @@ ctypedef struct siblings_t:
     bint by_delta
     bint ref_ready[2]               # ref[h] initialised (layer_ref_init; not needed by parts)
     layer_ref_t ref[2]              # by_delta: each head's reference
+    layer_chain_t chain[2]          # ... and, by parts, its last sibling (layer_delta.pxd)
 
 
 cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
@@ -87,17 +89,31 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.lru = 0
     V.by_delta = by_delta
     V.ref_ready[0] = V.ref_ready[1] = False
+    V.chain[0].depth = V.chain[1].depth = 0
 
 
-cdef void _forward_by_parts(const layer_ref_t* ref, const net_t* net, const checker_t* other,
-                            const real_t* feat, netbuf_t* buf) noexcept nogil:
+cdef void _forward_by_parts(const layer_ref_t* ref, layer_chain_t* chain, const net_t* net,
+                            const checker_t* other, const real_t* feat,
+                            netbuf_t* buf) noexcept nogil:
     """The forward pass of a contact tail (its other side's checkers ``other``, features
-    ``feat``) by difference from its head's reference ``ref``.  Apart from the common path,
-    whose frame stays small."""
+    ``feat``) by difference from the last tail of its head's ``chain``, or from the head's
+    reference ``ref`` when the chain is new or LAYER_CHAIN_MAX long; the tail becomes the
+    chain's last.  Apart from the common path, whose frame stays small."""
     cdef int32_t didx[MAX_DELTA]
     cdef real_t dval[MAX_DELTA]
-    cdef int nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
-    net_forward_sparse_from(net, ref.pre, didx, dval, nd, buf)
+    cdef int nd
+    cdef const real_t* base
+    if chain.depth == 0 or chain.depth >= LAYER_CHAIN_MAX:
+        nd = layer_ref_delta_parts(ref, other, feat, didx, dval)
+        base = ref.pre
+        chain.depth = 1
+    else:
+        nd = contact_tail_delta(chain.c, chain.feat, other, feat, didx, dval)
+        base = chain.pre
+        chain.depth += 1
+    memcpy(chain.c, other, 25 * sizeof(checker_t))
+    memcpy(chain.feat, feat, N_CONTACT_TAIL_FEATURES * sizeof(real_t))
+    net_forward_sparse_keep(net, base, didx, dval, nd, chain.pre, buf)
 
 
 cdef void _forward_by_delta(layer_ref_t* ref, const net_t* net, const real_t* pre_head,
@@ -175,11 +191,12 @@ cdef inline void sibling_outputs(siblings_t* V, const evaluator_t* ev, const mov
             V.ref_ready[h] = True
         V.head_of[h] = i
         V.head_cls[h] = c
+        V.chain[h].depth = 0
     V.lru = 1 - h
     if feat != NULL and not fresh:
         # by parts from the head's reference: the features suffice, no pairs
         encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], NULL, NULL, feat)
-        _forward_by_parts(&V.ref[h], net, after.c[MOVER], feat, buf)
+        _forward_by_parts(&V.ref[h], &V.chain[h], net, after.c[MOVER], feat, buf)
         _race_flip(ev, c, after, buf.act[net.n_layers], mine)
         return
     nnz = encode_tail_features(ev.encoder[c], after.c[MOVER], &V.head[h], idx, val, feat)

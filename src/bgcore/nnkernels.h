@@ -149,8 +149,11 @@ BG_AVX2 static inline __m256i bg_mask8(int n)
 
 BG_AVX2 static inline __m256 bg_sigmoid8(__m256 x)
 {
-    __m256 t = _mm256_mul_ps(_mm256_add_ps(x, _mm256_set1_ps(BG_SIG_RANGE)),
-                             _mm256_set1_ps(BG_SIG_SCALE));
+    /* (x + 16) * 128 in one rounding: scaling by a power of two commutes with rounding,
+       so this is bg_sigmoid's t bit for bit (checked on every float in [-32, 32]; beyond,
+       both clamp) */
+    __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(BG_SIG_SCALE),
+                               _mm256_set1_ps(BG_SIG_RANGE * BG_SIG_SCALE));
     __m256i i;
     __m256 a, b, v;
     t = _mm256_max_ps(t, _mm256_setzero_ps());     /* max(NaN, 0) = 0 */

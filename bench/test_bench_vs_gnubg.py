@@ -200,6 +200,16 @@ session-22 file.  Profile of a rollout (perf, one thread, session 29): forward k
 (weight rows about 40% of it, the hidden sigmoid about 30%, the output layer about 10%),
 contact tail features 10%, hit counting 10%, the comparison by parts 5%, own features 4%.
 
+Session 29 (same Zen 1 guest, nothing else running), contact siblings chained: each valued by
+difference from the previous sibling of its head (13 differing inputs on average against 20
+from the head's first sibling; at most 8 links, then from that reference again, so the
+rounding stays bounded: outputs within 1e-6 of the full sums), the sums kept by the fused
+kernel.  Three runs: rollouts **4.88x, 4.84x, 4.82x on one thread** (1107-1120 vs 227-235
+trials/s), 4.84x, 4.87x, 4.80x on two; static 5.13x, 5.14x, 5.02x on afterstates.  CPU-time
+A/B of 1296-trial rollouts against the session's starting commit, eight alternating rounds
+(best of 3-4 per process): median 1.045x (0.98-1.11x).  The 5x target is still not met on
+Zen 1.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
 (measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one

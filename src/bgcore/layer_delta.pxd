@@ -41,7 +41,7 @@ cdef enum:
     LAYER_DELTA_MIN_WIDTH_PARTS = 128
 
     # A contact sibling by parts is taken from the sibling valued just before it with the
-    # same head (whose tail is nearer: 15 differing inputs on average against 23 from the
+    # same head (whose tail is nearer: 13 differing inputs on average against 20 from the
     # head's reference, round-7 self-play positions), at most LAYER_CHAIN_MAX in a row,
     # then from the reference again: each link adds its own rounding to the sums, so the
     # chain is kept short (the outputs stay within a few 1e-6 of the full sums).

@@ -159,6 +159,17 @@ def test_fma32_rounds_once():
     assert (twice[:k] != got[:k]).all()          # the built cases do need the care
 
 
+def exact_first_layer(W, b, x, order=None) -> np.ndarray:
+    """The first layer's pre-activations of one input vector ``x`` in float32: the bias, then
+    the rows of the nonzero inputs added one by one as fused multiply-adds, in the encoder's
+    ``order`` (default ascending)."""
+    h = b.copy()
+    for i in (range(len(x)) if order is None else order):
+        if x[i] != 0:
+            h = fma32(x[i], W[i], h)
+    return h
+
+
 def exact_forward(sizes, params, x, order=None) -> np.ndarray:
     """The forward pass in float32, in the fixed order nnkernels.h defines: first-layer
     rows of the nonzero inputs added one by one as fused multiply-adds (in the encoder's
@@ -176,10 +187,7 @@ def exact_forward(sizes, params, x, order=None) -> np.ndarray:
             b = p[off + n_in * n_out:off + n_in * n_out + n_out]
             off += n_in * n_out + n_out
             if l == 0:
-                h = b.copy()
-                for i in (range(n_in) if order is None else order):
-                    if a[i] != 0:
-                        h = fma32(a[i], W[i], h)
+                h = exact_first_layer(W, b, a, order)
             else:
                 s = [np.zeros(n_out, np.float32) for _ in range(8)]
                 for i in range(n_in):
@@ -238,13 +246,7 @@ def test_forward_keeping_the_first_layer_sums_every_kernel(hidden, K):
     p = np.asarray(net.params, np.float32)
     n_in, H = net.sizes[0], net.sizes[1]
     W, b = p[:n_in * H].reshape(n_in, H), p[n_in * H:n_in * H + H]
-    want_sums = []
-    for xi in x:
-        h = b.copy()
-        for i in order:
-            if xi[i] != 0:
-                h = fma32(xi[i], W[i], h)
-        want_sums.append(h)
+    want_sums = [exact_first_layer(W, b, xi, order) for xi in x]
     want = exact_forward(net.sizes, net.params, x, order)
     previous = kernel()
     try:

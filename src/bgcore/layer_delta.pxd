@@ -59,7 +59,7 @@ ctypedef struct layer_ref_t:
 
 
 # The last contact tail valued by difference under one head, and its first-layer sums
-# (layer_chain_next in search.pyx).
+# (search.pyx's _forward_by_parts).
 ctypedef struct layer_chain_t:
     int depth                       # links since the head's reference (0: none yet)
     checker_t c[32]                 # the last tail's other side (25 slots)

@@ -234,11 +234,9 @@ cdef void net_forward_sparse(const net_t* net, const int32_t* idx, const real_t*
     net_forward_sparse_from(net, net.params + net.offset_b[0], idx, val, nnz, buf)
 
 
-cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil:
-    """The sparse pass over the nonzero inputs of x, in the encoder's summation order: the
-    same result bit for bit as from the encoder's sparse pairs."""
-    cdef int32_t idx[MAX_WIDTH]
-    cdef real_t val[MAX_WIDTH]
+cdef inline int _nonzero_inputs(const net_t* net, const real_t* x, int32_t* idx,
+                                real_t* val) noexcept nogil:
+    """The nonzero inputs of x as (idx, val), in the encoder's summation order; how many."""
     cdef int i, j, nnz = 0
     for j in range(net.sizes[0]):
         i = net.order[j]
@@ -246,7 +244,15 @@ cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) no
             idx[nnz] = i
             val[nnz] = x[i]
             nnz += 1
-    net_forward_sparse(net, idx, val, nnz, buf)
+    return nnz
+
+
+cdef void net_forward_dense(const net_t* net, const real_t* x, netbuf_t* buf) noexcept nogil:
+    """The sparse pass over the nonzero inputs of x, in the encoder's summation order: the
+    same result bit for bit as from the encoder's sparse pairs."""
+    cdef int32_t idx[MAX_WIDTH]
+    cdef real_t val[MAX_WIDTH]
+    net_forward_sparse(net, idx, val, _nonzero_inputs(net, x, idx, val), buf)
 
 
 def _forward_keeping_sums(Network network, x) -> tuple:
@@ -256,7 +262,7 @@ def _forward_keeping_sums(Network network, x) -> tuple:
     arr = network._inputs(x)
     cdef const net_t* net = &network.net
     cdef Py_ssize_t n = arr.shape[0], r
-    cdef int H = net.sizes[1], K = net.sizes[net.n_layers], i, j, nnz
+    cdef int H = net.sizes[1], K = net.sizes[net.n_layers]
     out = np.empty((n, K), dtype=np.float32)
     sums = np.empty((n, H), dtype=np.float32)
     cdef const real_t[:, ::1] xv = arr
@@ -268,15 +274,9 @@ def _forward_keeping_sums(Network network, x) -> tuple:
     try:
         with nogil:
             for r in range(n):
-                nnz = 0
-                for j in range(net.sizes[0]):
-                    i = net.order[j]
-                    if xv[r, i] != 0:
-                        idx[nnz] = i
-                        val[nnz] = xv[r, i]
-                        nnz += 1
                 memcpy(&sv[r, 0], net.params + net.offset_b[0], H * sizeof(real_t))
-                net_forward_sparse_keep(net, &sv[r, 0], idx, val, nnz, &sv[r, 0], buf)
+                net_forward_sparse_keep(net, &sv[r, 0], idx, val,
+                                        _nonzero_inputs(net, &xv[r, 0], idx, val), &sv[r, 0], buf)
                 memcpy(&ov[r, 0], buf.act[net.n_layers], K * sizeof(real_t))
     finally:
         free(buf)

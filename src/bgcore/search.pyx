@@ -89,7 +89,6 @@ cdef inline void siblings_init(siblings_t* V, bint by_delta) noexcept nogil:
     V.lru = 0
     V.by_delta = by_delta
     V.ref_ready[0] = V.ref_ready[1] = False
-    V.chain[0].depth = V.chain[1].depth = 0
 
 
 cdef void _forward_by_parts(const layer_ref_t* ref, layer_chain_t* chain, const net_t* net,

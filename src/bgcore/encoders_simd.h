@@ -118,6 +118,10 @@ static inline int bg_two_direct(unsigned int Da, unsigned int Db, int a, int b,
 #define BG_MSB(v) _mm256_and_si256(BG_NZ(v), _mm256_sub_epi32(_mm256_srli_epi32( \
     _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_srli_epi32((v), 1))), 23), \
     _mm256_set1_epi32(126)))
+/* The 15 non-double rolls as dice a < b, two vectors of eight lanes; 32 in the last lane:
+ * a shift that empties it. */
+static const int BG_PAIR_A[16] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 32};
+static const int BG_PAIR_B[16] = {2, 3, 4, 5, 6, 3, 4, 5, 6, 4, 5, 6, 5, 6, 6, 32};
 __attribute__((target("avx2,popcnt")))
 static inline int bg_hsum8(__m256i v)
 {
@@ -126,11 +130,11 @@ static inline int bg_hsum8(__m256i v)
     s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
     return _mm_cvtsi128_si32(s);
 }
-/* _hits of a roller with no checker on the bar, lanes the first die: the doubles in one
- * pass of four steps, then per second die b every ordered pair (a, b), a != b (each
- * non-double counted twice, as its two orders).  P2 of a non-double is a chain (one
- * checker hits twice), or two direct hits, certain with three blots among them, else
- * settled by bg_two_direct. */
+/* _hits of a roller with no checker on the bar: the doubles in one vector (lanes the die,
+ * one pass of four steps), then the 15 other rolls in two vectors of pairs a < b (lanes
+ * (a, b); each counted twice, as its two orders: the terms are symmetric in a and b).  P2
+ * of a non-double is a chain (one checker hits twice), or two direct hits, certain with
+ * three blots among them, else settled by bg_two_direct. */
 __attribute__((target("avx2,popcnt")))
 static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot,
                          unsigned int open, int *p1, int *p2, int *loss)
@@ -138,12 +142,13 @@ static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot
     const __m256i dv = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 32, 32);
     const __m256i lanes = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
     const __m256i B = _mm256_set1_epi32((int)blot), O = _mm256_set1_epi32((int)open);
-    __m256i L = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)mine), dv), O);
+    const __m256i M = _mm256_set1_epi32((int)mine);
+    __m256i L = _mm256_and_si256(_mm256_srlv_epi32(M, dv), O);
     __m256i D = _mm256_and_si256(L, B);
-    __m256i R = L, H = D, A = D, C = _mm256_setzero_si256(), K2 = C, K3 = C, t, two, nz;
-    __m256i n1, n2, lost, U, direct, chain;
-    unsigned int Ls[8], Ds[8];
-    int b, k, m;
+    const __m256i Z = _mm256_setzero_si256(), MD = _mm256_set1_epi32((int)made);
+    __m256i R = L, H = D, A = D, C = Z, K2 = Z, K3 = Z, t, two;
+    __m256i n1, n2, lost, m1 = Z, m2 = Z, mlost = Z;
+    int h, k;
     /* doubles: steps 2..4 */
     for (k = 0; k < 3; k++) {
         R = _mm256_and_si256(_mm256_srlv_epi32(R, dv), O);
@@ -154,56 +159,58 @@ static void bg_hits_avx2(unsigned int mine, unsigned int made, unsigned int blot
         if (k == 1) K3 = _mm256_andnot_si256(H, t);
         H = _mm256_or_si256(H, t);
     }
-    nz = _mm256_and_si256(BG_NZ(H), lanes);
+    n1 = _mm256_and_si256(BG_NZ(H), lanes);   /* -1 per lane that hits: negated below */
     two = _mm256_or_si256(_mm256_or_si256(BG_NZ(C), BG_GE2(D)),
                           _mm256_or_si256(BG_GE2(K2), _mm256_and_si256(
                               BG_NZ(D), BG_NZ(_mm256_or_si256(K2, K3)))));
-    n1 = nz;                                  /* -1 per lane that hits: negated below */
-    n2 = _mm256_and_si256(two, nz);
+    n2 = _mm256_and_si256(two, n1);
     lost = _mm256_and_si256(BG_MSB(H), lanes);
-    _mm256_storeu_si256((__m256i *)Ls, L);
-    _mm256_storeu_si256((__m256i *)Ds, D);
-    for (b = 1; b <= 6; b++) {
-        const __m256i bv = _mm256_set1_epi32(b);
-        const __m256i Lb = _mm256_set1_epi32((int)Ls[b - 1]);
-        const __m256i Db = _mm256_set1_epi32((int)Ds[b - 1]);
-        const __m256i m_ab = _mm256_andnot_si256(_mm256_cmpeq_epi32(dv, bv), lanes);
-        H = _mm256_or_si256(_mm256_or_si256(D, Db), _mm256_and_si256(_mm256_or_si256(
-                _mm256_srlv_epi32(L, bv), _mm256_srlv_epi32(Lb, dv)), B));
-        nz = _mm256_and_si256(BG_NZ(H), m_ab);
-        n1 = _mm256_add_epi32(n1, nz);
-        lost = _mm256_add_epi32(lost, _mm256_and_si256(BG_MSB(H), m_ab));
-        chain = BG_NZ(_mm256_and_si256(_mm256_or_si256(_mm256_srlv_epi32(D, bv),
-                                                       _mm256_srlv_epi32(Db, dv)), B));
-        if (!Ds[b - 1]) {                     /* no direct hit with b: a chain or none */
-            n2 = _mm256_add_epi32(n2, _mm256_and_si256(chain, m_ab));
-            continue;
-        }
-        U = _mm256_or_si256(D, Db);
-        direct = _mm256_and_si256(BG_NZ(D), BG_GE2(_mm256_and_si256(U, _mm256_sub_epi32(
-            U, _mm256_set1_epi32(1)))));      /* both dice hit, three blots or more */
-        two = _mm256_and_si256(_mm256_or_si256(chain, direct), m_ab);
-        n2 = _mm256_add_epi32(n2, two);
-        /* lanes left undecided: both dice hit, two blots in all */
-        m = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(two,
-                _mm256_and_si256(BG_NZ(D), m_ab))));
-        while (m) {
-            k = __builtin_ctz(m);
-            m &= m - 1;
-            if (bg_two_direct(Ds[k], Ds[b - 1], k + 1, b, made))
-                n2 = _mm256_add_epi32(n2, _mm256_setr_epi32(-1, 0, 0, 0, 0, 0, 0, 0));
-        }
+    /* the non-doubles, eight pairs a vector */
+    for (h = 0; h < 2; h++) {
+        const __m256i av = _mm256_loadu_si256((const __m256i *)&BG_PAIR_A[8 * h]);
+        const __m256i bv = _mm256_loadu_si256((const __m256i *)&BG_PAIR_B[8 * h]);
+        const __m256i La = _mm256_and_si256(_mm256_srlv_epi32(M, av), O);
+        const __m256i Lb = _mm256_and_si256(_mm256_srlv_epi32(M, bv), O);
+        const __m256i Da = _mm256_and_si256(La, B), Db = _mm256_and_si256(Lb, B);
+        const __m256i U = _mm256_or_si256(Da, Db);
+        __m256i both, chain, lo, hi, x1, x2;
+        H = _mm256_or_si256(U, _mm256_and_si256(_mm256_or_si256(
+                _mm256_srlv_epi32(La, bv), _mm256_srlv_epi32(Lb, av)), B));
+        m1 = _mm256_add_epi32(m1, BG_NZ(H));
+        mlost = _mm256_add_epi32(mlost, BG_MSB(H));
+        chain = BG_NZ(_mm256_and_si256(_mm256_or_si256(_mm256_srlv_epi32(Da, bv),
+                                                       _mm256_srlv_epi32(Db, av)), B));
+        both = _mm256_and_si256(BG_NZ(Da), BG_NZ(Db));
+        /* both dice hit: two blots with three or more among the hits; with two (lo, hi),
+           unless the one pair of different blots each die hits needs the same single
+           checker (the point x + a == y + b, not made: bg_two_direct) */
+        lo = _mm256_and_si256(U, _mm256_sub_epi32(Z, U));
+        hi = _mm256_xor_si256(U, lo);
+        x1 = _mm256_and_si256(_mm256_and_si256(BG_NZ(_mm256_and_si256(Da, lo)),
+                                               BG_NZ(_mm256_and_si256(Db, hi))),
+                              _mm256_or_si256(BG_NZ(_mm256_xor_si256(
+                                  _mm256_sllv_epi32(lo, av), _mm256_sllv_epi32(hi, bv))),
+                                  BG_NZ(_mm256_and_si256(_mm256_sllv_epi32(lo, av), MD))));
+        x2 = _mm256_and_si256(_mm256_and_si256(BG_NZ(_mm256_and_si256(Da, hi)),
+                                               BG_NZ(_mm256_and_si256(Db, lo))),
+                              _mm256_or_si256(BG_NZ(_mm256_xor_si256(
+                                  _mm256_sllv_epi32(hi, av), _mm256_sllv_epi32(lo, bv))),
+                                  BG_NZ(_mm256_and_si256(_mm256_sllv_epi32(hi, av), MD))));
+        two = _mm256_or_si256(_mm256_or_si256(chain, _mm256_or_si256(x1, x2)),
+                              _mm256_and_si256(both, BG_GE2(_mm256_and_si256(
+                                  U, _mm256_sub_epi32(U, _mm256_set1_epi32(1))))));
+        m2 = _mm256_add_epi32(m2, two);
     }
-    *p1 = -bg_hsum8(n1);
-    *p2 = -bg_hsum8(n2);
-    *loss = bg_hsum8(lost);
+    *p1 = -bg_hsum8(n1) - 2 * bg_hsum8(m1);
+    *p2 = -bg_hsum8(n2) - 2 * bg_hsum8(m2);
+    *loss = bg_hsum8(lost) + 2 * bg_hsum8(mlost);
 }
 /* _hits of a roller with n_bar >= 1 checkers on the bar, which enter first (die d on the
- * point 25 - d), lanes the first die, as encoders.pyx's loop over the rolls does it:
- * doubles in one pass (all enter, then up to 4 - n_bar steps of one checker, as _dbl),
- * then per second die b every ordered pair (a, b), a != b (each non-double counted twice,
- * as its two orders: the terms are symmetric in a and b).  With one on the bar, a die
- * enters and the other moves any checker; with more, both dice enter. */
+ * point 25 - d), as encoders.pyx's loop over the rolls does it: the doubles in one vector
+ * (lanes the die: all enter, then up to 4 - n_bar steps of one checker, as _dbl), then the
+ * 15 other rolls in two vectors of pairs a < b (each counted twice, as its two orders: the
+ * terms are symmetric in a and b).  With one on the bar, a die enters and the other moves
+ * any checker; with more, both dice enter. */
 __attribute__((target("avx2,popcnt")))
 static void bg_hits_bar_avx2(unsigned int mine, unsigned int blot, unsigned int open,
                              int n_bar, int *p1, int *p2, int *loss)
@@ -216,8 +223,8 @@ static void bg_hits_bar_avx2(unsigned int mine, unsigned int blot, unsigned int 
     const __m256i entered = _mm256_and_si256(BG_NZ(E), lanes);
     const __m256i hit0 = _mm256_and_si256(E, B);
     __m256i H = hit0, two = _mm256_setzero_si256(), n1, n2, lost;
-    unsigned int Es[8];
-    int b, s;
+    __m256i m1 = two, m2 = two, mlost = two;
+    int v, s;
     if (n_bar < 4) {
         /* _dbl(mine | E, d, 4 - n_bar, open, blot & ~E): one checker's steps, the blots
            each step first reaches (K), and a checker that has hit landing on another
@@ -247,33 +254,33 @@ static void bg_hits_bar_avx2(unsigned int mine, unsigned int blot, unsigned int 
     n1 = _mm256_and_si256(BG_NZ(H), lanes);     /* -1 per lane that hits: negated below */
     n2 = _mm256_and_si256(two, n1);
     lost = _mm256_and_si256(BG_MSB(H), lanes);
-    _mm256_storeu_si256((__m256i *)Es, E);
-    for (b = 1; b <= 6; b++) {
-        const __m256i bv = _mm256_set1_epi32(b);
-        const __m256i Eb = _mm256_set1_epi32((int)Es[b - 1]);
-        const __m256i m_ab = _mm256_andnot_si256(_mm256_cmpeq_epi32(dv, bv), lanes);
-        __m256i ha = _mm256_and_si256(E, B), hb = _mm256_and_si256(Eb, B);
+    /* the non-doubles, eight pairs a < b a vector (lanes (a, b)), each counted twice */
+    for (v = 0; v < 2; v++) {
+        const __m256i av = _mm256_loadu_si256((const __m256i *)&BG_PAIR_A[8 * v]);
+        const __m256i bv = _mm256_loadu_si256((const __m256i *)&BG_PAIR_B[8 * v]);
+        const __m256i Ea = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(1 << 25), av), O);
+        const __m256i Eb = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(1 << 25), bv), O);
+        const __m256i ha = _mm256_and_si256(Ea, B), hb = _mm256_and_si256(Eb, B);
         if (n_bar >= 2) {
             H = _mm256_or_si256(ha, hb);
             two = _mm256_and_si256(BG_NZ(ha), BG_NZ(hb));
         } else {
             /* enter with a, then b with any checker; or enter with b, then a */
-            __m256i ga = _mm256_and_si256(_mm256_andnot_si256(E, B), _mm256_and_si256(
-                _mm256_srlv_epi32(_mm256_or_si256(M, E), bv), BG_NZ(E)));
+            __m256i ga = _mm256_and_si256(_mm256_andnot_si256(Ea, B), _mm256_and_si256(
+                _mm256_srlv_epi32(_mm256_or_si256(M, Ea), bv), BG_NZ(Ea)));
             __m256i gb = _mm256_and_si256(_mm256_andnot_si256(Eb, B), _mm256_and_si256(
-                _mm256_srlv_epi32(_mm256_or_si256(M, Eb), dv), BG_NZ(Eb)));
+                _mm256_srlv_epi32(_mm256_or_si256(M, Eb), av), BG_NZ(Eb)));
             H = _mm256_or_si256(_mm256_or_si256(ha, ga), _mm256_or_si256(hb, gb));
             two = _mm256_or_si256(_mm256_and_si256(BG_NZ(ha), BG_NZ(ga)),
                                   _mm256_and_si256(BG_NZ(hb), BG_NZ(gb)));
         }
-        H = _mm256_and_si256(H, m_ab);
-        n1 = _mm256_add_epi32(n1, BG_NZ(H));
-        n2 = _mm256_add_epi32(n2, _mm256_and_si256(two, m_ab));
-        lost = _mm256_add_epi32(lost, BG_MSB(H));
+        m1 = _mm256_add_epi32(m1, BG_NZ(H));
+        m2 = _mm256_add_epi32(m2, two);
+        mlost = _mm256_add_epi32(mlost, BG_MSB(H));
     }
-    *p1 = -bg_hsum8(n1);
-    *p2 = -bg_hsum8(n2);
-    *loss = bg_hsum8(lost);
+    *p1 = -bg_hsum8(n1) - 2 * bg_hsum8(m1);
+    *p2 = -bg_hsum8(n2) - 2 * bg_hsum8(m2);
+    *loss = bg_hsum8(lost) + 2 * bg_hsum8(mlost);
 }
 static int bg_hits_use_avx2(void) { return bg_shots_use_avx2(); }
 #else

@@ -674,6 +674,28 @@ def sibling_groups(n_positions: int, seed: int):
 
 
 @pytest.mark.parametrize("name", ENCODERS)
+def test_tails_under_one_head_equal_each_alone(name):
+    """Sibling tails encoded one after another under one head (whose caches, for contact the
+    q terms, escapes and the made-points memo, fill and evict as they come, as in a search)
+    give the same pairs as each tail under its own fresh head; the groups also in reverse
+    and shuffled order, so that a cached entry meets tails it was not made for."""
+    from bgengine.encoders import _head_tail_pairs, _shared_head_tails
+    rng = np.random.default_rng(5)
+    n = big = 0
+    for group in sibling_groups(70, seed=37):
+        alone = [_head_tail_pairs(s, name)[1] for s in group]
+        for order in (np.arange(len(group)), np.arange(len(group))[::-1],
+                      rng.permutation(len(group))):
+            shared = _shared_head_tails(np.array([group[i] for i in order]), name)
+            for i, (ti, tv) in zip(order, shared):
+                np.testing.assert_array_equal(ti, alone[i][0])
+                np.testing.assert_array_equal(tv, alone[i][1])
+        n += len(group)
+        big += len(group) > 16
+    assert n > 500 and big > 10, (n, big)
+
+
+@pytest.mark.parametrize("name", ENCODERS)
 def test_head_shared_by_siblings(name):
     """encode_head depends on the side on roll's checkers alone (sibling afterstates share
     it), head + tail = the sparse pairs, and the head holds exactly the inputs that come

@@ -696,11 +696,28 @@ cdef inline int _race_side(const checker_t* c, int base, int32_t* idx, real_t* v
     return k
 
 
+cdef inline int _containment(uint32_t made_seen, unsigned char* contain) noexcept nogil:
+    """The running minima (contain[j], j = 0..8) of the escapes that the points of one side
+    (``made_seen``: its made points in the other side's numbering) allow the other side's
+    checkers on the other's points 16..16+j; returns the last, the fewest."""
+    cdef int j, e, m = 36
+    for j in range(9):
+        e = _escapes_table(16 + j, made_seen)
+        if e < m:
+            m = e
+        contain[j] = m
+        if m == 0:              # fully contained from here on (common: skip the lookups)
+            memset(&contain[j + 1], 0, 8 - j)
+            break
+    return m
+
+
 cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_t* f,
-                              unsigned char* contain) noexcept nogil:
+                              unsigned char* contain, bint have_contain) noexcept nogil:
     """Contact features 0..9 of one side (its checkers alone), and the running minima of
-    escapes its points allow the other side's checkers on the other's points 16..24."""
-    cdef int t, n, a, j, s, pa, d, w, tot, e, m
+    escapes its points allow the other side's checkers on the other's points 16..24
+    (_containment; with ``have_contain``, already in ``contain``)."""
+    cdef int t, n, a, s, pa, d, w, tot, m
     cdef uint32_t x, made = S.made
     cdef bg_range_sums_t r
     f[0] = Q100[S.pips]
@@ -748,15 +765,7 @@ cdef inline void _contact_own(const checker_t* c, const side_summary_t* S, real_
     f[6] = Q4[S.back - 3] if a >= 2 else 0.0
     f[7] = Q8[S.back] if a == 1 else 0.0
     # containment: fewest escapes of a checker on the other side's points 16..24
-    m = 36
-    for j in range(9):
-        e = _escapes_table(16 + j, S.made_seen)
-        if e < m:
-            m = e
-        contain[j] = m
-        if m == 0:              # fully contained from here on (common: skip the lookups)
-            memset(&contain[j + 1], 0, 8 - j)
-            break
+    m = contain[8] if have_contain else _containment(S.made_seen, contain)
     f[8] = Q36[36 - m]
     f[9] = Q36SQ[36 - m]
 
@@ -966,10 +975,11 @@ cdef inline int _mobility(const checker_t* c, const side_summary_t* S, uint32_t 
 cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
                                 const unsigned char* contain, const side_summary_t* O,
                                 const int* terms, unsigned char* esc, uint32_t* known,
-                                real_t* f) noexcept nogil:
+                                const made_memo_t* memo, real_t* f) noexcept nogil:
     """Contact features 10..21 of side S, which need the other side O too; ``terms``: its
     _q_terms for O's rearmost point; ``esc``, ``known``: S's escapes past O's points
-    remembered (_escapes_at), or NULL."""
+    remembered (_escapes_at), or NULL; ``memo``: S's escapes and mobility past O's made
+    points (_made_memo), or NULL."""
     cdef int q = _rearmost(O), p1, p2, loss, closed, m, n
     # containment of O's checkers up to its rearmost
     if q >= 16:
@@ -985,9 +995,14 @@ cdef inline void _contact_cross(const checker_t* c, const side_summary_t* S,
     f[15] = Q36[p1]
     f[16] = Q36[p2]
     f[17] = <real_t>(loss * (1.0 / 432.0))
-    # escapes of S's rearmost checker (_escapes)
-    f[18] = Q36[_escapes_at(_rearmost(S), O.made_seen, esc, known) if S.bar or S.occ else 36]
-    f[19] = <real_t>(_mobility(c, S, O.made_seen, esc, known) * (1.0 / 3600.0))
+    # escapes of S's rearmost checker (_escapes), mobility
+    if memo != NULL:
+        f[18] = Q36[memo.escapes]
+        f[19] = <real_t>(memo.mobility * (1.0 / 3600.0))
+    else:
+        f[18] = Q36[_escapes_at(_rearmost(S), O.made_seen, esc, known) if S.bar or S.occ
+                    else 36]
+        f[19] = <real_t>(_mobility(c, S, O.made_seen, esc, known) * (1.0 / 3600.0))
     closed = (O.made >> 1) & 0x3F               # O's home points held: S's entry points
     f[20] = <real_t>(ENTER_LOSS[S.bar >= 2][closed] * (1.0 / 294.0)) if S.bar else 0.0
     n = POP6[closed]
@@ -1001,7 +1016,22 @@ cdef inline void _contact_cross_all(const checker_t* c, const side_summary_t* S,
     """_contact_cross with S's _q_terms computed here."""
     cdef int terms[N_Q_TERMS]
     _q_terms(c, S, _rearmost(O), terms)
-    _contact_cross(c, S, contain, O, terms, esc, known, f)
+    _contact_cross(c, S, contain, O, terms, esc, known, NULL, f)
+
+
+cdef inline const made_memo_t* _made_memo(enc_head_t* head, const side_summary_t* O) noexcept nogil:
+    """The head's made_memo_t slot of the tail side O's made points, filled if new: the
+    head side's escapes and mobility past them, O's containment minima."""
+    cdef const side_summary_t* S = &head.side
+    cdef uint32_t key = O.made_seen | 1
+    cdef made_memo_t* slot = &head.made_memo[(key * <uint32_t>0x9E3779B1) >> (32 - MADE_MEMO_BITS)]
+    if slot.key != key:
+        slot.key = key
+        slot.escapes = <unsigned char>(_escapes_table(_rearmost(S), O.made_seen)
+                                       if S.bar or S.occ else 36)
+        slot.mobility = _mobility(head.c, S, O.made_seen, NULL, NULL)
+        _containment(O.made_seen, slot.contain)
+    return slot
 
 
 cdef inline int _contact_put(const real_t* f, int lo, int hi, int base, int32_t* idx,
@@ -1071,7 +1101,8 @@ cdef void encode_head(int encoder, const checker_t* on_roll, enc_head_t* head) n
         memcpy(head.c, on_roll, 25)
         head.q_known = 0
         head.esc_known = 0
-        _contact_own(on_roll, &head.side, f, head.contain)
+        memset(head.made_memo, 0, sizeof(head.made_memo))
+        _contact_own(on_roll, &head.side, f, head.contain, False)
         head.nnz = _contact_put(f, 0, N_CONTACT_OWN, 0, head.idx, head.val, head.nnz)
         return
     if encoder == ENC_RACE:
@@ -1097,6 +1128,7 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
     cdef int k, i, n, run, q
     cdef bint race
     cdef unsigned char contain[9]
+    cdef const made_memo_t* memo
     cdef double lead
     if encoder == ENC_CONTACT:
         if idx == NULL:             # the features alone: the other side's summary
@@ -1109,12 +1141,14 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
         if not (head.q_known >> q) & 1:
             _q_terms(head.c, S1, q, head.q_terms[q])
             head.q_known |= 1u << q
-        _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], NULL, NULL, f)
+        memo = _made_memo(head, &S0)
+        _contact_cross(head.c, S1, head.contain, &S0, head.q_terms[q], NULL, NULL, memo, f)
         if feat != NULL:
             memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
         if idx != NULL:
             k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
-        _contact_own(other, &S0, f, contain)
+        memcpy(contain, memo.contain, 9)
+        _contact_own(other, &S0, f, contain, True)
         _contact_cross_all(other, &S0, contain, S1, head.esc, &head.esc_known, f)
         if feat != NULL:
             memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
@@ -1294,6 +1328,30 @@ def _head_tail_pairs(board, name: str) -> tuple:
              np.array([val[i] for i in range(n)], dtype=np.float32)))
 
 
+def _shared_head_tails(boards, name: str) -> list:
+    """encode_tail's (idx, val) of each of ``boards`` (positions with the same side on roll,
+    row 1) in turn under one head, that of the first, as a search encodes siblings (the
+    head's caches filled as the tails come), for tests: each the tail of _head_tail_pairs."""
+    cdef int enc = encoder_id(name)
+    cdef cnp.ndarray barr = validate_boards(np.asarray(boards))
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(barr)
+    cdef enc_head_t head
+    cdef int32_t idx[MAX_INPUTS]
+    cdef real_t val[MAX_INPUTS]
+    cdef Py_ssize_t i, n_boards = barr.shape[0]
+    cdef int n
+    if n_boards and np.any(barr[:, 1] != barr[0, 1]):
+        raise ValueError("the boards must share the side on roll's checkers (row 1)")
+    out = []
+    if n_boards:
+        encode_head(enc, b[0].c[1], &head)
+    for i in range(n_boards):
+        n = encode_tail(enc, b[i].c[0], &head, idx, val)
+        out.append((np.array([idx[k] for k in range(n)], dtype=np.int32),
+                    np.array([val[k] for k in range(n)], dtype=np.float32)))
+    return out
+
+
 def _contact_tail_delta(ref_board, board) -> np.ndarray:
     """contact_tail_delta of two positions with the same side on roll (row 1), as a dense
     float32 vector of the 250 contact inputs (0 where they agree), for tests: the contact
@@ -1458,7 +1516,7 @@ def contact_features(board) -> dict:
     for side, key in ((1, "on_roll"), (0, "opponent")):
         _summaries(b, S)
         _hits(&S[side], &S[1 - side], &p1, &p2, &loss)
-        _contact_own(b.c[side], &S[side], f, contain)
+        _contact_own(b.c[side], &S[side], f, contain, False)
         _contact_cross_all(b.c[side], &S[side], contain, &S[1 - side], NULL, NULL, f)
         out[key] = {"p1": p1, "p2": p2, "pip_loss": loss,
                     "timing": int(round(f[14] * 100)),

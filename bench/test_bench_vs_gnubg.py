@@ -210,6 +210,25 @@ A/B of 1296-trial rollouts against the session's starting commit, eight alternat
 (best of 3-4 per process): median 1.045x (0.98-1.11x).  The 5x target is still not met on
 Zen 1.
 
+Session 30 (2026-11-29, an Intel guest: ``lscpu`` "Intel(R) Xeon(R) Processor" family 6
+model 207, 2 vCPUs with AVX-512; the host noisy, gnubg's own rates moving 258-369 trials/s
+between runs), hit counting (P1, P2, pip loss of both sides, ``bg_hits_avx2`` and
+``bg_hits_bar_avx2``) with the 15 non-doubles as two vectors of dice pairs a < b, in place
+of six passes over ordered pairs in 6-lane vectors, and P2's two-blot case in vector lanes
+in place of a scalar fallback; the contact terms a tail's made points alone decide (the
+head side's escapes and mobility past them, the tail's containment) remembered per head
+(8 slots keyed by the mask; per head 44% of the made masks are new in self-play).
+Instructions a rollout trial (callgrind, 1296 minus 324 trials, deterministic): 4,077,553
+at the session's start, 3,842,501 with the hits (-5.8%), 3,785,812 with the memo (-7.2% in
+all).  Hit counting fell from 12% of a rollout to 4% (perf).  ``-k rollout`` of this file,
+the session's starting commit (a second install) and this one alternating, three runs each,
+plus six more runs of this one: one thread **5.30x** at the start (4.97-5.55x, six runs)
+against **6.10x** now (4.78-7.66x, nine runs), two threads 5.31x (5.10-5.50x) against
+5.85x (4.73-6.14x); static 5.61x-6.16x on afterstates, 3.73x-4.09x calibrate-like.  Not
+measured on Zen 1 (4.82-4.88x in session 29): there the hit counting was 11% of a rollout
+and its 256-bit operations cost double, so the gain should be at least as large, but that
+is an expectation, not a measurement.
+
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x
 (measured ~5.5x); on random positions >= 1.5x (measured ~3.6x); rollout trials/s on one

@@ -217,10 +217,12 @@ between runs), hit counting (P1, P2, pip loss of both sides, ``bg_hits_avx2`` an
 of six passes over ordered pairs in 6-lane vectors, and P2's two-blot case in vector lanes
 in place of a scalar fallback; the contact terms a tail's made points alone decide (the
 head side's escapes and mobility past them, the tail's containment) remembered per head
-(8 slots keyed by the mask; per head 44% of the made masks are new in self-play).
-Instructions a rollout trial (callgrind, 1296 minus 324 trials, deterministic): 4,077,553
-at the session's start, 3,842,501 with the hits (-5.8%), 3,785,812 with the memo (-7.2% in
-all).  Hit counting fell from 12% of a rollout to 4% (perf).  ``-k rollout`` of this file,
+(8 slots keyed by the mask; per head 44% of the made masks are new in self-play); the
+unit differences of a changed point in the comparison by parts copied from a table by (old
+count, new count).  Instructions a rollout trial (callgrind, 1296 minus 324 trials,
+deterministic): 4,077,553 at the session's start, 3,842,501 with the hits (-5.8%), 3,785,812
+with the memo, 3,724,247 with the table (-8.7% in all; the same output bits).  The runs
+below were made before the table.  Hit counting fell from 12% of a rollout to 4% (perf).  ``-k rollout`` of this file,
 the session's starting commit (a second install) and this one alternating, three runs each,
 plus six more runs of this one: one thread **5.30x** at the start (4.97-5.55x, six runs)
 against **6.10x** now (4.78-7.66x, nine runs), two threads 5.31x (5.10-5.50x) against

@@ -1199,6 +1199,46 @@ cdef void _init_dense_units() noexcept nogil:
 _init_dense_units()
 
 
+# The unit differences of a point whose count goes from a to b (UNIT_DELTA[0], contact's dense
+# units G_DENSE) or of the bar (UNIT_DELTA[1], UNIT_VALUE), the nonzero ones first in unit
+# order: contact_tail_delta copies four and keeps n, the same pairs a loop over the four
+# units writes, without its per-unit compare.
+ctypedef struct unit_delta_t:
+    int32_t off[4]          # unit offsets 0..3 of the nonzero differences, then 0
+    real_t val[4]           # the differences (b's value - a's), then 0
+    int n                   # how many are nonzero
+
+
+cdef unit_delta_t UNIT_DELTA[2][16][16]
+
+
+cdef void _init_unit_deltas() noexcept nogil:
+    cdef int bar, a, b, j, n
+    cdef real_t d
+    cdef const real_t* ga
+    cdef const real_t* gb
+    cdef unit_delta_t* e
+    for bar in range(2):
+        for a in range(16):
+            for b in range(16):
+                ga = &UNIT_VALUE[a][0] if bar else &G_DENSE[a][0]
+                gb = &UNIT_VALUE[b][0] if bar else &G_DENSE[b][0]
+                e = &UNIT_DELTA[bar][a][b]
+                n = 0
+                for j in range(4):
+                    e.off[j] = 0
+                    e.val[j] = 0.0
+                for j in range(4):
+                    d = gb[j] - ga[j]
+                    if d != 0:
+                        e.off[n] = j
+                        e.val[n] = d
+                        n += 1
+                e.n = n
+
+_init_unit_deltas()
+
+
 # Feature k of a contact tail's dense features (encode_tail_features): its input index.
 cdef int32_t TAIL_FEATURE_INPUT[N_CONTACT_TAIL_FEATURES]
 
@@ -1219,29 +1259,20 @@ cdef int contact_tail_delta(const checker_t* ref_c, const real_t* ref_feat,
     cdef uint32_t diff = bg_diff_mask25(ref_c, c)
     cdef unsigned long long fdiff
     cdef int i, j, a, b, u, nd = 0
-    cdef const real_t* ga
-    cdef const real_t* gb
+    cdef const unit_delta_t* e
     cdef real_t d
     if diff:
-        # the other side's units (from CONTACT_HALF): four per point that changed, its bar's
-        # four, and the off units when its count of checkers changed
+        # the other side's units (from CONTACT_HALF): those of each point that changed and
+        # of its bar (UNIT_DELTA), and the off units when its count of checkers changed
         while diff:
             i = bg_ctz32(diff)
             diff &= diff - 1
-            a = ref_c[i]
-            b = c[i]
-            if i < BAR:
-                ga = &G_DENSE[a][0]
-                gb = &G_DENSE[b][0]
-            else:
-                ga = &UNIT_VALUE[a][0]
-                gb = &UNIT_VALUE[b][0]
+            e = &UNIT_DELTA[i == BAR][ref_c[i]][c[i]]
             u = CONTACT_HALF + 4 * i
             for j in range(4):
-                d = gb[j] - ga[j]
-                didx[nd] = u + j
-                dval[nd] = d
-                nd += d != 0
+                didx[nd + j] = u + e.off[j]
+                dval[nd + j] = e.val[j]
+            nd += e.n
         a = 15 - bg_sum25(ref_c)
         b = 15 - bg_sum25(c)
         if a != b:

@@ -229,7 +229,11 @@ against **6.10x** now (4.78-7.66x, nine runs), two threads 5.31x (5.10-5.50x) ag
 5.85x (4.73-6.14x); static 5.61x-6.16x on afterstates, 3.73x-4.09x calibrate-like.  Not
 measured on Zen 1 (4.82-4.88x in session 29): there the hit counting was 11% of a rollout
 and its 256-bit operations cost double, so the gain should be at least as large, but that
-is an expectation, not a measurement.
+is an expectation, not a measurement.  With the table (the final commit), three runs of the
+whole file alternating with three of the start (gnubg down to 212-305 trials/s): rollouts
+**6.33x** (5.89x, 6.33x, 6.59x) on one thread, **5.68x** (5.71x, 5.52x, 5.68x) on two, the
+start 5.00x, 7.07x, 5.43x and 4.90x, 5.02x, 4.95x; static 5.72-5.90x on afterstates,
+3.87-3.95x calibrate-like.
 
 Gates (on ratios of the same run only, set well below what was measured so that
 they catch a regression, not noise): static, default evaluator, on afterstates >= 2.0x

@@ -1019,11 +1019,13 @@ cdef inline void _contact_cross_all(const checker_t* c, const side_summary_t* S,
     _contact_cross(c, S, contain, O, terms, esc, known, NULL, f)
 
 
-cdef inline const made_memo_t* _made_memo(enc_head_t* head, const side_summary_t* O) noexcept nogil:
+cdef inline const made_memo_t* _made_memo(enc_head_t* head,
+                                          const side_summary_t* O) noexcept nogil:
     """The head's made_memo_t slot of the tail side O's made points, filled if new: the
     head side's escapes and mobility past them, O's containment minima."""
     cdef const side_summary_t* S = &head.side
     cdef uint32_t key = O.made_seen | 1
+    # Fibonacci hashing: the top bits of key times 2^32 / golden ratio
     cdef made_memo_t* slot = &head.made_memo[(key * <uint32_t>0x9E3779B1) >> (32 - MADE_MEMO_BITS)]
     if slot.key != key:
         slot.key = key

@@ -40,7 +40,7 @@ cdef enum:
     Q_TIMING = 2            # free pips, timing
     N_Q_TERMS = 3
     MADE_MEMO_BITS = 3      # enc_head_t.made_memo has 1 << MADE_MEMO_BITS slots
-    N_MADE_MEMO = 8
+    N_MADE_MEMO = 1 << MADE_MEMO_BITS
 
 ctypedef struct side_summary_t:     # one side's checkers, in its own numbering
     uint32_t occ            # bit t (1..24): point t holds any of its checkers

@@ -1019,8 +1019,8 @@ cdef inline void _contact_cross_all(const checker_t* c, const side_summary_t* S,
     _contact_cross(c, S, contain, O, terms, esc, known, NULL, f)
 
 
-cdef inline const made_memo_t* _made_memo(enc_head_t* head,
-                                          const side_summary_t* O) noexcept nogil:
+cdef inline made_memo_t* _made_memo(enc_head_t* head,
+                                    const side_summary_t* O) noexcept nogil:
     """The head's made_memo_t slot of the tail side O's made points, filled if new: the
     head side's escapes and mobility past them, O's containment minima."""
     cdef const side_summary_t* S = &head.side
@@ -1129,8 +1129,7 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
     cdef real_t f[N_CONTACT_SIDE]
     cdef int k, i, n, run, q
     cdef bint race
-    cdef unsigned char contain[9]
-    cdef const made_memo_t* memo
+    cdef made_memo_t* memo
     cdef double lead
     if encoder == ENC_CONTACT:
         if idx == NULL:             # the features alone: the other side's summary
@@ -1149,9 +1148,8 @@ cdef int encode_tail_features(int encoder, const checker_t* other, enc_head_t* h
             memcpy(feat, &f[N_CONTACT_OWN], N_CONTACT_CROSS * sizeof(real_t))
         if idx != NULL:
             k = _contact_put(f, N_CONTACT_OWN, N_CONTACT_SIDE, 0, idx, val, k)
-        memcpy(contain, memo.contain, 9)
-        _contact_own(other, &S0, f, contain, True)
-        _contact_cross_all(other, &S0, contain, S1, head.esc, &head.esc_known, f)
+        _contact_own(other, &S0, f, memo.contain, True)
+        _contact_cross_all(other, &S0, memo.contain, S1, head.esc, &head.esc_known, f)
         if feat != NULL:
             memcpy(&feat[N_CONTACT_CROSS], f, N_CONTACT_SIDE * sizeof(real_t))
         if idx == NULL:

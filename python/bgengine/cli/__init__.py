@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
     from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
                               tournament, train, ubgi, web)
-    from bgengine.cli import analyse
+    from bgengine.cli import analyse, data
 
     parser = argparse.ArgumentParser(
         prog="bgengine",
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                   matchfile, ubgi, web):
         group.register(sub)
     analyse.register(sub)
+    data.register(sub)
     return parser
 
 

@@ -1,0 +1,191 @@
+"""``bgengine data``: sample positions, label them by rollouts, look at a store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+from bgengine.cli.options import add_backend_arguments, add_player_argument, \
+    add_quiet_argument, backend_from_args
+from bgengine.cli.progress import ProgressBar
+from bgengine.players import NETWORK_SPEC_HELP
+
+__all__ = ["register", "evaluator_file"]
+
+log = logging.getLogger(__name__)
+
+
+def evaluator_file(spec: str | None) -> Path:
+    """The file of the evaluator a network spec names (``net``: the shipped one)."""
+    from bgengine.players import default_network_path, network_file
+
+    if spec is None or spec.strip() == "net":
+        return default_network_path()
+    path = network_file(spec)
+    if path is None:
+        raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
+    return path
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
+    return v
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from bgengine.labelling.classes import class_counts, classify_positions
+    from bgengine.labelling.sampling import SamplingConfig, sample_positions
+    from bgengine.labelling.store import LabelStore, file_sha256, keys_to_boards, load_pool, \
+        save_pool
+    from bgengine.players import load_network_spec
+
+    config = SamplingConfig(games=args.games, seed=args.seed, keep=args.keep)
+    seen: set[bytes] = set()
+    for other in args.exclude:
+        p = Path(other)
+        keys = (LabelStore(p).load(verify=False).keys if p.is_dir() else load_pool(p).keys)
+        seen.update(bytes(k) for k in keys)
+    model = load_network_spec(args.player)
+    with ProgressBar("sampling", "games", total=args.games, quiet=args.quiet) as bar:
+        sampled = sample_positions(model, config, first_game=args.first_game, seen=seen,
+                                   progress=bar)
+    classes = classify_positions(keys_to_boards(sampled.keys))
+    order = np.random.default_rng(config.seed).permutation(len(classes))   # shards mix games
+    if args.per_class is not None:      # at most that many of each class (a benchmark set)
+        taken = np.zeros(int(classes.max(initial=0)) + 1, np.int64)
+        keep = []
+        for i in order:
+            if taken[classes[i]] < args.per_class:
+                taken[classes[i]] += 1
+                keep.append(i)
+        order = np.array(keep, np.int64)
+    meta = {"player": args.player or "net",
+            "evaluator_sha256": file_sha256(evaluator_file(args.player)),
+            "games": config.games, "first_game": args.first_game, "seed": config.seed,
+            "keep": config.keep, "epsilon": config.epsilon, "mix": config.mix,
+            "per_class": args.per_class, "excluded": [str(p) for p in args.exclude]}
+    save_pool(args.pool, sampled.keys[order], classes[order], sampled.sources[order], meta)
+    print(f"{args.pool}: {len(order)} positions {json.dumps(class_counts(classes[order]))}")
+    return 0
+
+
+def _cmd_label(args: argparse.Namespace) -> int:
+    from bgengine.labelling.labeller import label_pool
+    from bgengine.labelling.store import LabelSettings, LabelStore, file_sha256, load_pool
+    from bgengine.match import default_threads
+    from bgengine.players import load_network_spec
+
+    settings = LabelSettings(trials=args.trials, plies=args.plies, truncate=args.truncate,
+                             variance_reduction=args.vr, seed=args.seed,
+                             shard_size=args.shard_size)
+    model_path = evaluator_file(args.player)
+    store = LabelStore(args.store, settings, file_sha256(model_path))
+    model = load_network_spec(args.player)
+    threads = args.threads or default_threads()
+    for pool_path in args.pool:
+        pool = load_pool(pool_path)
+        with ProgressBar(f"labelling {Path(pool_path).name}", "positions", total=len(pool),
+                         quiet=args.quiet) as bar:
+            if args.backend == "ray":
+                with backend_from_args(args, threads) as backend:
+                    run = label_pool(store, pool, model, n_threads=threads,
+                                     max_shards=args.max_shards, backend=backend,
+                                     model_path=model_path, progress=bar)
+            else:
+                run = label_pool(store, pool, model, n_threads=threads,
+                                 max_shards=args.max_shards, progress=bar)
+        print(f"{pool_path}: {run.shards_done} shards labelled, {run.shards_skipped} there "
+              f"already; {run.positions} positions in {run.seconds:.0f} s "
+              f"({run.positions_per_hour:.0f} positions/hour on {threads} threads)")
+    print(f"{args.store}: {len(store)} positions {json.dumps(store.counts())}")
+    return 0
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from bgengine.labelling.store import LabelStore, load_pool
+
+    p = Path(args.path)
+    if p.is_dir():
+        store = LabelStore(p)
+        labels = store.load(verify=True)
+        info = {"store": str(p), "positions": len(store), "counts": store.counts(),
+                "settings": store.settings.__dict__, "evaluator_sha256": store.evaluator,
+                "shards": len(store.shards),
+                "mean_equity_stderr": float(labels.equity_stderr.mean()) if len(labels) else None,
+                "checksums": "ok"}
+    else:
+        pool = load_pool(p)
+        info = {"pool": str(p), "positions": len(pool), **{k: pool.metadata.get(k) for k in
+                                                           ("counts", "games", "seed", "player")}}
+    print(json.dumps(info, indent=1))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``data sample``, ``data label`` and ``data info``."""
+    p = sub.add_parser("data", help="positions labelled by rollouts: sample, label, info",
+                       description="Build a database of positions labelled by the engine's "
+                                   "own rollouts, to train evaluators on.")
+    dsub = p.add_subparsers(dest="data_command", metavar="STEP")
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+    s = dsub.add_parser("sample", help="sample positions from self-play into a pool file",
+                        description="Play self-play games (from the opening and from random "
+                                    "back games, holding games, primes, ace-point games and "
+                                    "closed-out checkers) and keep positions met, tagged by "
+                                    "class, deduplicated.")
+    s.add_argument("pool", metavar="POOL.npz", help="the pool file to write")
+    s.add_argument("--games", type=_positive, default=1000, help="games to play (default 1000)")
+    s.add_argument("--first-game", type=int, default=0,
+                   help="number of the first game (runs of one seed continue; default 0)")
+    s.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    s.add_argument("--keep", type=float, default=0.15,
+                   help="probability of keeping a position met (default 0.15)")
+    s.add_argument("--per-class", type=_positive, default=None, metavar="N",
+                   help="keep at most N positions of each class (e.g. for a benchmark set)")
+    s.add_argument("--exclude", nargs="*", default=[], metavar="POOL_OR_STORE",
+                   help="positions already held in these pools or stores are not kept")
+    add_player_argument(s, f"the evaluator playing the games: {NETWORK_SPEC_HELP} (default net)")
+    add_quiet_argument(s)
+    s.set_defaults(func=_cmd_sample)
+
+    lab = dsub.add_parser("label", help="label a pool's positions by rollouts into a store",
+                          description="Roll out every position of the pools (cubeless, five "
+                                      "outputs, the side on roll before it rolls) into the "
+                                      "store folder, a shard at a time; shards already there "
+                                      "are skipped, so an interrupted run resumes.")
+    lab.add_argument("store", metavar="STORE", help="the store folder (made if new)")
+    lab.add_argument("--pool", nargs="+", required=True, metavar="POOL.npz",
+                     help="pool files to label, in order")
+    lab.add_argument("--trials", type=_positive, default=648,
+                     help="games per position (default 648)")
+    lab.add_argument("--plies", type=int, default=0, choices=(0, 1),
+                     help="lookahead of the plays in the trials (default 0)")
+    lab.add_argument("--truncate", type=int, default=0,
+                     help="stop after this many plays and use the evaluator (default 0: play out)")
+    lab.add_argument("--vr", action="store_true", help="luck-based variance reduction")
+    lab.add_argument("--seed", type=int, default=0, help="enters every position's seed (default 0)")
+    lab.add_argument("--shard-size", type=_positive, default=500,
+                     help="positions a shard (default 500)")
+    lab.add_argument("--max-shards", type=_positive, default=None,
+                     help="stop after this many new shards")
+    lab.add_argument("--threads", type=_positive, default=None,
+                     help="threads (default: all cores)")
+    add_player_argument(lab, f"the evaluator playing the rollouts: {NETWORK_SPEC_HELP} "
+                             "(default net)")
+    add_backend_arguments(lab)
+    add_quiet_argument(lab)
+    lab.set_defaults(func=_cmd_label)
+
+    i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
+    i.add_argument("path", metavar="POOL_OR_STORE")
+    i.set_defaults(func=_cmd_info)

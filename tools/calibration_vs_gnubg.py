@@ -5,7 +5,7 @@
 
 Samples ``--positions`` boards (side on roll in row 1, as ``tools/distill_search_targets.py
 collect`` stores them) from the files, has gnubg value them at ``--plies``
-(``tools/gnubg_outputs.py``, ``--jobs`` processes, niced) and compares each player's 0-ply
+(:func:`bgengine.gnubg.evaluate.gnubg_outputs`, ``--jobs`` processes, niced) and compares each player's 0-ply
 outputs with gnubg's: the root mean squared error of each of the five probabilities and of
 the cubeless equity, the mean equity difference (bias), and the money cube action (centred
 cube, bgengine's :func:`bgengine.cube.cube_decision` applied to both sets of outputs):
@@ -17,40 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
 from bgengine.cube import CubeInfo, cube_decision
 from bgengine.evaluator import as_evaluator
-from bgengine.gnubg.binary import run_gnubg_scripts
+from bgengine.gnubg import evaluate
 from bgengine.network import equity_of
 from bgengine.players import load_network_spec
 
-SCRIPT = Path(__file__).resolve().parent / "gnubg_outputs.py"
 NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
 
 
 def gnubg_outputs(boards: np.ndarray, plies: int, jobs: int) -> np.ndarray:
     """gnubg's ``plies`` outputs (float64, (N, 5)) of ``boards`` (uint8, (N, 2, 25))."""
-    with tempfile.TemporaryDirectory() as tmp:
-        shards, outs = [Path(tmp) / f"in-{j}.jsonl" for j in range(jobs)], []
-        for j, shard in enumerate(shards):
-            with open(shard, "w") as f:
-                for i in range(j, len(boards), jobs):
-                    f.write(json.dumps({"id": i, "board": boards[i].tolist(), "plies": plies}) + "\n")
-            outs.append(Path(tmp) / f"out-{j}.jsonl")
-        run_gnubg_scripts(SCRIPT, [{"OUTPUTS_IN": str(s), "OUTPUTS_OUT": str(o)}
-                                   for s, o in zip(shards, outs)])
-        result = np.full((len(boards), 5), np.nan)
-        for path in outs:
-            for line in path.read_text().splitlines():
-                d = json.loads(line)
-                result[d["id"]] = d["outputs"]
-    if np.isnan(result).any():
-        raise RuntimeError("gnubg did not value every position")
-    return result
+    return evaluate.gnubg_outputs(boards, plies, jobs)
 
 
 def money_cube(probs: np.ndarray) -> list:

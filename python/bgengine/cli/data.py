@@ -130,6 +130,33 @@ def _cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_benchmark(args: argparse.Namespace) -> int:
+    from bgengine.labelling.benchmark import format_table, predict_outputs, value_errors
+    from bgengine.labelling.store import LabelStore
+    from bgengine.players import load_network_spec
+
+    labels = LabelStore(args.store).load(verify=True)
+    if not len(labels):
+        raise ValueError(f"{args.store}: the store holds no labelled positions")
+    boards = labels.boards()
+    results = {}
+    for spec in args.player or ["net"]:
+        model = load_network_spec(spec)
+        for plies in args.plies:
+            results[f"{spec} {plies}-ply"] = value_errors(predict_outputs(model, boards, plies),
+                                                          labels)
+    for plies in args.gnubg:
+        from bgengine.gnubg.evaluate import gnubg_outputs
+
+        results[f"gnubg {plies}-ply"] = value_errors(
+            gnubg_outputs(boards, plies, jobs=args.jobs), labels)
+    if args.json:
+        print(json.dumps({k: [r.as_dict() for r in v] for k, v in results.items()}, indent=1))
+    else:
+        print(format_table(results))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``data sample``, ``data label`` and ``data info``."""
     p = sub.add_parser("data", help="positions labelled by rollouts: sample, label, info",
@@ -185,6 +212,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_arguments(lab)
     add_quiet_argument(lab)
     lab.set_defaults(func=_cmd_label)
+
+    b = dsub.add_parser("benchmark", help="evaluators' errors against a store's labels, by class",
+                        description="Value every position of a benchmark store with each "
+                                    "evaluator (and with gnubg) and print, per position class, "
+                                    "the mean |cubeless equity error| against the rollout labels "
+                                    "and the RMS error with the labels' noise removed.")
+    b.add_argument("store", metavar="STORE", help="the benchmark store folder")
+    b.add_argument("--player", nargs="+", default=None, metavar="SPEC",
+                   help=f"evaluators to measure: {NETWORK_SPEC_HELP} (default net)")
+    b.add_argument("--plies", nargs="+", type=int, default=[0], choices=(0, 1, 2),
+                   help="lookahead of the evaluators (default 0)")
+    b.add_argument("--gnubg", nargs="*", type=int, default=[], choices=(0, 1, 2), metavar="PLIES",
+                   help="also GNU Backgammon at these plies (needs gnubg installed)")
+    b.add_argument("--jobs", type=_positive, default=2, help="gnubg processes (default 2)")
+    b.add_argument("--json", action="store_true", help="print the figures as JSON")
+    b.set_defaults(func=_cmd_benchmark)
 
     i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
     i.add_argument("path", metavar="POOL_OR_STORE")

@@ -53,6 +53,7 @@ from bgengine.encoders import encode
 from bgengine.engine import Engine
 from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
 from bgengine.game import game_decisions, game_seed
+from bgengine.labelling.fit import replace_networks
 from bgengine.network import Network, equity_of
 from bgengine.players import load_network_spec, make_player
 from bgengine.search import rollout
@@ -538,23 +539,6 @@ def phase_errors(players: list[str], files: list[str], seed: int = 0,
                           for name, m in [(p, phase == p) for p in PHASES]
                           + [("all", np.ones(len(held), bool))]}
     return result
-
-
-def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluator:
-    """``evaluator`` with the networks named in ``nets`` (``contact``, ``race``,
-    ``contact1``... as :attr:`Evaluator.networks` names them) replaced; the bear-off
-    database, race values, metadata and the contact experts' cuts kept."""
-    have = evaluator.networks
-    unknown = sorted(set(nets) - set(have))
-    if unknown:
-        raise ValueError(f"the evaluator has no {', '.join(unknown)} network")
-    have.update(nets)
-    experts = [have[f"contact{i}"] for i in range(1, len(evaluator.experts) + 1)]
-    race = None if evaluator.race is evaluator.contact and "race" not in nets else have["race"]
-    return Evaluator(have["contact"], race, database=evaluator.database,
-                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
-                     experts=experts, stage_cuts=evaluator.stage_cuts,
-                     lead_cuts=evaluator.lead_cuts)
 
 
 def blend(player: str, fits: list[str], share: float, klass: int = CONTACT) -> Evaluator:

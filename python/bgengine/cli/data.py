@@ -157,6 +157,35 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from bgengine.labelling.fit import FitConfig, fit_evaluator
+    from bgengine.labelling.store import LabelStore, Labels
+    from bgengine.players import load_network_spec
+
+    config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
+                       patience=args.patience, anchor=args.anchor, seed=args.seed)
+    stores = [LabelStore(p) for p in args.store]
+    labels = Labels.concatenate([s.load(verify=True) for s in stores])
+    if not len(labels):
+        raise ValueError("the stores hold no labelled positions")
+    model = load_network_spec(args.player)
+    fitted, reports = fit_evaluator(model, labels, config,
+                                    only=set(args.only) if args.only else None,
+                                    progress=None if args.quiet else
+                                    (lambda line: print(line, flush=True)))
+    meta = dict(fitted.metadata)
+    meta["fitted_to_rollouts"] = {"start": args.player or "net", "stores": args.store,
+                                  "positions": len(labels), "config": config.__dict__,
+                                  "networks": [r.as_dict() for r in reports]}
+    fitted.metadata = meta
+    fitted.save(args.out)
+    for r in reports:
+        print(f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
+              f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})")
+    print(f"wrote {args.out}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``data sample``, ``data label`` and ``data info``."""
     p = sub.add_parser("data", help="positions labelled by rollouts: sample, label, info",
@@ -228,6 +257,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--jobs", type=_positive, default=2, help="gnubg processes (default 2)")
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_benchmark)
+
+    f = dsub.add_parser("fit", help="fit an evaluator's networks to labelled positions",
+                        description="Fit each class network of the evaluator (each contact "
+                                    "expert, the race network) on the stores' positions it is "
+                                    "routed, by cross-entropy to the rollout probabilities "
+                                    "weighted by the labels' precision (Adam; a hashed tenth "
+                                    "held out for early stopping), and save the evaluator.")
+    f.add_argument("out", metavar="OUT.npz", help="the evaluator file to write")
+    f.add_argument("--store", nargs="+", required=True, metavar="STORE", help="label stores")
+    add_player_argument(f, f"the evaluator to start from: {NETWORK_SPEC_HELP} (default net)")
+    f.add_argument("--epochs", type=_positive, default=40, help="at most this many (default 40)")
+    f.add_argument("--lr", type=float, default=1e-3, help="Adam's step size (default 0.001)")
+    f.add_argument("--batch", type=_positive, default=128, help="positions a step (default 128)")
+    f.add_argument("--held-out", type=float, default=0.1, help="share held out (default 0.1)")
+    f.add_argument("--patience", type=_positive, default=4,
+                   help="stop after this many epochs without held-out gain (default 4)")
+    f.add_argument("--anchor", type=float, default=0.0,
+                   help="decay of the weights toward the start's (default 0)")
+    f.add_argument("--seed", type=int, default=0, help="mini-batch order (default 0)")
+    f.add_argument("--only", nargs="+", default=None, metavar="NAME",
+                   help="fit only these networks (contact, contact1.., race)")
+    add_quiet_argument(f)
+    f.set_defaults(func=_cmd_fit)
 
     i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
     i.add_argument("path", metavar="POOL_OR_STORE")

@@ -29,6 +29,8 @@ labelled positions take about 25 MB.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 from dataclasses import asdict, dataclass
@@ -290,14 +292,29 @@ class LabelStore:
             outputs=labels.outputs.astype(np.float16),
             outputs_stderr=labels.outputs_stderr.astype(np.float16),
             equity_stderr=labels.equity_stderr.astype(np.float16)))
-        self.shards = [s for s in self.shards
-                       if not (s["pool"]["sha256"] == pool.sha256 and s["index"] == index)]
-        self.shards.append({"file": name, "pool": {"name": pool.path.name,
-                                                   "sha256": pool.sha256},
-                            "index": index, "count": len(labels),
-                            "sha256": file_sha256(path), "classes": class_counts(labels.classes)})
-        self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
-        self._write_manifest()
+        entry = {"file": name, "pool": {"name": pool.path.name, "sha256": pool.sha256},
+                 "index": index, "count": len(labels), "sha256": file_sha256(path),
+                 "classes": class_counts(labels.classes)}
+        with self._locked():
+            # other processes may be labelling other pools into this store: take their shards
+            manifest = self.root / "manifest.json"
+            if manifest.exists():
+                self.shards = list(json.loads(manifest.read_text())["shards"])
+            self.shards = [s for s in self.shards
+                           if not (s["pool"]["sha256"] == pool.sha256 and s["index"] == index)]
+            self.shards.append(entry)
+            self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
+            self._write_manifest()
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """The store's manifest lock (``.lock`` beside it, an advisory ``flock``)."""
+        with open(self.root / ".lock", "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
     def _write_manifest(self) -> None:
         data = {"format": FORMAT, "settings": asdict(self.settings), "evaluator": self.evaluator,

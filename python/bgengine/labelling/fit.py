@@ -1,0 +1,239 @@
+"""Supervised fitting of an evaluator's networks to rollout labels.
+
+Each class network of the evaluator is fitted on the labelled positions the evaluator
+routes to it (each contact expert on its own positions, the race network on races),
+starting from its present weights: the loss is the cross-entropy of each of the five
+sigmoid outputs against the rollout's mean probability, each position weighted by the
+precision of its label (``1 / (stderr^2 + floor^2)``, normalised to mean 1), minimised
+with Adam on mini-batches (numpy's float32 matrix products, on every core BLAS is given).
+A share of the positions (chosen by a hash of the position, so the same ones whatever the
+data's size or order) is held out; the fit stops when the held-out error has not improved
+for ``patience`` epochs and keeps the best epoch's weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from bgengine.encoders import encode
+from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
+from bgengine.labelling.store import Labels
+from bgengine.network import Network, equity_of
+
+__all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask"]
+
+log = logging.getLogger(__name__)
+
+_RACE = EVALUATOR_CLASSES.index("race")
+_CONTACT = EVALUATOR_CLASSES.index("contact")
+
+
+@dataclass(frozen=True)
+class FitConfig:
+    """A supervised fit: ``epochs`` at most, Adam step ``lr`` (decaying linearly to
+    ``lr * lr_end`` over the epochs), ``batch`` positions a step, ``held_out`` share of
+    positions for early stopping after ``patience`` epochs without gain, label weights
+    with noise ``floor`` (equity), ``anchor``: a decay of the weights toward the start's
+    (AdamW-style, per step, times the step size); ``seed`` orders the mini-batches."""
+
+    epochs: int = 40
+    lr: float = 1e-3
+    lr_end: float = 0.1
+    batch: int = 128
+    held_out: float = 0.1
+    patience: int = 4
+    floor: float = 0.02
+    anchor: float = 0.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("epochs", "batch", "patience", "seed"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "seed" else 1):
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
+                             ("floor", 0, 1), ("anchor", 0, 1e3)):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and np.isfinite(v) and lo <= v <= hi):
+                raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
+        if self.lr <= 0:
+            raise ValueError("lr must be > 0")
+
+
+@dataclass(frozen=True)
+class NetworkFit:
+    """What the fit of one network did: its name, positions trained and held out, the
+    held-out equity RMS error (label noise removed) before and after, epochs run and the
+    best epoch (0: the start was best, the network is unchanged)."""
+
+    name: str
+    trained: int
+    held: int
+    before: float
+    after: float
+    epochs: int
+    best_epoch: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def held_out_mask(keys: np.ndarray, share: float) -> np.ndarray:
+    """True for the positions held out: those whose key's BLAKE2b hash falls in the first
+    ``share`` of its range (the same positions whatever else the data holds)."""
+    cut = int(share * 2**32)
+    return np.array([int.from_bytes(hashlib.blake2b(bytes(k), digest_size=4).digest(), "little")
+                     < cut for k in keys], bool)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+
+def _layers(net: Network) -> list[np.ndarray]:
+    """Weights then biases of each layer, float32: W0, b0, W1, b1..."""
+    out = []
+    for layer in range(len(net.sizes) - 1):
+        W, b = net.weights(layer)
+        out += [np.array(W, np.float32), np.array(b, np.float32)]
+    return out
+
+
+def _forward(params: list[np.ndarray], x: np.ndarray) -> list[np.ndarray]:
+    acts = [x]
+    for i in range(0, len(params), 2):
+        acts.append(_sigmoid(acts[-1] @ params[i] + params[i + 1]))
+    return acts
+
+
+def _noise_free_rmse(out: np.ndarray, target: np.ndarray, se: np.ndarray) -> float:
+    err = equity_of(out.astype(np.float64)) - equity_of(target.astype(np.float64))
+    return float(np.sqrt(max(0.0, float(np.mean(err ** 2) - np.mean(se.astype(np.float64) ** 2)))))
+
+
+def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
+                held: np.ndarray, config: FitConfig, name: str = "network",
+                progress: Callable[[str], None] | None = None) -> tuple[Network, NetworkFit]:
+    """``net`` fitted to inputs ``x`` (float32, (N, n_inputs)), targets (float32, (N, 5))
+    with equity standard errors ``se`` (N,); ``held`` (bool, (N,)) marks the held-out rows."""
+    params = _layers(net)
+    start = [p.copy() for p in params] if config.anchor else None
+    train, test = np.flatnonzero(~held), np.flatnonzero(held)
+    weight = 1.0 / (np.square(se.astype(np.float64)) + config.floor ** 2)
+    weight = (weight / weight[train].mean()).astype(np.float32) if len(train) else weight
+
+    def score() -> float:
+        if not len(test):
+            return 0.0
+        return _noise_free_rmse(_forward(params, x[test])[-1], target[test], se[test])
+
+    before = best = score()
+    best_params = [p.copy() for p in params]
+    best_epoch = 0
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    rng = np.random.default_rng(config.seed)
+    steps_per_epoch = max(1, len(train) // config.batch)
+    total = config.epochs * steps_per_epoch
+    step = 0
+    epoch = 0
+    for epoch in range(1, config.epochs + 1):
+        order = rng.permutation(train)
+        for s in range(steps_per_epoch):
+            ix = order[s * config.batch:(s + 1) * config.batch]
+            acts = _forward(params, x[ix])
+            # cross-entropy of sigmoid outputs: d/dz = (p - t), weighted, batch mean
+            delta = (acts[-1] - target[ix]) * (weight[ix, None] / len(ix))
+            grads: list[np.ndarray] = [None] * len(params)    # type: ignore[list-item]
+            for layer in range(len(params) // 2 - 1, -1, -1):
+                grads[2 * layer] = acts[layer].T @ delta
+                grads[2 * layer + 1] = delta.sum(axis=0)
+                if layer:
+                    a = acts[layer]
+                    delta = (delta @ params[2 * layer].T) * a * (1 - a)
+            step += 1
+            lr = config.lr * (1 + (config.lr_end - 1) * (step - 1) / max(total - 1, 1))
+            b1, b2 = 0.9, 0.999
+            for i, g in enumerate(grads):
+                m[i] = b1 * m[i] + (1 - b1) * g
+                v[i] = b2 * v[i] + (1 - b2) * g * g
+                params[i] -= (lr * (m[i] / (1 - b1 ** step))
+                              / (np.sqrt(v[i] / (1 - b2 ** step)) + 1e-8)).astype(np.float32)
+                if start is not None:
+                    params[i] -= (lr * config.anchor * (params[i] - start[i])).astype(np.float32)
+        now = score()
+        note = (f"{name}: epoch {epoch}: held-out equity rms {now:.4f} (start {before:.4f}, "
+                f"best {min(best, now):.4f})")
+        log.info(note)
+        if progress is not None:
+            progress(note)
+        if now < best or not len(test):
+            best, best_params, best_epoch = now, [p.copy() for p in params], epoch
+        elif epoch - best_epoch >= config.patience:
+            break
+    flat = np.concatenate([p.reshape(-1) for p in best_params]).astype(np.float32)
+    metadata = dict(net.metadata)
+    metadata["fitted_to_rollouts"] = {"config": asdict(config), "trained": int(len(train)),
+                                      "held_out": int(len(test)), "best_epoch": best_epoch,
+                                      "held_out_rmse": [before, best]}
+    fitted = Network(net.hidden, net.n_outputs, net.encoder, params=flat, metadata=metadata)
+    return fitted, NetworkFit(name, len(train), len(test), before, best, epoch, best_epoch)
+
+
+def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluator:
+    """``evaluator`` with the networks named in ``nets`` (``contact``, ``race``,
+    ``contact1``... as :attr:`Evaluator.networks` names them) replaced; the bear-off
+    database, race values, metadata and the contact experts' cuts kept."""
+    have = evaluator.networks
+    unknown = sorted(set(nets) - set(have))
+    if unknown:
+        raise ValueError(f"the evaluator has no {', '.join(unknown)} network")
+    have.update(nets)
+    experts = [have[f"contact{i}"] for i in range(1, len(evaluator.experts) + 1)]
+    race = None if evaluator.race is evaluator.contact and "race" not in nets else have["race"]
+    return Evaluator(have["contact"], race, database=evaluator.database,
+                     race_gammons=evaluator.race_gammons, metadata=dict(evaluator.metadata),
+                     experts=experts, stage_cuts=evaluator.stage_cuts,
+                     lead_cuts=evaluator.lead_cuts)
+
+
+def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
+                  only: set[str] | None = None,
+                  progress: Callable[[str], None] | None = None
+                  ) -> tuple[Evaluator, list[NetworkFit]]:
+    """``model``'s evaluator with each class network fitted on the labelled positions it
+    is routed (see the module docstring); ``only``: the network names to fit (as
+    :attr:`Evaluator.networks` names them), default all that have positions."""
+    evaluator = as_evaluator(model)
+    boards = labels.boards()
+    kind = evaluator.classify(boards).astype(np.int64)
+    route = evaluator.expert_of(boards).astype(np.int64)
+    held = held_out_mask(labels.keys, config.held_out)
+    groups: dict[str, np.ndarray] = {}
+    if evaluator.race is not evaluator.contact:
+        groups["race"] = kind == _RACE
+    for e in range(len(evaluator.experts) + 1):
+        name = "contact" if e == 0 else f"contact{e}"
+        groups[name] = (kind == _CONTACT) & (route == e) if evaluator.experts else \
+            (kind == _CONTACT) | ((kind == _RACE) & (evaluator.race is evaluator.contact))
+    nets = evaluator.networks
+    fitted: dict[str, Network] = {}
+    reports = []
+    for name, mask in groups.items():
+        if (only is not None and name not in only) or mask.sum() < 10:
+            continue
+        net = nets[name]
+        rows = np.flatnonzero(mask)
+        x = encode(boards[rows], net.encoder).astype(np.float32)
+        new, report = fit_network(net, x, labels.outputs[rows].astype(np.float32),
+                                  labels.equity_stderr[rows], held[rows], config, name, progress)
+        reports.append(report)
+        if report.best_epoch:
+            fitted[name] = new
+    result = replace_networks(evaluator, fitted) if fitted else evaluator.copy()
+    return result, reports

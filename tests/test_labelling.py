@@ -1,0 +1,254 @@
+"""Rollout-labelled positions: classes, sampling, the store, labelling, benchmark and fit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bgengine.board import is_race, validate_board
+from bgengine.cli import main
+from bgengine.evaluator import Evaluator
+from bgengine.ids import position_key
+from bgengine.labelling.benchmark import format_table, value_errors
+from bgengine.labelling.classes import (BACK_GAME, CRASHED, POSITION_CLASSES, RACE,
+                                        class_counts, classify_positions)
+from bgengine.labelling.fit import FitConfig, fit_evaluator, held_out_mask
+from bgengine.labelling.labeller import label_boards, label_pool
+from bgengine.labelling.sampling import SOURCES, SamplingConfig, build_start, sample_positions
+from bgengine.labelling.store import (LabelSettings, LabelStore, Labels, boards_to_keys,
+                                      keys_to_boards, load_pool, position_seed, save_pool)
+from bgengine.network import Network
+from bgengine.position import Position
+from bgengine.search import rollout
+from bgengine.startpositions import play_positions
+
+
+@pytest.fixture(scope="module")
+def small_net() -> Network:
+    return Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=3)
+
+
+@pytest.fixture(scope="module")
+def boards(small_net) -> np.ndarray:
+    return play_positions(small_net, 6, seed=11, epsilon=0.3)
+
+
+def test_keys_round_trip_and_match_gnubg_keys(boards):
+    keys = boards_to_keys(boards)
+    assert keys.shape == (len(boards), 10)
+    assert all(bytes(k) == position_key(b) for k, b in zip(keys, boards))
+    assert np.array_equal(keys_to_boards(keys), boards)
+
+
+def test_keys_refuse_bad_input():
+    with pytest.raises(ValueError, match="30 checkers"):
+        boards_to_keys(np.full((1, 2, 25), 2, np.uint8))
+    with pytest.raises(ValueError, match=r"\(N, 10\)"):
+        keys_to_boards(np.zeros((3, 9), np.uint8))
+    with pytest.raises(ValueError, match="15 checkers"):
+        keys_to_boards(np.full((1, 10), 0xFF, np.uint8))
+
+
+def test_classes(boards):
+    c = classify_positions(boards)
+    assert np.array_equal(c == RACE, np.array([is_race(b) for b in boards]))
+    back = np.zeros((2, 25), np.uint8)
+    back[0, [18, 19]] = 2                 # row 0 holds two points in row 1's home board
+    back[0, 5] = 11
+    back[1, :6] = [3, 3, 3, 2, 2, 2]      # row 1 far ahead
+    assert POSITION_CLASSES[classify_positions(back[None])[0]] == "back game"
+    crashed = back.copy()
+    crashed[1, :6] = [4, 2, 0, 0, 0, 0]   # row 1 has few checkers left, stacked on its ace,
+    crashed[1, 20] = 1                    # and one back: contact
+    assert classify_positions(crashed[None])[0] == CRASHED
+    assert sum(class_counts(c).values()) == len(boards)
+    assert classify_positions(back[None])[0] == BACK_GAME
+
+
+@pytest.mark.parametrize("source", SOURCES[2:])
+def test_built_starts_are_legal_positions_with_contact(source):
+    rng = np.random.default_rng(5)
+    made = [b for b in (build_start(source, rng) for _ in range(60)) if b is not None]
+    assert len(made) >= 20
+    for b in made:
+        validate_board(b)
+        assert not is_race(b)
+        assert b.sum(axis=1).max() <= 15
+
+
+def test_sampling_is_reproducible_and_splits_by_game(small_net):
+    config = SamplingConfig(games=12, seed=4, keep=0.5)
+    a = sample_positions(small_net, config)
+    b = sample_positions(small_net, config)
+    assert np.array_equal(a.keys, b.keys) and len(a.keys) > 20
+    assert len({bytes(k) for k in a.keys}) == len(a.keys)          # deduplicated
+    assert set(a.sources) > {0}                                     # several sources met
+    seen: set[bytes] = set()
+    first = sample_positions(small_net, SamplingConfig(games=5, seed=4, keep=0.5), seen=seen)
+    rest = sample_positions(small_net, SamplingConfig(games=7, seed=4, keep=0.5),
+                            first_game=5, seen=seen)
+    assert np.array_equal(np.concatenate([first.keys, rest.keys]), a.keys)
+
+
+def test_sampling_config_is_checked():
+    with pytest.raises(ValueError, match="games"):
+        SamplingConfig(games=0)
+    with pytest.raises(ValueError, match="games"):
+        SamplingConfig(games=True)
+    with pytest.raises(ValueError, match="unknown sources"):
+        SamplingConfig(games=1, mix={"nowhere": 1.0})
+    with pytest.raises(ValueError, match="keep"):
+        SamplingConfig(games=1, keep=0)
+
+
+def test_label_settings_are_checked():
+    for bad in (dict(trials=0), dict(trials=1.5), dict(plies=3), dict(truncate=-1),
+                dict(variance_reduction=1), dict(shard_size=0), dict(seed=-1)):
+        with pytest.raises(ValueError):
+            LabelSettings(**bad)
+
+
+def _pool(tmp_path, boards, name="pool.npz"):
+    keys = boards_to_keys(boards)
+    path = tmp_path / name
+    save_pool(path, keys, classify_positions(boards), np.zeros(len(keys), np.uint8), {"x": 1})
+    return load_pool(path)
+
+
+def test_a_label_is_the_position_rollout_with_its_own_seed(small_net, boards):
+    settings = LabelSettings(trials=16)
+    keys = boards_to_keys(boards[:3])
+    labels = label_boards(small_net, keys, settings)
+    for i in range(3):
+        r = rollout(small_net, boards[i], 16, seed=position_seed(keys[i], 0))
+        assert np.allclose(labels.outputs[i], r["outputs"])
+        assert labels.equity_stderr[i] == pytest.approx(r["stderr"])
+    # and whatever the threads
+    assert np.array_equal(label_boards(small_net, keys, settings, n_threads=2).outputs,
+                          labels.outputs)
+
+
+def test_store_resumes_to_the_same_labels(tmp_path, small_net, boards):
+    pool = _pool(tmp_path, boards[:25])
+    settings = LabelSettings(trials=8, shard_size=10)
+    whole = LabelStore(tmp_path / "whole", settings, "e" * 64)
+    run = label_pool(whole, pool, small_net)
+    assert (run.shards_done, run.positions) == (3, 25)
+    parts = LabelStore(tmp_path / "parts", settings, "e" * 64)
+    assert label_pool(parts, pool, small_net, max_shards=1).shards_done == 1
+    again = LabelStore(tmp_path / "parts")               # a new process reads the manifest
+    run = label_pool(again, pool, small_net)
+    assert (run.shards_done, run.shards_skipped) == (2, 1)
+    a, b = whole.load(), LabelStore(tmp_path / "parts").load()
+    assert np.array_equal(a.keys, pool.keys) and np.array_equal(a.keys, b.keys)
+    assert np.array_equal(a.outputs, b.outputs)
+    assert a.outputs.dtype == np.float32 and len(a) == 25
+    manifest = json.loads((tmp_path / "whole" / "manifest.json").read_text())
+    assert manifest["positions"] == 25 and sum(manifest["counts"].values()) == 25
+
+
+def test_store_refuses_other_settings_and_bad_checksums(tmp_path, small_net, boards):
+    pool = _pool(tmp_path, boards[:5])
+    store = LabelStore(tmp_path / "s", LabelSettings(trials=4), "a" * 64)
+    label_pool(store, pool, small_net)
+    with pytest.raises(ValueError, match="labelled with"):
+        LabelStore(tmp_path / "s", LabelSettings(trials=5), "a" * 64)
+    with pytest.raises(ValueError, match="evaluator"):
+        LabelStore(tmp_path / "s", LabelSettings(trials=4), "b" * 64)
+    with pytest.raises(ValueError, match="no label store"):
+        LabelStore(tmp_path / "nothing")
+    shard = next((tmp_path / "s").glob("pool-*.npz"))
+    shard.write_bytes(shard.read_bytes()[:-3] + b"xyz")
+    with pytest.raises(ValueError, match="checksum"):
+        LabelStore(tmp_path / "s").load()
+
+
+def test_benchmark_figures(boards):
+    keys = boards_to_keys(boards[:40])
+    rng = np.random.default_rng(0)
+    outputs = rng.uniform(0.05, 0.3, (40, 5)).astype(np.float32)
+    labels = Labels(keys, classify_positions(boards[:40]), outputs, np.zeros((40, 5), np.float32),
+                    np.full(40, 0.01, np.float32))
+    exact = value_errors(outputs, labels)
+    assert exact[-1].name == "all" and exact[-1].positions == 40
+    assert all(r.equity_mae == pytest.approx(0, abs=1e-6) and r.equity_rmse == 0 for r in exact)
+    off = outputs + np.array([0.1, 0, 0, 0, 0], np.float32)      # equity + 0.2 everywhere
+    rows = value_errors(off, labels)
+    assert rows[-1].equity_mae == pytest.approx(0.2, abs=1e-5)
+    assert rows[-1].equity_rmse == pytest.approx(np.sqrt(0.04 - 0.0001), abs=1e-5)
+    assert "all" in format_table({"a": rows, "b": exact})
+    with pytest.raises(ValueError, match="shape"):
+        value_errors(outputs[:3], labels)
+
+
+def test_fit_moves_a_network_toward_its_labels(tmp_path):
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    boards = play_positions(teacher, 40, seed=2, epsilon=0.5)
+    keys = boards_to_keys(boards)
+    keep = np.unique(keys, axis=0, return_index=True)[1]
+    boards, keys = boards[keep], keys[keep]
+    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
+                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+    fitted, reports = fit_evaluator(student, labels, FitConfig(epochs=6, lr=3e-3, seed=1))
+    (r,) = reports
+    assert r.name == "contact" and r.held > 50 and r.trained > 500
+    assert r.after < 0.7 * r.before and r.best_epoch > 0
+    held = held_out_mask(keys, 0.1)
+    err = lambda net: np.abs(net.evaluate(boards[held]) - labels.outputs[held]).mean()
+    assert err(fitted) < err(student)
+    fitted.save(tmp_path / "f.npz")
+    assert np.array_equal(Evaluator.load(tmp_path / "f.npz").evaluate(boards[:5]),
+                          fitted.evaluate(boards[:5]))
+
+
+def test_held_out_mask_depends_on_the_position_alone(boards):
+    keys = boards_to_keys(boards)
+    a = held_out_mask(keys, 0.3)
+    b = held_out_mask(keys[::-1], 0.3)[::-1]
+    assert np.array_equal(a, b) and 0.15 < a.mean() < 0.45
+
+
+def test_cli_sample_label_info_benchmark_fit(tmp_path, capsys, small_net):
+    net = tmp_path / "n.npz"
+    small_net.save(net)
+    pool = tmp_path / "p.npz"
+    assert main(["data", "sample", str(pool), "--games", "4", "--player", str(net),
+                 "--quiet"]) == 0
+    assert "positions" in capsys.readouterr().out
+    store = tmp_path / "st"
+    args = ["data", "label", str(store), "--pool", str(pool), "--trials", "4", "--shard-size",
+            "7", "--player", str(net), "--threads", "1", "--quiet"]
+    assert main(args + ["--max-shards", "1"]) == 0
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "1 there already" in out
+    assert main(["data", "info", str(store)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["positions"] == len(load_pool(pool)) and info["checksums"] == "ok"
+    assert main(["data", "benchmark", str(store), "--player", str(net), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table[f"{net} 0-ply"][-1]["name"] == "all"
+    out_net = tmp_path / "fit.npz"
+    assert main(["data", "fit", str(out_net), "--store", str(store), "--player", str(net),
+                 "--epochs", "2", "--held-out", "0.3", "--quiet"]) == 0
+    assert Evaluator.load(out_net).metadata["fitted_to_rollouts"]["positions"] == info["positions"]
+    # another evaluator may not add to the store
+    other = tmp_path / "o.npz"
+    Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=9).save(other)
+    assert main(["data", "label", str(store), "--pool", str(pool), "--trials", "4",
+                 "--shard-size", "7", "--player", str(other), "--quiet"]) == 2
+    assert "evaluator" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_missing_pool(tmp_path, capsys):
+    assert main(["data", "label", str(tmp_path / "s"), "--pool", str(tmp_path / "none.npz"),
+                 "--quiet"]) == 2
+    assert "not a positions pool" in capsys.readouterr().err
+
+
+def test_position_from_a_key_is_the_position():
+    pos = Position.from_id("4HPwATDgc/ABMA")
+    assert np.array_equal(keys_to_boards(boards_to_keys(pos.board[None]))[0], pos.board)

@@ -230,7 +230,7 @@ def test_cli_sample_label_info_benchmark_fit(tmp_path, capsys, small_net):
     assert info["positions"] == len(load_pool(pool)) and info["checksums"] == "ok"
     assert main(["data", "benchmark", str(store), "--player", str(net), "--json"]) == 0
     table = json.loads(capsys.readouterr().out)
-    assert table[f"{net} 0-ply"][-1]["name"] == "all"
+    assert table["values"][f"{net} 0-ply"][-1]["name"] == "all"
     out_net = tmp_path / "fit.npz"
     assert main(["data", "fit", str(out_net), "--store", str(store), "--player", str(net),
                  "--epochs", "2", "--held-out", "0.3", "--quiet"]) == 0
@@ -252,3 +252,36 @@ def test_cli_refuses_a_missing_pool(tmp_path, capsys):
 def test_position_from_a_key_is_the_position():
     pos = Position.from_id("4HPwATDgc/ABMA")
     assert np.array_equal(keys_to_boards(boards_to_keys(pos.board[None]))[0], pos.board)
+
+
+def test_decisions_judge_plays_by_their_rollouts(tmp_path, small_net, boards):
+    from bgengine.labelling.decisions import (DecisionSet, build_decision_set, decision_dice,
+                                              play_errors, searcher_chooser)
+    from bgengine.movegen import legal_afterstates
+
+    keys = boards_to_keys(boards[:12])
+    classes = classify_positions(boards[:12])
+    path = tmp_path / "d.npz"
+    part = build_decision_set(path, small_net, keys[:5], classes[:5], chunk=5, trials=8,
+                              top0=2, top2=1, seed=3)
+    whole = build_decision_set(path, small_net, keys, classes, chunk=5, trials=8, top0=2,
+                               top2=1, seed=3)      # resumes after the first five
+    assert whole.metadata["positions_done"] == 12 and len(part) <= len(whole) <= 12
+    fresh = build_decision_set(tmp_path / "e.npz", small_net, keys, classes, chunk=12, trials=8,
+                               top0=2, top2=1, seed=3)
+    assert np.array_equal(fresh.equity, whole.equity, equal_nan=True)
+    with pytest.raises(ValueError, match="built with"):
+        build_decision_set(path, small_net, keys, classes, trials=9, top0=2, top2=1, seed=3)
+    loaded = DecisionSet.load(path)
+    assert np.array_equal(loaded.candidates, whole.candidates)
+    assert tuple(loaded.dice[0]) == decision_dice(loaded.keys[0], 3)
+    # the labelling network's own 0-ply choice is a candidate; the worst play may not be
+    own = play_errors(searcher_chooser(small_net, 0), loaded, small_net)[-1]
+    assert own.outside == 0 and own.decisions == len(loaded)
+
+    def worst(board, d1, d2):
+        after, _ = legal_afterstates(board, d1, d2)
+        return int(np.argmin(small_net.equity(np.ascontiguousarray(after[:, ::-1])) * -1))
+
+    bad = play_errors(worst, loaded, small_net)[-1]
+    assert bad.equity_lost >= own.equity_lost - 1e-9

@@ -131,7 +131,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
-    from bgengine.labelling.benchmark import format_table, predict_outputs, value_errors
+    from bgengine.labelling.benchmark import format_play_table, format_table, predict_outputs, \
+        value_errors
     from bgengine.labelling.store import LabelStore
     from bgengine.players import load_network_spec
 
@@ -150,10 +151,56 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
 
         results[f"gnubg {plies}-ply"] = value_errors(
             gnubg_outputs(boards, plies, jobs=args.jobs), labels)
+    plays = {}
+    if args.decisions:
+        from bgengine.labelling.decisions import DecisionSet, play_errors, searcher_chooser
+
+        decisions = DecisionSet.load(args.decisions)
+        judge = load_network_spec(args.judge)
+        for spec in args.player or ["net"]:
+            model = load_network_spec(spec)
+            for plies in args.plies:
+                plays[f"{spec} {plies}-ply"] = play_errors(searcher_chooser(model, plies),
+                                                           decisions, judge)
+        for plies in args.gnubg:
+            from bgengine.gnubg import GnubgPlayer
+            from bgengine.gnubg.driver import GnubgSettings
+
+            with GnubgPlayer(GnubgSettings(plies=plies)) as gnubg:
+                plays[f"gnubg {plies}-ply"] = play_errors(gnubg.choose, decisions, judge)
     if args.json:
-        print(json.dumps({k: [r.as_dict() for r in v] for k, v in results.items()}, indent=1))
+        print(json.dumps({"values": {k: [r.as_dict() for r in v] for k, v in results.items()},
+                          "plays": {k: [r.as_dict() for r in v] for k, v in plays.items()}},
+                         indent=1))
     else:
         print(format_table(results))
+        if plays:
+            print()
+            print(format_play_table(plays))
+    return 0
+
+
+def _cmd_decisions(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from bgengine.labelling.decisions import build_decision_set
+    from bgengine.labelling.store import file_sha256, load_pool
+    from bgengine.match import default_threads
+    from bgengine.players import load_network_spec
+
+    pool = load_pool(args.pool)
+    rows = np.arange(len(pool))
+    if args.per_class is not None:
+        rows = np.concatenate([np.flatnonzero(pool.classes == c)[:args.per_class]
+                               for c in np.unique(pool.classes)])
+        rows.sort()
+    model = load_network_spec(args.player)
+    with ProgressBar("decisions", "positions", total=len(rows), quiet=args.quiet) as bar:
+        ds = build_decision_set(args.out, model, pool.keys[rows], pool.classes[rows],
+                                progress=bar, trials=args.trials, top0=args.top0, top2=args.top2,
+                                seed=args.seed, n_threads=args.threads or default_threads(),
+                                evaluator_sha256=file_sha256(evaluator_file(args.player)))
+    print(f"{args.out}: {len(ds)} decisions")
     return 0
 
 
@@ -255,8 +302,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--gnubg", nargs="*", type=int, default=[], choices=(0, 1, 2), metavar="PLIES",
                    help="also GNU Backgammon at these plies (needs gnubg installed)")
     b.add_argument("--jobs", type=_positive, default=2, help="gnubg processes (default 2)")
+    b.add_argument("--decisions", default=None, metavar="DECISIONS.npz",
+                   help="also the chequer-play error on this decision set (data decisions)")
+    b.add_argument("--judge", default=None, metavar="SPEC",
+                   help="the evaluator that rolls out chosen plays outside a decision's "
+                        "candidates: the one that built the set (default net)")
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.set_defaults(func=_cmd_benchmark)
+
+    d = dsub.add_parser("decisions", help="build a chequer-play benchmark: decisions whose "
+                                          "candidate plays are rolled out",
+                        description="For each position of the pool (or --per-class of each "
+                                    "class), draw a roll from the position's key, and roll out "
+                                    "its best plays at 0-ply and 2-ply on common dice.  Written "
+                                    "every 50 positions; a stopped build resumes.")
+    d.add_argument("out", metavar="DECISIONS.npz")
+    d.add_argument("--pool", required=True, metavar="POOL.npz")
+    d.add_argument("--per-class", type=_positive, default=None, metavar="N",
+                   help="the first N positions of each class only")
+    d.add_argument("--trials", type=_positive, default=1296, help="games per play (default 1296)")
+    d.add_argument("--top0", type=_positive, default=5, help="best plays at 0-ply (default 5)")
+    d.add_argument("--top2", type=_positive, default=3, help="best plays at 2-ply (default 3)")
+    d.add_argument("--seed", type=int, default=0, help="dice and rollout seed (default 0)")
+    d.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
+    add_player_argument(d, f"the evaluator that ranks and rolls out: {NETWORK_SPEC_HELP}")
+    add_quiet_argument(d)
+    d.set_defaults(func=_cmd_decisions)
 
     f = dsub.add_parser("fit", help="fit an evaluator's networks to labelled positions",
                         description="Fit each class network of the evaluator (each contact "

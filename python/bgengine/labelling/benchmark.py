@@ -20,7 +20,7 @@ from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import Labels
 from bgengine.network import Network, equity_of
 
-__all__ = ["ClassErrors", "value_errors", "predict_outputs", "format_table"]
+__all__ = ["ClassErrors", "value_errors", "predict_outputs", "format_table", "format_play_table"]
 
 OUTPUT_NAMES = ("win", "wg", "wbg", "lg", "lbg")
 
@@ -95,4 +95,19 @@ def format_table(results: dict[str, list[ClassErrors]]) -> str:
             for n in names))
     se = results[names[0]][-1].label_stderr
     lines.append(f"(labels' mean equity standard error {se:.4f})")
+    return "\n".join(lines)
+
+
+def format_play_table(results: dict) -> str:
+    """A text table of :class:`bgengine.labelling.decisions.PlayErrors`: a row per class,
+    for each player its mean equity lost per decision and share of best plays."""
+    names = list(results)
+    classes = [r.name for r in next(iter(results.values()))]
+    lines = [f"{'class':<10} {'decisions':>9}" + "".join(f"  {n[:22]:>22}" for n in names),
+             f"{'':<10} {'':>9}" + "".join(f"  {'lost/decision  best':>22}" for _ in names)]
+    for i, c in enumerate(classes):
+        row = results[names[0]][i]
+        lines.append(f"{c:<10} {row.decisions:>9}" + "".join(
+            f"  {results[n][i].equity_lost:>13.4f} {results[n][i].best_share:>6.1%}"
+            for n in names))
     return "\n".join(lines)

@@ -285,3 +285,23 @@ def test_decisions_judge_plays_by_their_rollouts(tmp_path, small_net, boards):
 
     bad = play_errors(worst, loaded, small_net)[-1]
     assert bad.equity_lost >= own.equity_lost - 1e-9
+
+
+def test_sampling_alternatives_are_positions_after_a_top_play(small_net):
+    from bgengine.movegen import legal_afterstates
+
+    plain = sample_positions(small_net, SamplingConfig(games=6, seed=8, keep=0.5,
+                                                       mix={"self-play": 1.0}))
+    alt = sample_positions(small_net, SamplingConfig(games=6, seed=8, keep=0.5,
+                                                     mix={"self-play": 1.0}, alternatives=1.0))
+    assert len(alt.keys) > 10
+    assert {bytes(k) for k in alt.keys} != {bytes(k) for k in plain.keys}
+    for b in keys_to_boards(alt.keys):
+        validate_board(b)
+    # the opening's alternatives: each is the position after a legal play of some roll
+    first = keys_to_boards(alt.keys[:1])[0]
+    start = Position.from_id("4HPwATDgc/ABMA").board
+    if (first.sum(axis=1) == 15).all() and not np.array_equal(first, start):
+        swapped = np.ascontiguousarray(first[::-1])
+        assert any((legal_afterstates(start, a, b)[0] == swapped).all(axis=(1, 2)).any()
+                   for a in range(1, 7) for b in range(1, 7))

@@ -48,7 +48,8 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         save_pool
     from bgengine.players import load_network_spec
 
-    config = SamplingConfig(games=args.games, seed=args.seed, keep=args.keep)
+    config = SamplingConfig(games=args.games, seed=args.seed, keep=args.keep,
+                            alternatives=args.alternatives)
     seen: set[bytes] = set()
     for other in args.exclude:
         p = Path(other)
@@ -72,6 +73,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             "evaluator_sha256": file_sha256(evaluator_file(args.player)),
             "games": config.games, "first_game": args.first_game, "seed": config.seed,
             "keep": config.keep, "epsilon": config.epsilon, "mix": config.mix,
+            "alternatives": config.alternatives, "top": config.top,
             "per_class": args.per_class, "excluded": [str(p) for p in args.exclude]}
     save_pool(args.pool, sampled.keys[order], classes[order], sampled.sources[order], meta)
     print(f"{args.pool}: {len(order)} positions {json.dumps(class_counts(classes[order]))}")
@@ -253,6 +255,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
     s.add_argument("--keep", type=float, default=0.15,
                    help="probability of keeping a position met (default 0.15)")
+    s.add_argument("--alternatives", type=float, default=0.0, metavar="P",
+                   help="probability that a kept position is replaced by the position after "
+                        "one of the roll's six best plays, drawn at random (default 0)")
     s.add_argument("--per-class", type=_positive, default=None, metavar="N",
                    help="keep at most N positions of each class (e.g. for a benchmark set)")
     s.add_argument("--exclude", nargs="*", default=[], metavar="POOL_OR_STORE",

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgengine.agents import Player
-from bgengine.board import validate_board
+from bgengine.board import game_result, validate_board
 from bgengine.dice import Dice
 from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
 from bgengine.game import game_decisions
 from bgengine.ids import position_key
-from bgengine.network import Network
+from bgengine.network import Network, equity_of
+from bgengine.search import play_outputs
 
 __all__ = ["SOURCES", "SamplingConfig", "SampledPositions", "sample_positions",
            "build_start"]
@@ -52,7 +53,10 @@ class SamplingConfig:
 
     ``games``: games played; ``seed``: the run's seed; ``keep``: probability of keeping
     each position met; ``epsilon``: share of random plays in the ``noisy`` games;
-    ``mix``: share of games per source (names from :data:`SOURCES`, normalised).
+    ``mix``: share of games per source (names from :data:`SOURCES`, normalised);
+    ``alternatives``: probability that a kept position is replaced by the position after
+    one of the roll's ``top`` best plays at 0-ply, drawn at random (opponent on roll), so
+    that the positions of the plays a decision weighs, not only those played, are labelled.
     """
 
     games: int
@@ -60,12 +64,18 @@ class SamplingConfig:
     keep: float = 0.15
     epsilon: float = 0.08
     mix: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIX))
+    alternatives: float = 0.0
+    top: int = 6
 
     def __post_init__(self) -> None:
         if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
             raise ValueError(f"games must be an integer >= 1, got {self.games!r}")
         if not 0 < self.keep <= 1:
             raise ValueError(f"keep must be in (0, 1], got {self.keep!r}")
+        if not 0 <= self.alternatives <= 1:
+            raise ValueError(f"alternatives must be in [0, 1], got {self.alternatives!r}")
+        if isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 1:
+            raise ValueError(f"top must be an integer >= 1, got {self.top!r}")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon!r}")
         unknown = set(self.mix) - set(SOURCES)
@@ -202,7 +212,7 @@ def build_start(source: str, rng: np.random.Generator) -> np.ndarray | None:
         validate_board(board)
     except ValueError:
         return None
-    from bgengine.board import game_result, is_race
+    from bgengine.board import is_race
     if game_result(board) or is_race(board):
         return None
     return board
@@ -212,6 +222,18 @@ def build_start(source: str, rng: np.random.Generator) -> np.ndarray | None:
 
 def _game_rng(seed: int, game: int) -> np.random.Generator:
     return np.random.default_rng([seed & (2**63 - 1), game, 0x5A4D])
+
+
+def _alternative(model: Network | Evaluator, d, top: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """The position after one of the ``top`` best 0-ply plays of decision ``d``, drawn at
+    random, opponent on roll (the decision's own position if that play ends the game)."""
+    _, outputs = play_outputs(model, d.board, d.d1, d.d2)
+    best = np.argsort(-equity_of(np.asarray(outputs, np.float64)), kind="stable")[:top]
+    after = d.afterstates[int(rng.choice(best))]
+    if game_result(after):
+        return d.board
+    return np.ascontiguousarray(after[::-1])
 
 
 def sample_positions(model: Network | Evaluator, config: SamplingConfig, *,
@@ -249,9 +271,13 @@ def sample_positions(model: Network | Evaluator, config: SamplingConfig, *,
             while True:
                 d = loop.send(k)
                 if rng.random() < config.keep:
-                    key = position_key(d.board)
+                    board = d.board
+                    if config.alternatives and rng.random() < config.alternatives \
+                            and len(d.afterstates) > 1:
+                        board = _alternative(model, d, config.top, rng)
+                    key = position_key(board)
                     if key not in seen and \
-                            int(evaluator.classify(d.board)) != _EXACT:
+                            int(evaluator.classify(board)) != _EXACT:
                         seen.add(key)
                         keys.append(key)
                         sources.append(source)

@@ -305,3 +305,22 @@ def test_sampling_alternatives_are_positions_after_a_top_play(small_net):
         swapped = np.ascontiguousarray(first[::-1])
         assert any((legal_afterstates(start, a, b)[0] == swapped).all(axis=(1, 2)).any()
                    for a in range(1, 7) for b in range(1, 7))
+
+
+def test_labelling_through_a_backend_gives_the_same_store(tmp_path, small_net, boards):
+    from bgengine.distributed import LocalBackend
+
+    pool = _pool(tmp_path, boards[:12])
+    path = tmp_path / "n.npz"
+    small_net.save(path)
+    settings = LabelSettings(trials=4, shard_size=5)
+    here = LabelStore(tmp_path / "here", settings, "c" * 64)
+    label_pool(here, pool, small_net)
+    there = LabelStore(tmp_path / "there", settings, "c" * 64)
+    run = label_pool(there, pool, small_net, backend=LocalBackend(1), model_path=path,
+                     batch_shards=2)
+    assert run.shards_done == 3
+    assert np.array_equal(here.load().outputs, there.load().outputs)
+    with pytest.raises(ValueError, match="model_path"):
+        label_pool(LabelStore(tmp_path / "x", settings, "c" * 64), pool, small_net,
+                   backend=LocalBackend(1))

@@ -81,7 +81,7 @@ def _label_shard(job: tuple) -> tuple[int, Labels]:
 
 def label_pool(store: LabelStore, pool: Pool, model: Network | Evaluator, *,
                n_threads: int = 1, max_shards: int | None = None, backend=None,
-               model_path: str | Path | None = None,
+               model_path: str | Path | None = None, batch_shards: int = 16,
                progress: Callable[[int, int], None] | None = None) -> LabelRun:
     """Label the shards of ``pool`` that ``store`` lacks, in order, with ``model`` (the
     store's evaluator: the caller checks its hash); at most ``max_shards`` of them.
@@ -89,7 +89,8 @@ def label_pool(store: LabelStore, pool: Pool, model: Network | Evaluator, *,
     ``progress(positions done, positions)`` counts the pool's positions, those labelled
     before included.  ``backend`` (a Ray :class:`bgengine.distributed.Backend`, with
     ``model_path`` the evaluator's file for the workers to load) labels the shards on
-    its workers, ``n_threads`` threads each.
+    its workers, ``n_threads`` threads each, ``batch_shards`` shards at a time (each batch
+    written before the next is sent).
     """
     settings = store.settings
     size = settings.shard_size
@@ -122,8 +123,10 @@ def label_pool(store: LabelStore, pool: Pool, model: Network | Evaluator, *,
             raise ValueError("a backend's workers need the evaluator's file (model_path)")
         jobs = [(i, str(model_path), pool.keys[i * size:(i + 1) * size], settings, n_threads)
                 for i in todo]
-        for index, labels in backend.map(_label_shard, jobs):
-            finish(index, labels)
+        # a few shards a worker at a time, written as each batch returns
+        for lo in range(0, len(jobs), batch_shards):
+            for index, labels in backend.map(_label_shard, jobs[lo:lo + batch_shards]):
+                finish(index, labels)
     else:
         for index in todo:
             base = labelled

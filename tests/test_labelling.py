@@ -324,3 +324,16 @@ def test_labelling_through_a_backend_gives_the_same_store(tmp_path, small_net, b
     with pytest.raises(ValueError, match="model_path"):
         label_pool(LabelStore(tmp_path / "x", settings, "c" * 64), pool, small_net,
                    backend=LocalBackend(1))
+
+
+def test_labels_unique_keeps_the_most_precise_label(boards):
+    keys = boards_to_keys(boards[:4])
+    out = np.arange(20, dtype=np.float32).reshape(4, 5) / 40
+    a = Labels(keys, np.zeros(4, np.uint8), out, out, np.array([0.1, 0.2, 0.3, 0.4], np.float32))
+    b = Labels(keys[[2, 0]], np.zeros(2, np.uint8), out[[0, 1]] + 0.5, out[[0, 1]],
+               np.array([0.05, 0.5], np.float32))
+    u = Labels.concatenate([a, b]).unique()
+    assert len(u) == 4
+    got = {bytes(k): (o[0], se) for k, o, se in zip(u.keys, u.outputs, u.equity_stderr)}
+    assert got[bytes(keys[2])] == (pytest.approx(0.5), pytest.approx(0.05))   # b's, more precise
+    assert got[bytes(keys[0])][1] == pytest.approx(0.1)                       # a's

@@ -214,7 +214,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed)
     stores = [LabelStore(p) for p in args.store]
-    labels = Labels.concatenate([s.load(verify=True) for s in stores])
+    labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
         raise ValueError("the stores hold no labelled positions")
     model = load_network_spec(args.player)
@@ -337,7 +337,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f = dsub.add_parser("fit", help="fit an evaluator's networks to labelled positions",
                         description="Fit each class network of the evaluator (each contact "
                                     "expert, the race network) on the stores' positions it is "
-                                    "routed, by cross-entropy to the rollout probabilities "
+                                    "routed (a position in several stores once, with its most "
+                                    "precise label), by cross-entropy to the rollout probabilities "
                                     "weighted by the labels' precision (Adam; a hashed tenth "
                                     "held out for early stopping), and save the evaluator.")
     f.add_argument("out", metavar="OUT.npz", help="the evaluator file to write")

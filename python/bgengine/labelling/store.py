@@ -206,6 +206,17 @@ class Labels:
         """The positions (uint8, (N, 2, 25), side on roll in row 1)."""
         return keys_to_boards(self.keys)
 
+    def unique(self) -> "Labels":
+        """One row per position: where a position was labelled more than once (e.g. in two
+        stores), the label with the smallest equity standard error."""
+        order = np.lexsort((self.equity_stderr, *self.keys.T[::-1]))
+        k = self.keys[order]
+        first = np.ones(len(k), bool)
+        first[1:] = (k[1:] != k[:-1]).any(axis=1)
+        rows = np.sort(order[first])
+        return Labels(self.keys[rows], self.classes[rows], self.outputs[rows],
+                      self.outputs_stderr[rows], self.equity_stderr[rows])
+
     @staticmethod
     def concatenate(parts: list["Labels"]) -> "Labels":
         """One set of all of ``parts``' rows, in order."""

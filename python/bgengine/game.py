@@ -11,7 +11,10 @@ terminal player's rules — plays by this module:
   decides who answers.
 * :func:`play_game`: a cubeless game between two players.
 * :class:`CubeGame`: a game with the doubling cube between two players and
-  their cube engines (:class:`bgengine.engine.Engine`).
+  their cube engines (:class:`bgengine.engine.Engine`); :meth:`CubeGame.steps`
+  is the same game as a generator of plays and :class:`CubeQuestion` (the
+  cube actions), and :class:`CubeSeries` a money game or a whole match as one
+  (how a pool of gnubg processes plays them, answering gnubg's seats itself).
 * :class:`MatchScore`, :func:`match_opening`, :func:`is_crawford_game`,
   :func:`points_scored`: a match's score, who moves first in a match game,
   the Crawford rule, the Jacoby rule.
@@ -29,13 +32,15 @@ from typing import NamedTuple
 import numpy as np
 
 from bgengine.board import game_result
+from bgengine.cube import CubeInfo
 from bgengine.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.position import STARTING_BOARD
 from bgengine.types import Board, PlayerLike
 
-__all__ = ["MAX_PLAYS", "Decision", "CubeTurn", "game_decisions", "game_seed", "play_game",
-           "CubeGame", "MatchScore", "match_opening", "is_crawford_game", "points_scored"]
+__all__ = ["MAX_PLAYS", "Decision", "CubeTurn", "CubeQuestion", "game_decisions", "game_seed",
+           "play_game", "CubeGame", "CubeSeries", "answer_locally", "MatchScore", "match_opening",
+           "is_crawford_game", "points_scored"]
 
 #: A game that has run this long without ending has a bug in it.
 MAX_PLAYS = 10000
@@ -211,6 +216,23 @@ def points_scored(level: int, cube: int, *, jacoby: bool, cube_turned: bool) -> 
 
 # ====================================================================== games with the cube
 
+class CubeQuestion(NamedTuple):
+    """A cube action asked of seat ``seat`` in a game driven by :meth:`CubeGame.steps`.
+
+    ``kind`` ``"double"``: seat ``seat``, on roll and with access to the cube, may double
+    before it rolls (answer True to double); ``"take"``: seat ``seat`` has been doubled
+    (answer True to take, False to pass).  ``board``: the position before the roll, the
+    side on roll (the doubler) in row 1; ``state``: the cube and score before the double
+    (``state.player_on_roll`` is the doubler; ``double_offered`` is set for a take);
+    ``number``: plays made so far in the game."""
+
+    kind: str
+    seat: int
+    board: Board
+    state: MatchState
+    number: int
+
+
 class CubeGame:
     """One game with the cube between ``players[0]`` and ``players[1]`` (seats), whose
     cube decisions come from ``engines`` (:class:`bgengine.engine.Engine`, one a seat).
@@ -221,7 +243,8 @@ class CubeGame:
     (-1 centred, else the seat), ``doubles``, ``drops``.  ``recorder``, if given, is
     told every action as it happens: ``recorder("play", seat, decision, index)``,
     ``recorder("double" | "take" | "drop", seat)`` (e.g. a
-    :class:`bgengine.matchrecord.GameRecorder`).
+    :class:`bgengine.matchrecord.GameRecorder`).  :meth:`steps` plays the same game
+    with the answers given from outside (``players`` and ``engines`` unused).
     """
 
     def __init__(self, players, engines, *, match_length: int, score: list[int], crawford: bool,
@@ -238,29 +261,24 @@ class CubeGame:
                           cube_owner=self.owner, player_on_roll=on_roll, crawford=self.crawford,
                           jacoby=self.jacoby, **kw)
 
-    def _doubled_out(self, turn: CubeTurn) -> bool:
-        """Seat ``turn.turn``'s cube action before its roll; True when it doubled and was dropped."""
-        t = turn.turn
-        st = self.state(t)
-        if not (self.engines[t].can_double(st, t) and self.engines[t].cube_decision(turn.board, st)):
-            return False
-        self.doubles += 1
-        self._record("double", t)
-        if not self.engines[1 - t].take_decision(turn.board, self.state(t, double_offered=True)):
-            self.drops += 1
-            self._record("drop", 1 - t)
-            return True
-        self._record("take", 1 - t)
-        self.cube, self.owner = 2 * self.cube, 1 - t
-        return False
+    def may_double(self, seat: int) -> bool:
+        """Seat ``seat``, on roll, has access to the cube and doubling can matter
+        (:meth:`bgengine.cube.CubeInfo.can_double`: not the Crawford game, not a
+        dead cube, the cube centred or its own)."""
+        return CubeInfo.from_match_state(self.state(seat), seat).can_double()
 
     def _record(self, kind: str, seat: int, *args) -> None:
         if self.recorder is not None:
             self.recorder(kind, seat, *args)
 
-    def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
-        """Play to the end; ``(winner seat, points won)``.  Cube decisions come
-        before every roll except the opening one."""
+    def steps(self, dice, first: int, opening: tuple[int, int]
+              ) -> Generator[Decision | CubeQuestion, int | bool | None, tuple[int, int]]:
+        """The game as a generator: it hands out every :class:`Decision` (send back the
+        index of the play; the cube and score are :meth:`state` of ``decision.turn``) and
+        every :class:`CubeQuestion` (send back True or False), and returns ``(winner seat,
+        points won)``.  A double is asked only when :meth:`may_double`; cube actions
+        come before every roll except the opening one.  An index out of range raises
+        ``ValueError``."""
         loop = game_decisions(dice, first=first, opening=opening, cube_turns=True)
         answer = None
         while True:
@@ -271,15 +289,121 @@ class CubeGame:
                 winner = 0 if v > 0 else 1
                 return winner, points_scored(abs(v), self.cube, cube_turned=self.owner != -1,
                                              jacoby=self.match_length == 0 and self.jacoby)
-            except ValueError as exc:
-                raise RuntimeError(f"{self.players[event.turn]!r} {exc}") from None
+            answer = None
             if isinstance(event, CubeTurn):
-                answer = None
-                if self._doubled_out(event):
+                t = event.turn
+                if not self.may_double(t):
+                    continue
+                if not (yield CubeQuestion("double", t, event.board, self.state(t), event.number)):
+                    continue
+                self.doubles += 1
+                self._record("double", t)
+                if not (yield CubeQuestion("take", 1 - t, event.board,
+                                           self.state(t, double_offered=True), event.number)):
+                    self.drops += 1
+                    self._record("drop", 1 - t)
                     loop.close()
-                    return event.turn, self.cube
+                    return t, self.cube
+                self._record("take", 1 - t)
+                self.cube, self.owner = 2 * self.cube, 1 - t
             else:
-                answer = int(self.players[event.turn].choose(event.board, event.d1, event.d2,
-                                                             (self.seed + event.number) & _MASK63))
+                answer = yield event
                 if 0 <= answer < len(event.afterstates):      # else the loop raises
                     self._record("play", event.turn, event, answer)
+
+    def play(self, dice, first: int, opening: tuple[int, int]) -> tuple[int, int]:
+        """Play to the end; ``(winner seat, points won)``.  Cube decisions come
+        before every roll except the opening one."""
+        steps = self.steps(dice, first, opening)
+        answer = None
+        while True:
+            try:
+                event = steps.send(answer)
+            except StopIteration as done:
+                return done.value
+            except ValueError as exc:
+                raise RuntimeError(f"{self.players[event.turn]!r} {exc}") from None
+            answer = answer_locally(self.players, self.engines, event, self)
+
+
+def answer_locally(players, engines, event: Decision | CubeQuestion, game: CubeGame) -> int | bool:
+    """The answer of ``players[seat]`` (a play: its ``choose`` with seed ``game.seed +
+    event.number``, or, for a player that plays at the cube and score, such as
+    :class:`bgengine.gnubg.GnubgPlayer`, its ``choose_cubeful(board, d1, d2, state)``)
+    or of ``engines[seat]`` (a cube action: ``can_double`` and ``cube_decision``, or
+    ``take_decision``) to one question of ``game``'s :meth:`CubeGame.steps`."""
+    if isinstance(event, CubeQuestion):
+        engine = engines[event.seat]
+        if event.kind == "double":
+            return bool(engine.can_double(event.state, event.seat)
+                        and engine.cube_decision(event.board, event.state))
+        return bool(engine.take_decision(event.board, event.state))
+    player = players[event.turn]
+    cubeful = getattr(player, "choose_cubeful", None)
+    if cubeful is not None:
+        return int(cubeful(event.board, event.d1, event.d2, game.state(event.turn)))
+    return int(player.choose(event.board, event.d1, event.d2, (game.seed + event.number) & _MASK63))
+
+
+class CubeSeries:
+    """A money game with the cube (``match_length`` 0) or a match to ``match_length``
+    points (Crawford rule) between seats 0 and 1 on ``dice``, as one generator:
+    :meth:`steps` hands out the questions of :meth:`CubeGame.steps`, game after game.
+
+    Money play starts with seat 0 on roll (``dice.opening_roll()``); a match game with
+    :func:`match_opening`.  Game ``k`` of the series is a :class:`CubeGame` with seed
+    ``game_seed(seed, pair, g, k * 1000003)`` (its plays' seeds: that plus the play's
+    number); ``game`` is the game in progress.  After the series: ``winner`` (the seat
+    that won the money game or the match), ``points`` (the money game's points; in a
+    match those of its last game), ``score``, ``games``, ``doubles``, ``drops`` and
+    ``cube_sum`` (final cube values added up over the games)."""
+
+    def __init__(self, dice, *, match_length: int = 0, jacoby: bool = False, seed: int = 0,
+                 pair: int = 0, g: int = 0, players=None, engines=None) -> None:
+        self.dice, self.match_length, self.jacoby = dice, match_length, jacoby
+        self.seed, self.pair, self.g = seed, pair, g
+        self.players, self.engines = players, engines
+        self.score = MatchScore(match_length)
+        self.game: CubeGame | None = None
+        self.winner = self.points = -1
+        self.games = self.doubles = self.drops = self.cube_sum = 0
+
+    def steps(self) -> Generator[Decision | CubeQuestion, int | bool | None, int]:
+        """The series as a generator (see :meth:`CubeGame.steps`); returns the winning seat."""
+        match = self.score
+        while True:
+            crawford = match.start_game()
+            self.game = game = CubeGame(
+                self.players, self.engines, match_length=self.match_length,
+                score=list(match.score), crawford=crawford,
+                jacoby=self.jacoby and self.match_length == 0,
+                seed=game_seed(self.seed, self.pair, self.g, match.games * 1000003))
+            if self.match_length == 0:
+                first, opening = 0, self.dice.opening_roll()
+            else:
+                first, opening = match_opening(self.dice)
+            winner, pts = yield from game.steps(self.dice, first, opening)
+            match.record(winner, pts)
+            self.games += 1
+            self.doubles += game.doubles
+            self.drops += game.drops
+            self.cube_sum += game.cube
+            self.points = pts
+            if self.match_length == 0 or match.over:
+                self.winner = winner
+                return winner
+
+    def play(self) -> int:
+        """Play the series with ``players`` and ``engines`` (as :meth:`CubeGame.play`);
+        returns the winning seat."""
+        steps = self.steps()
+        answer = None
+        while True:
+            try:
+                event = steps.send(answer)
+            except StopIteration as done:
+                return done.value
+            except ValueError as exc:
+                raise RuntimeError(f"{self.players[event.turn]!r} {exc}") from None
+            assert self.game is not None
+            answer = answer_locally(self.players, self.engines, event, self.game)

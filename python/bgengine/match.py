@@ -13,8 +13,8 @@ from bgengine.cube import gnubg_met
 from bgengine.dice import Dice
 from bgengine.engine import Engine
 from bgengine.external import ExternalPlayer
-from bgengine.game import CubeGame, MatchScore, game_seed, match_opening, play_game
-from bgengine.gnubg import GnubgPlayer, play_gnubg_match
+from bgengine.game import CubeSeries, play_game
+from bgengine.gnubg import GnubgPlayer, play_gnubg_cube_pairs, play_gnubg_match
 from bgengine.luck import LuckPool, Roll
 from bgengine.players import load_default_network, make_player
 from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
@@ -79,14 +79,21 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
                    cube_network=None, progress=None) -> CubeMatchResult:
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
-    Each side's cube decisions (double, take) come from
+    Each bgengine side's cube decisions (double, take) come from
     :class:`bgengine.engine.Engine`: the Janowski cube model over its own
     network's probabilities, or, for a player without a network (pubeval,
     random, ...), over ``cube_network`` (default: the shipped network).
-    Crawford rule in matches; ``jacoby`` in money games.  Pair ``i`` plays
-    the dice of ``Dice(seed, stream=i)`` twice, the seats swapped.  Played
-    from Python (the plays themselves are compiled), one game at a time.
-    ``progress(done, total)`` is called after each game or match.
+    A :class:`bgengine.gnubg.GnubgPlayer` side plays as gnubg does, its plays
+    cubeful at the cube and score and its cube actions gnubg's own, each reply
+    checked: a money game or match with a reply that is not a legal play or not
+    an allowed cube action is stopped, its pair left out and counted in
+    ``bad_games``.  Crawford rule in matches; ``jacoby`` in money games.  Pair
+    ``i`` plays the dice of ``Dice(seed, stream=i)`` twice, the seats swapped
+    (:class:`bgengine.game.CubeSeries`).  Played from Python (the plays
+    themselves are compiled), one game at a time; against gnubg, on a pool of
+    gnubg processes, one money game or match a process at a time, with the same
+    results whatever their number.  ``progress(done, total)`` is called after
+    each game or match.
     """
     if not is_int(n) or n < 2:
         raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
@@ -96,49 +103,49 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
         raise ValueError(f"matches of up to {gnubg_met().length} points are supported "
                          f"(the match equity table's size), got {match_length}")
     for p in (a, b):
-        if not isinstance(p, Player):
-            raise ValueError(f"games with the cube need bgengine players, got {p!r}")
-    engines = (_cube_engine(a, cube_network), _cube_engine(b, cube_network))
+        if not isinstance(p, (Player, GnubgPlayer)):
+            raise ValueError(f"games with the cube need bgengine players or gnubg, got {p!r}")
+    engines = tuple(None if isinstance(p, GnubgPlayer) else _cube_engine(p, cube_network)
+                    for p in (a, b))
     n_pairs = (n + 1) // 2
-    values = np.zeros((n_pairs, 2))
-    games = doubles = drops = 0
-    cube_sum = 0
-    for i in range(n_pairs):
-        for g in range(2):
-            seats = (0, 1) if g == 0 else (1, 0)           # seat -> player index (0 = A)
-            players = tuple((a, b)[s] for s in seats)
-            engs = tuple(engines[s] for s in seats)
-            dice = Dice(seed, stream=i)
-            match = MatchScore(match_length)
-            while True:
-                crawford = match.start_game()
-                game = CubeGame(players, engs, match_length=match_length, score=list(match.score),
-                                crawford=crawford, jacoby=jacoby and match_length == 0,
-                                seed=game_seed(seed, i, g, match.games * 1000003))
+    jacoby = jacoby and match_length == 0
+    if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
+        res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,
+                                    engines=engines, seed=seed, progress=progress)
+        keep = res.good_pairs
+        values, games = res.values[keep], int(res.games[keep].sum())
+        doubles, drops = int(res.doubles[keep].sum()), int(res.drops[keep].sum())
+        cube_sum = int(res.cube_sum[keep].sum())
+        bad: dict = {"bad_games": int(res.bad.sum()), "bad_examples": tuple(res.reasons[:5])}
+    else:
+        values = np.zeros((n_pairs, 2))
+        games = doubles = drops = cube_sum = 0
+        bad = {}
+        for i in range(n_pairs):
+            for g in range(2):
+                seats = (0, 1) if g == 0 else (1, 0)           # seat -> player index (0 = A)
+                series = CubeSeries(Dice(seed, stream=i), match_length=match_length,
+                                    jacoby=jacoby, seed=seed, pair=i, g=g,
+                                    players=tuple((a, b)[s] for s in seats),
+                                    engines=tuple(engines[s] for s in seats))
+                winner = series.play()
+                games += series.games
+                doubles += series.doubles
+                drops += series.drops
+                cube_sum += series.cube_sum
+                won_by_a = seats[winner] == 0
                 if match_length == 0:
-                    first, opening = 0, dice.opening_roll()
+                    values[i, g] = series.points if won_by_a else -series.points
                 else:
-                    first, opening = match_opening(dice)
-                winner, pts = game.play(dice, first, opening)
-                match.record(winner, pts)
-                games += 1
-                doubles += game.doubles
-                drops += game.drops
-                cube_sum += game.cube
-                if match_length == 0:
-                    v = pts if winner == 0 else -pts
-                    values[i, g] = v if g == 0 else -v
-                    break
-                if match.over:
-                    won_by_a = seats[winner] == 0
                     values[i, g] = 1.0 if won_by_a else 0.0
-                    break
-            if progress is not None:
-                progress(2 * i + g + 1, 2 * n_pairs)
+                if progress is not None:
+                    progress(2 * i + g + 1, 2 * n_pairs)
     pair_means = values.mean(axis=1)
-    return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * n_pairs,
-                           value=float(pair_means.mean()), ci95=ci95(pair_means), games=games,
-                           doubles=doubles / games, drops=drops / games, mean_cube=cube_sum / games)
+    per_game = max(games, 1)
+    return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * len(values),
+                           value=float(pair_means.mean()) if len(values) else float("nan"),
+                           ci95=ci95(pair_means), games=games, doubles=doubles / per_game,
+                           drops=drops / per_game, mean_cube=cube_sum / per_game, **bad)
 
 
 # ====================================================================== matches played from Python

@@ -135,7 +135,10 @@ class CubeMatchResult:
     fraction of the ``n`` matches that A won.  ``ci95``: half-width of the 95%
     confidence interval, from the spread of pair means (each pair plays the
     same dice twice with the seats swapped).  ``doubles``, ``drops``: per game;
-    ``mean_cube``: the cube's mean value at the end of a game.
+    ``mean_cube``: the cube's mean value at the end of a game.  ``bad_games`` is
+    set against gnubg (:mod:`bgengine.gnubg`): money games or matches stopped by a
+    bad reply (a play that is not legal, a cube action not allowed), whose pairs
+    are left out of every figure; ``bad_examples``: what went wrong in the first few.
     """
 
     a: str
@@ -148,6 +151,8 @@ class CubeMatchResult:
     doubles: float
     drops: float
     mean_cube: float
+    bad_games: int | None = None
+    bad_examples: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -156,8 +161,15 @@ class CubeMatchResult:
         cube = (f"{self.doubles:.2f} doubles and {self.drops:.2f} drops per game, mean final "
                 f"cube {self.mean_cube:.2f}")
         if self.match_length == 0:
-            return (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg "
+            text = (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg "
                     f"{ci_text(self.ci95)} over {self.n} games; {cube}")
-        return (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% "
-                f"{ci_text(self.ci95, '.1f', 100, '%')} of "
-                f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")
+        else:
+            text = (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% "
+                    f"{ci_text(self.ci95, '.1f', 100, '%')} of "
+                    f"{self.n} matches to {self.match_length} ({self.games} games); {cube}")
+        if self.bad_games is not None:
+            unit = "matches" if self.match_length else "games"
+            text += f"; {self.bad_games} {unit} with a bad reply (their pairs not counted)"
+            if self.bad_examples:
+                text += ", first: " + self.bad_examples[0]
+        return text

@@ -91,7 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     p.add_argument("--cube", action="store_true",
                    help="money games with the doubling cube (decisions: Janowski cube model over "
-                        "each player's network, the shipped one for players without)")
+                        "each player's network, the shipped one for players without; gnubg and "
+                        "gnubg:N play cubefully and take gnubg's own cube actions)")
     p.add_argument("--match-length", type=int, default=0, metavar="N",
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")

@@ -1,4 +1,5 @@
-"""gnubg as a player (:class:`GnubgPlayer`) and cubeless matches against it."""
+"""gnubg as a player (:class:`GnubgPlayer`), cubeless matches against it, and money games
+with the cube and matches against it."""
 
 from __future__ import annotations
 
@@ -8,28 +9,33 @@ from collections.abc import Callable
 
 from bgengine._checks import is_int
 from bgengine.board import validate_board
-from bgengine.game import Decision
+from bgengine.cube import CubeInfo
+from bgengine.game import CubeQuestion, Decision
 from bgengine.gnubg.binary import find_gnubg
 from bgengine.gnubg.driver import GnubgSettings
-from bgengine.gnubg.pool import GnubgPool, PairResults
+from bgengine.gnubg.pool import CubePairResults, GnubgPool, PairResults
 from bgengine.gnubg.process import GnubgConfig
 from bgengine.luck import LuckMeter
 from bgengine.movegen import legal_afterstates
 from bgengine.results import MatchResult, summarize
 
-__all__ = ["GnubgPlayer", "play_gnubg_pairs", "play_gnubg_match"]
+__all__ = ["GnubgPlayer", "play_gnubg_pairs", "play_gnubg_match", "play_gnubg_cube_pairs"]
 
 log = logging.getLogger(__name__)
 
 class GnubgPlayer:
     """gnubg as a player: what it plays (``settings``) and how it is run (``config``).
 
-    :func:`bgengine.match.run_match` plays it through a pool of its own,
-    stopped when the match ends.  :meth:`pool` gives the player's own pool,
-    kept between calls (tournaments use it for their many batches), and
-    :meth:`choose` asks that pool for one play; :meth:`close` (or the end of
-    a ``with`` block) stops it.  Raises :class:`GnubgNotFound` at once when
-    gnubg is not installed.
+    :func:`bgengine.match.run_match` and :func:`bgengine.match.run_cube_match`
+    play it through a pool of their own, stopped when the match ends.
+    :meth:`pool` gives the player's own pool, kept between calls (tournaments
+    use it for their many batches), and :meth:`choose` asks that pool for one
+    cubeless play; :meth:`choose_cubeful`, :meth:`can_double`,
+    :meth:`cube_decision` and :meth:`take_decision` make it a cube player too,
+    its own cube engine (as :class:`bgengine.engine.Engine` is for bgengine's
+    players: :class:`bgengine.game.CubeGame` takes it as both), one question
+    at a time.  :meth:`close` (or the end of a ``with`` block) stops the pool.
+    Raises :class:`GnubgNotFound` at once when gnubg is not installed.
     """
 
     def __init__(self, settings: GnubgSettings | None = None, config: GnubgConfig | None = None,
@@ -60,6 +66,39 @@ class GnubgPlayer:
         arr = validate_board(board)
         after, _ = legal_afterstates(arr, int(d1), int(d2))
         return self.pool(1).ask(self.settings, Decision(1, arr, int(d1), int(d2), after, 0))
+
+    def choose_cubeful(self, board, d1: int, d2: int, state) -> int:
+        """Index of gnubg's play in ``legal_afterstates(board, d1, d2)``, chosen
+        cubefully at the cube and score of ``state`` (a
+        :class:`bgengine.ids.MatchState`; the mover is ``state.player_on_roll``).
+        Errors as :meth:`choose`."""
+        arr = validate_board(board)
+        after, _ = legal_afterstates(arr, int(d1), int(d2))
+        if len(after) == 1:
+            return 0
+        return self.pool(1).ask_play(self.settings, Decision(state.player_on_roll, arr, int(d1),
+                                                             int(d2), after, 0), state)
+
+    def can_double(self, state, side: int) -> bool:
+        """``side`` has access to the cube and doubling can matter (as gnubg sees it)."""
+        return CubeInfo.from_match_state(state, side).can_double()
+
+    def cube_decision(self, board, state, jacoby: bool | None = None) -> bool:
+        """True when gnubg, on roll (row 1 of ``board``, ``state.player_on_roll``),
+        doubles before it rolls; never without access to the cube.  ``jacoby``, if
+        given, replaces ``state.jacoby`` in money play."""
+        if jacoby is not None:
+            state = dataclasses.replace(state, jacoby=bool(jacoby))
+        if not self.can_double(state, state.player_on_roll):
+            return False
+        return self.pool(1).ask_cube(self.settings, CubeQuestion(
+            "double", state.player_on_roll, validate_board(board), state, 0))
+
+    def take_decision(self, board, state) -> bool:
+        """True when gnubg takes the double of the side on roll (row 1 of ``board``,
+        ``state.player_on_roll``) from ``state.cube``, False when it passes."""
+        return self.pool(1).ask_cube(self.settings, CubeQuestion(
+            "take", 1 - state.player_on_roll, validate_board(board), state, 0))
 
     def close(self) -> None:
         """Stop the player's own pool, if it has one (safe to call twice)."""
@@ -112,3 +151,20 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
 
 def _name(p) -> str:
     return getattr(p, "name", repr(p))
+
+
+def play_gnubg_cube_pairs(a, b, n_pairs: int, *, match_length: int = 0, jacoby: bool = False,
+                          engines: tuple = (None, None), seed: int = 0,
+                          config: GnubgConfig | None = None,
+                          progress: Callable[[int, int], None] | None = None) -> CubePairResults:
+    """:meth:`GnubgPool.play_cube_pairs` in a pool of its own, stopped at the end.
+    ``config`` defaults to the first :class:`GnubgPlayer`'s."""
+    with GnubgPool(config or _gnubg_config(a, b)) as pool:
+        res = pool.play_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,
+                                   engines=engines, seed=seed, progress=progress)
+    units = "matches" if match_length else "games"
+    log.info("gnubg cube match: %d %s (%d games) in %.1f s (%.2f %s/s, %.1f games/s), "
+             "%d requests, %d replays", res.values.size, units, int(res.games.sum()), res.seconds,
+             res.values.size / max(res.seconds, 1e-9), units,
+             res.games.sum() / max(res.seconds, 1e-9), res.requests, res.replays)
+    return res

@@ -85,13 +85,14 @@ class GnubgProcess:
         self.game = None                          # the pool's game in progress on it
         self.requests = 0
 
-    def send(self, body: str) -> None:
-        """Write one request, numbered (a process that has died shows as
+    def send(self, body: str, kind: str = "m") -> None:
+        """Write one request of ``kind`` (``m``, ``p``, ``d``, ``t``: see
+        :mod:`bgengine.gnubg.driver`), numbered (a process that has died shows as
         closed output or as a timeout, so a broken pipe is not raised here)."""
         assert self.proc.stdin is not None
         self.requests += 1
         try:
-            self.proc.stdin.write(f"m {self.requests} {body}\n".encode())
+            self.proc.stdin.write(f"{kind} {self.requests} {body}\n".encode())
         except (OSError, ValueError):
             pass
         self.sent_at = time.monotonic()

@@ -18,7 +18,7 @@ from bgengine.ubgi import ERROR_CODES, KEYS, UbgiSession, format_payload, parse_
 from game_positions import board_from_points, random_positions
 
 START = "4HPwATDgc/ABMA"
-README = Path(__file__).resolve().parent.parent / "README.md"
+UBGI_GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "serve-and-ubgi.md"
 #: spec §4: key <name> int [<min>..<max>] <default> | bool <default> | enum <a|b> <default> |
 #: string * <default>, then an optional standalone "!" and a description
 KEY_LINE = re.compile(r"key (?P<name>(game|engine)\.[\w.]+) "
@@ -286,9 +286,9 @@ def test_an_internal_failure_is_an_error_line_not_the_end(monkeypatch):
     assert c("isready") == ["readyok"]
 
 
-@pytest.mark.skipif(not README.exists(), reason="needs the source tree's README")
-def test_the_readme_session_is_what_the_engine_says():
-    text = README.read_text().split("## UBGI", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+@pytest.mark.skipif(not UBGI_GUIDE.exists(), reason="needs the source tree's docs")
+def test_the_documented_session_is_what_the_engine_says():
+    text = UBGI_GUIDE.read_text().split("## UBGI", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
     c, expected, got = Controller(player="net"), [], []
     for line in text.splitlines():
         if line.startswith("> "):

@@ -337,3 +337,12 @@ def test_labels_unique_keeps_the_most_precise_label(boards):
     got = {bytes(k): (o[0], se) for k, o, se in zip(u.keys, u.outputs, u.equity_stderr)}
     assert got[bytes(keys[2])] == (pytest.approx(0.5), pytest.approx(0.05))   # b's, more precise
     assert got[bytes(keys[0])][1] == pytest.approx(0.1)                       # a's
+
+
+def test_a_store_refuses_another_pool_of_the_same_name(tmp_path, small_net, boards):
+    store = LabelStore(tmp_path / "s", LabelSettings(trials=2), "a" * 64)
+    label_pool(store, _pool(tmp_path, boards[:4], "q.npz"), small_net)
+    other = _pool(tmp_path, boards[4:9], "q.npz")          # resampled under the same name
+    with pytest.raises(ValueError, match="another pool named q.npz"):
+        label_pool(store, other, small_net)
+    assert len(LabelStore(tmp_path / "s").load()) == 4      # the store is intact

@@ -274,7 +274,13 @@ class LabelStore:
         return sum(int(s["count"]) for s in self.shards)
 
     def done(self, pool: Pool) -> set[int]:
-        """The shard indices of ``pool`` already labelled here."""
+        """The shard indices of ``pool`` already labelled here; ``ValueError`` if the store
+        holds shards of another pool of the same file name (their files would collide)."""
+        if pool.path is not None:
+            for s in self.shards:
+                if s["pool"]["name"] == pool.path.name and s["pool"]["sha256"] != pool.sha256:
+                    raise ValueError(f"{self.root} holds shards of another pool named "
+                                     f"{pool.path.name}; give this pool another name")
         return {int(s["index"]) for s in self.shards if s["pool"]["sha256"] == pool.sha256}
 
     def load(self, verify: bool = True) -> Labels:

@@ -153,8 +153,9 @@ def test_xgid_round_trip(board, ms, beavers, max_log2):
 def test_position_id_alone_is_a_money_state_with_player_1_on_roll():
     s = GameState.from_string("4HPwATDgc/ABMA")
     assert s.position == Position.initial()
-    assert s.match == MatchState(player_on_roll=1)
-    assert s.to_xgid() == "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10"
+    # no Jacoby rule: the one default of every command (an XGID or Match ID says its own)
+    assert s.match == MatchState(player_on_roll=1, jacoby=False)
+    assert s.to_xgid() == "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 
 
 def test_start_position_xgid_layout():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 import time
 from dataclasses import replace
@@ -357,7 +358,8 @@ class Engine:
         are ranked at 0-ply and the best ``max(n, 5)`` searched at ``plies``
         (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
-        ``threads``; :mod:`bgengine.rollouts`) and valued from the rollout's probabilities.
+        ``threads``, default all cores; :mod:`bgengine.rollouts`) and valued from the
+        rollout's probabilities.
         ``ValueError`` for a game not in progress or a pending resignation.
         """
         if not is_int(n) or n < 1:
@@ -368,6 +370,9 @@ class Engine:
         m = state.match
         if m.game_state_name != "playing" or m.resignation:
             raise ValueError(f"no hint for this state: {state.summary()}")
+        if threads is None:         # all cores (bgengine.match.default_threads; no import circle)
+            threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                          else (os.cpu_count() or 1))
         kw = {"seed": seed, "n_threads": threads}
         if m.dice == (0, 0):
             if rollout:

@@ -20,11 +20,39 @@ from bgengine.players import load_default_network, make_player
 from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
 
 __all__ = ["run_match", "default_threads", "run_cube_match", "play_external_match",
-           "play_python_pairs"]
+           "play_python_pairs", "MatchInterrupted"]
+
+#: Game pairs the compiled runner plays between two looks at Ctrl-C: a Ctrl-C loses at
+#: most the batch under way (a second or two of games), the batches before it are reported.
+BATCH_PAIRS = 2048
 
 
 def default_threads() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a match once some game pairs were finished: ``result`` is the result
+    of those pairs (a :class:`MatchResult` or :class:`CubeMatchResult`, from the same
+    seeds as the whole match would have played them), ``planned`` the games asked for.
+    A ``KeyboardInterrupt``, so code that does not look for it stops as before."""
+
+    def __init__(self, result, planned: int) -> None:
+        super().__init__(f"interrupted after {_played(result)} of {planned} games")
+        self.result = result
+        self.planned = planned
+
+
+def _played(result) -> int:
+    return result.games if isinstance(result, MatchResult) else result.n
+
+
+class _PairsInterrupted(KeyboardInterrupt):
+    """Ctrl-C in :func:`play_python_pairs`: the arrays of the ``done`` pairs finished."""
+
+    def __init__(self, points: np.ndarray, moves: np.ndarray) -> None:
+        super().__init__()
+        self.points, self.moves = points, moves
 
 
 def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
@@ -43,6 +71,11 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     played from Python too, at a fraction of the compiled runner's speed, the
     luck on threads of its own (the same dice: the same games, unless a player
     chooses at random, ``random`` or ``@EPS``, whose draws differ).
+
+    Ctrl-C: :class:`MatchInterrupted` (a ``KeyboardInterrupt``) with the result of the
+    game pairs finished, when there are any (compiled players on this machine: the
+    batches of :data:`BATCH_PAIRS` pairs before the one under way; games played from
+    Python without ``luck``: every pair finished); else ``KeyboardInterrupt``.
     """
     if games < 2:
         raise ValueError(f"games must be at least 2 (one pair), got {games}")
@@ -55,10 +88,30 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
             raise ValueError("luck-adjusted results are measured on this machine: no backend")
         return play_external_match(a, b, games, seed=seed, progress=progress, luck=luck)
     n_pairs = (games + 1) // 2
-    if backend is not None:
-        points, moves = backend.play_pairs(a, b, n_pairs, seed)
-    else:
-        points, moves = play_match(a, b, n_pairs, seed=seed, n_threads=threads or default_threads())
+    if backend is not None and getattr(backend, "name", None) != "local":
+        points, moves = backend.play_pairs(a, b, n_pairs, seed)     # a cluster: all at once
+        return summarize(a.name, b.name, points, moves)
+    # in batches (pair i rolls dice stream i whatever the batch: the same games), so that
+    # a Ctrl-C keeps the batches finished
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    done = 0
+    try:
+        while done < n_pairs:
+            k = min(BATCH_PAIRS, n_pairs - done)
+            if backend is not None:
+                parts.append(backend.play_pairs(a, b, k, seed, first_pair=done))
+            else:
+                parts.append(play_match(a, b, k, seed=seed, n_threads=threads or default_threads(),
+                                        first_pair=done))
+            done += k
+            if progress is not None:
+                progress(2 * done, 2 * n_pairs)
+    except KeyboardInterrupt:
+        if not parts:
+            raise
+        points, moves = (np.concatenate(x) for x in zip(*parts))
+        raise MatchInterrupted(summarize(a.name, b.name, points, moves), 2 * n_pairs) from None
+    points, moves = (np.concatenate(x) for x in zip(*parts))
     return summarize(a.name, b.name, points, moves)
 
 
@@ -93,7 +146,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     themselves are compiled), one game at a time; against gnubg, on a pool of
     gnubg processes, one money game or match a process at a time, with the same
     results whatever their number.  ``progress(done, total)`` is called after
-    each game or match.
+    each game or match.  Ctrl-C (games of bgengine players): :class:`MatchInterrupted`
+    with the result of the pairs finished, if any.
     """
     if not is_int(n) or n < 2:
         raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
@@ -121,31 +175,41 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
         values = np.zeros((n_pairs, 2))
         games = doubles = drops = cube_sum = 0
         bad = {}
-        for i in range(n_pairs):
-            for g in range(2):
-                seats = (0, 1) if g == 0 else (1, 0)           # seat -> player index (0 = A)
-                series = CubeSeries(Dice(seed, stream=i), match_length=match_length,
-                                    jacoby=jacoby, seed=seed, pair=i, g=g,
-                                    players=tuple((a, b)[s] for s in seats),
-                                    engines=tuple(engines[s] for s in seats))
-                winner = series.play()
-                games += series.games
-                doubles += series.doubles
-                drops += series.drops
-                cube_sum += series.cube_sum
-                won_by_a = seats[winner] == 0
-                if match_length == 0:
-                    values[i, g] = series.points if won_by_a else -series.points
-                else:
-                    values[i, g] = 1.0 if won_by_a else 0.0
-                if progress is not None:
-                    progress(2 * i + g + 1, 2 * n_pairs)
+        done = 0                # whole pairs played (a Ctrl-C reports these)
+        try:
+            for i in range(n_pairs):
+                pair = np.zeros(4, dtype=np.int64)       # games, doubles, drops, cube sum
+                for g in range(2):
+                    seats = (0, 1) if g == 0 else (1, 0)           # seat -> player index (0 = A)
+                    series = CubeSeries(Dice(seed, stream=i), match_length=match_length,
+                                        jacoby=jacoby, seed=seed, pair=i, g=g,
+                                        players=tuple((a, b)[s] for s in seats),
+                                        engines=tuple(engines[s] for s in seats))
+                    winner = series.play()
+                    pair += (series.games, series.doubles, series.drops, series.cube_sum)
+                    won_by_a = seats[winner] == 0
+                    if match_length == 0:
+                        values[i, g] = series.points if won_by_a else -series.points
+                    else:
+                        values[i, g] = 1.0 if won_by_a else 0.0
+                    if progress is not None:
+                        progress(2 * i + g + 1, 2 * n_pairs)
+                games, doubles, drops, cube_sum = (x + int(y) for x, y in
+                                                   zip((games, doubles, drops, cube_sum), pair))
+                done = i + 1
+        except KeyboardInterrupt:
+            if not done:
+                raise
+            values = values[:done]
     pair_means = values.mean(axis=1)
     per_game = max(games, 1)
-    return CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * len(values),
-                           value=float(pair_means.mean()) if len(values) else float("nan"),
-                           ci95=ci95(pair_means), games=games, doubles=doubles / per_game,
-                           drops=drops / per_game, mean_cube=cube_sum / per_game, **bad)
+    result = CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * len(values),
+                             value=float(pair_means.mean()) if len(values) else float("nan"),
+                             ci95=ci95(pair_means), games=games, doubles=doubles / per_game,
+                             drops=drops / per_game, mean_cube=cube_sum / per_game, **bad)
+    if len(values) < n_pairs and not bad:       # Ctrl-C: the pairs finished
+        raise MatchInterrupted(result, 2 * n_pairs)
+    return result
 
 
 # ====================================================================== matches played from Python
@@ -181,9 +245,13 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
     own = None
     if isinstance(opponent, str):
         own = opponent = ExternalPlayer(opponent, timeout=timeout)
+    a_name = getattr(player, "name", repr(player))
     try:
         points, moves, luck_of_games = play_python_pairs(player, opponent, (games + 1) // 2, seed,
                                                          progress=progress, luck=luck)
+    except _PairsInterrupted as stop:      # Ctrl-C: the pairs finished
+        raise MatchInterrupted(summarize(a_name, getattr(opponent, "name", repr(opponent)),
+                                         stop.points, stop.moves), 2 * ((games + 1) // 2)) from None
     finally:
         if own is not None:
             own.close()
@@ -197,12 +265,40 @@ def play_python_pairs(player, opponent, n_pairs: int, seed: int = 0, *, progress
     (column 0: A moved first; column 1: B did, on the same dice): A's points (int8),
     the plays of each game (int32) and, with a ``luck`` meter, A's luck in each game
     (float64; else None).  ``player`` and ``opponent`` are player objects (anything with
-    ``choose(board, d1, d2, seed)``)."""
+    ``choose(board, d1, d2, seed)``).  Ctrl-C without ``luck``, once a pair is finished:
+    a ``KeyboardInterrupt`` holding the finished pairs' arrays (``points``, ``moves``)."""
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     luck_of_games = None if luck is None else np.zeros((n_pairs, 2))
+    done = 0
     with contextlib.ExitStack() as stack:
         lucks = None if luck is None else stack.enter_context(LuckPool(luck))
+        try:
+            _python_pairs(player, opponent, n_pairs, seed, points, moves, lucks, progress)
+        except _PairsDone as stop:
+            done = stop.done
+            if lucks is not None or not done:
+                raise KeyboardInterrupt from None
+            raise _PairsInterrupted(points[:done].copy(), moves[:done].copy()) from None
+        if lucks is not None:
+            for key, value in lucks.results().items():
+                luck_of_games[key] = value                     # type: ignore[index]
+    return points, moves, luck_of_games
+
+
+class _PairsDone(Exception):
+    """Ctrl-C in :func:`_python_pairs` after ``done`` whole pairs."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(done)
+        self.done = done
+
+
+def _python_pairs(player, opponent, n_pairs, seed, points, moves, lucks, progress) -> None:
+    """The games of :func:`play_python_pairs` into ``points`` and ``moves``;
+    :class:`_PairsDone` on Ctrl-C."""
+    i = 0
+    try:
         for i in range(n_pairs):
             for g in range(2):
                 dice = Dice(seed, stream=i)
@@ -219,7 +315,5 @@ def play_python_pairs(player, opponent, n_pairs: int, seed: int = 0, *, progress
                     lucks.submit((i, g), rolls)
                 if progress is not None:
                     progress(2 * i + g + 1, 2 * n_pairs)
-        if lucks is not None:
-            for key, value in lucks.results().items():
-                luck_of_games[key] = value                     # type: ignore[index]
-    return points, moves, luck_of_games
+    except KeyboardInterrupt:
+        raise _PairsDone(i) from None

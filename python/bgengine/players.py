@@ -61,7 +61,18 @@ def default_network_path() -> Path:
 def load_network(path: str | Path) -> Network | Evaluator:
     """What a network or evaluator file holds: its :class:`Network` when it is a single
     network (every position valued by it), else its :class:`Evaluator` (class networks,
-    exact values).  Either plays, searches, rolls out and trains alike."""
+    exact values).  Either plays, searches, rolls out and trains alike.  ``ValueError``
+    naming the file (``FILE: ...``) for a file that is missing, cannot be read (a folder,
+    no permission) or is not a network file."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{p}: no such network file")
+    try:
+        with open(p, "rb"):     # a folder, a file without read permission: said so
+            pass
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read the network file "
+                         f"({exc.strerror or type(exc).__name__})") from None
     evaluator = load_evaluator(path)
     return evaluator.contact if evaluator.single else evaluator
 
@@ -97,8 +108,6 @@ def load_network_spec(spec: str | None) -> Network | Evaluator:
     path = network_file(spec)
     if path is None:
         raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
-    if not path.exists():
-        raise ValueError(f"network {spec!r}: no such file {path}")
     return load_network(path)
 
 
@@ -132,8 +141,6 @@ def make_player(spec: str, gnubg_config=None):
         return Player("net", load_default_network(), epsilon, name=spec)
     path = network_file(text)
     if path is not None:
-        if not path.exists():
-            raise ValueError(f"player {spec!r}: no such file {path}")
         return Player("net", load_network(path), epsilon, name=spec)
     if text in PLAYER_KINDS and text != "net":
         return Player(text, None, epsilon, name=spec)

@@ -27,6 +27,7 @@ A game begun with nothing played yet is written as its header; its opening roll 
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,10 +75,13 @@ def default_session_path(match_length: int, now: datetime | None = None,
 
 
 def check_session_path(path: str | Path) -> Path:
-    """``path`` as a session file's path: a ``.mat`` name (``SessionFileError`` else)."""
+    """``path`` as a session file's path: a ``.mat`` name (``SessionFileError`` else) that
+    is not a folder (``IsADirectoryError``, before anything is played)."""
     path = Path(path)
     if path.suffix.lower() != ".mat":
         raise SessionFileError(f"{path}: a session is saved as a .mat file (a name ending in .mat)")
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     return path
 
 

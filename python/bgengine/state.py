@@ -21,8 +21,8 @@ import numpy as np
 from bgengine._checks import is_int
 from bgengine.ids import GAME_PLAYING, MatchState, match_id
 from bgengine.position import Position
-from bgengine.state_ids import (DEFAULT_MAX_CUBE, MAX_CUBE_LOG2, format_gnubgid, format_xgid,
-                                parse_gnubgid, parse_state, parse_xgid)
+from bgengine.state_ids import (DEFAULT_JACOBY, DEFAULT_MAX_CUBE, MAX_CUBE_LOG2, format_gnubgid,
+                                format_xgid, parse_gnubgid, parse_state, parse_xgid)
 
 __all__ = ["GameState"]
 
@@ -40,6 +40,8 @@ class GameState:
         Cube value and owner, score, match length (0 = money), Crawford,
         Jacoby, dice, double or resignation pending, game state, as a gnubg
         Match ID holds them (players 0 and 1 are gnubg's; 1 is XG's bottom).
+        Default: the start of a money game, gnubg's player 1 on roll, no Jacoby rule
+        (:data:`bgengine.state_ids.DEFAULT_JACOBY`).
     beavers : bool
         Money play with beavers allowed (XGID only; a Match ID has no field).
     max_cube : int
@@ -47,7 +49,8 @@ class GameState:
     """
 
     position: Position = field(default_factory=Position.initial)
-    match: MatchState = field(default_factory=lambda: MatchState(player_on_roll=1))
+    match: MatchState = field(default_factory=lambda: MatchState(player_on_roll=1,
+                                                                 jacoby=DEFAULT_JACOBY))
     beavers: bool = False
     max_cube: int = DEFAULT_MAX_CUBE
 
@@ -94,8 +97,9 @@ class GameState:
     @classmethod
     def from_string(cls, text: str) -> GameState:
         """A state from any of its text forms: an XGID (``XGID=...``, the prefix optional),
-        gnubg's ``PositionID:MatchID`` (or the two IDs separated by blanks), or a Position ID
-        alone (money, cube 1 centred, gnubg's player 1 on roll, no dice).
+        gnubg's ``PositionID:MatchID`` (or the two IDs separated by blanks, gnubg's labels
+        optional), or a Position ID alone (money, cube 1 centred, gnubg's player 1 on roll, no
+        dice, no Jacoby rule).
 
         Raises ``ValueError`` naming the form, the field and the problem.
         """

@@ -38,8 +38,8 @@ the top one.
 
 Every form is parsed strictly: an error names the form, the field and what is wrong, and
 whatever parses re-serialises to the same text, apart from blanks around it, the letter case
-of ``XGID=`` (or its absence) and, as for the Match ID alone, a roll given with the lower die
-first in a gnubg ID.
+of ``XGID=`` (or its absence), gnubg's labels before its IDs and, as for the Match ID alone,
+a roll given with the lower die first in a gnubg ID.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from bgengine.ids import (GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, board_from
                           match_id, match_state_from_id, position_id)
 
 __all__ = ["StateFields", "parse_state", "parse_gnubgid", "parse_xgid", "format_gnubgid",
-           "format_xgid", "XGID_PREFIX", "DEFAULT_MAX_CUBE", "MAX_CUBE_LOG2"]
+           "format_xgid", "XGID_PREFIX", "DEFAULT_MAX_CUBE", "MAX_CUBE_LOG2", "DEFAULT_JACOBY"]
 
 #: The prefix eXtreme Gammon writes before the fields.
 XGID_PREFIX = "XGID="
@@ -68,6 +68,15 @@ _XGID_FIELDS = ("position", "cube", "cube owner", "turn", "dice", "bottom score"
 _XGID_CHECKERS = re.compile(r"[-A-Pa-p]{26}")
 _INTEGER = re.compile(r"0|-?[1-9][0-9]*")      # no leading zeros: one text per value
 _GNUBG_ID = re.compile(r"([A-Za-z0-9+/]{14})[:\s]+([A-Za-z0-9+/]{12})")
+#: The labels gnubg writes before its IDs: ``GNUbg ID: P:M`` (Copy GNUbg ID), ``gnubgid P:M``
+#: (UBGI, ``set gnubgid``), ``GNU Backgammon  Position ID: P`` and ``Match ID   : M`` (the
+#: lines above the board).
+_GNUBG_LABEL = re.compile(r"(?<![A-Za-z0-9+/])(?:GNU\s*Backgammon\s+)?"
+                          r"(?:GNU\s*bg\s+ID\s*[:=]|gnubgid(?:\s*[:=]|\s)|Position\s+ID\s*:|"
+                          r"Match\s+ID\s*:)", re.IGNORECASE)
+#: Jacoby rule of a state its text does not give it to (a Position ID alone): off, the one
+#: default of every command and protocol (see ``bgengine --help``).
+DEFAULT_JACOBY = False
 
 
 class StateFields(NamedTuple):
@@ -82,8 +91,10 @@ class StateFields(NamedTuple):
 
 def parse_state(text: str) -> StateFields:
     """Any text form of a state: an XGID (``XGID=...``, the prefix optional), gnubg's
-    ``PositionID:MatchID`` (or the two IDs separated by blanks), or a Position ID alone
-    (money, cube 1 centred, gnubg's player 1 on roll, no dice).
+    ``PositionID:MatchID`` (or the two IDs separated by blanks; gnubg's labels before them,
+    ``GNUbg ID:``, ``gnubgid``, ``Position ID:`` and ``Match ID:``, optional), or a Position
+    ID alone (money, cube 1 centred, gnubg's player 1 on roll, no dice, no Jacoby rule:
+    :data:`DEFAULT_JACOBY`).
 
     Raises ``ValueError`` naming the form, the field and the problem.
     """
@@ -93,10 +104,12 @@ def parse_state(text: str) -> StateFields:
     t = text.strip()
     if t.upper().startswith(XGID_PREFIX) or t.count(":") >= 9:
         return parse_xgid(t)
+    t = " ".join(_GNUBG_LABEL.sub(" ", t).split())
     if ":" in t or len(t.split()) == 2:
         return parse_gnubgid(t)
     if len(t) == 14:
-        return StateFields(board_from_position_id(t), MatchState(player_on_roll=1))
+        return StateFields(board_from_position_id(t),
+                           MatchState(player_on_roll=1, jacoby=DEFAULT_JACOBY))
     raise ValueError(f"not a game state: {text!r} (expected an XGID 'XGID=...', gnubg's "
                      f"'PositionID:MatchID' (14 + 12 characters) or a 14-character Position ID)")
 

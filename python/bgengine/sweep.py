@@ -132,7 +132,8 @@ class SweepSpec:
             with open(path, "rb") as f:
                 doc = tomllib.load(f)
         except OSError as exc:
-            raise ValueError(f"cannot read sweep file {path}: {exc}") from None
+            raise ValueError(f"{path}: cannot read the sweep file "
+                             f"({exc.strerror or type(exc).__name__})") from None
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"{path}: not valid TOML ({exc})") from None
         unknown = set(doc) - {"sweep", "base", "grid"}

@@ -30,6 +30,11 @@ source first: ``24/18 13/12``, ``bar/20 6/off``; ``pass`` when there is no
 legal play.  Errors are one line, ``error CODE DETAIL``, CODE one of
 :data:`ERROR_CODES`; the session then carries on.
 
+IDs: no reply carries one.  The position after a play is, as everywhere in bgengine and
+in gnubg, the position with the opponent on roll (``bgengine moves`` prints it): the
+ID to send with ``position gnubgid`` for the opponent's turn.  The Jacoby rule is off
+unless a Match ID says otherwise or ``game.jacoby`` is set (``bgengine --help``).
+
 Ply numbering: UBGI's ``engine.ply`` counts the root (1 = every legal play
 valued by the network, no lookahead), gnubg and bgengine do not: ``engine.ply``
 N is gnubg's and ``bgengine serve --plies``'s N - 1.

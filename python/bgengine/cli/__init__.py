@@ -11,14 +11,54 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 from typing import Sequence
 
 import bgengine
+from bgengine.cli.status import (EXIT_BROKEN_PIPE, EXIT_CODES, EXIT_FAILURE, EXIT_INTERRUPTED,
+                                 EXIT_OK, EXIT_USAGE, one_line, os_error_text)
 
-__all__ = ["main", "build_parser", "EXIT_BROKEN_PIPE"]
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED",
+           "EXIT_BROKEN_PIPE", "EXIT_CODES"]
 
 log = logging.getLogger(__name__)
+
+def _epilog() -> str:
+    import textwrap
+
+    from bgengine.cli.options import ID_RULES, JACOBY_RULE
+
+    rows = "\n".join(textwrap.fill(text, 79, initial_indent=f"  {code:<5}",
+                                   subsequent_indent=" " * 7) for code, text in EXIT_CODES)
+    return (f"exit status (every command):\n{rows}\n\n"
+            + textwrap.fill(f"game states (STATE, --position): {ID_RULES}", 79) + "\n\n"
+            + textwrap.fill(f"cube rules: {JACOBY_RULE}", 79))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error in one line, like every other error: ``bgengine: error:
+    MESSAGE (see 'bgengine COMMAND --help')``, exit status 2.  The sub-commands' parsers
+    are of this class too (argparse makes them of their parent's)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"bgengine: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = super().parse_known_args(args, namespace)
+        # the deepest command parsed, for the pointer of an error found by the top parser
+        # (an unknown option is found there, after the sub-command has parsed)
+        if len(self.prog) > len(getattr(namespace, "_command_prog", "")):
+            namespace._command_prog = self.prog
+        return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(namespace, "_command_prog", self.prog)
+            self.exit(EXIT_USAGE, f"bgengine: error: unrecognized arguments: {' '.join(extras)} "
+                                  f"(see '{prog} --help')\n")
+        return namespace
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,9 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
                               tournament, train, ubgi, web)
     from bgengine.cli import analyse, data
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bgengine",
         description="bgengine: a backgammon engine that learns from the rules alone by self-play.",
+        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"bgengine {bgengine.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
@@ -42,15 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Exit status when the reader of standard output went away (``bgengine moves ... | head``):
-#: what the shell reports for a program ended by SIGPIPE, so ``set -o pipefail`` sees
-#: ``bgengine`` as it sees ``yes | head``.
-EXIT_BROKEN_PIPE = 128 + 13
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``bgengine ARGV``; returns the exit status (2: bad input or a file that cannot
-    be read or written, 130: interrupted, 141: standard output closed by its reader)."""
+    """Run ``bgengine ARGV``; returns the exit status (:data:`EXIT_CODES`: 0 success, 1
+    failure, 2 usage or bad input, 130 interrupted, 141 standard output closed by its
+    reader).  A usage error raises argparse's ``SystemExit(2)``, as ``--help`` does
+    ``SystemExit(0)``."""
     try:
         status = _run(argv)
         sys.stdout.flush()          # a closed pipe shows here, not at the interpreter's exit
@@ -67,13 +104,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
-def _os_error_text(exc: OSError) -> str:
-    """``exc`` in one line: ``FILE: what went wrong`` when it names a file."""
-    if exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
-    return str(exc) or type(exc).__name__
-
-
 def _complete(parser: argparse.ArgumentParser) -> None:
     """Answer the shell's completion request, if this run is one (argcomplete, optional:
     ``pip install 'bgengine[completion]'``; it exits after answering)."""
@@ -86,17 +116,33 @@ def _complete(parser: argparse.ArgumentParser) -> None:
     argcomplete.autocomplete(parser)
 
 
+#: An XGID without its ``XGID=`` prefix: its position field may begin with ``-``, which
+#: argparse would take for an option.
+_BARE_XGID = re.compile(r"\s*[-A-Pa-p]{26}:")
+
+
+def prefixed_xgids(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every bare XGID given its ``XGID=`` prefix, so that one pasted
+    without it (``-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10``) is read as the state
+    it is wherever a state is taken, not as an unknown option."""
+    return [f"XGID={a.strip()}" if _BARE_XGID.match(a) else a for a in argv]
+
+
 def _run(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its command's handler."""
     parser = build_parser()
     _complete(parser)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(prefixed_xgids(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    from bgengine.cli.options import deprecations
+    from bgengine.cli.options import bad_values, deprecations
 
     for note in deprecations(args):
         log.warning(note)
+    bad = bad_values(args)
+    if bad:         # a value out of range: refused before the command prints anything
+        print(f"bgengine: error: {bad[0]}", file=sys.stderr)
+        return EXIT_USAGE
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -107,11 +153,12 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:     # the reader of standard output left: main's exit 141
         raise
     except (ValueError, ImportError, GnubgError) as exc:  # bad input; an optional program missing
-        print(f"bgengine: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"bgengine: error: {one_line(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except OSError as exc:      # a file that cannot be read or written: one line, no traceback
-        print(f"bgengine: error: {_os_error_text(exc)}", file=sys.stderr)
-        return 2
+        print(f"bgengine: error: {one_line(os_error_text(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("bgengine: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from bgengine.cli.options import add_player_argument, add_quiet_argument
+from bgengine.cli.options import JACOBY_RULE, add_player_argument, add_quiet_argument, plies_number
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
 
@@ -52,15 +51,11 @@ def report(analysis) -> str:
 def _cmd_analyse(args: argparse.Namespace) -> int:
     from bgengine.analysis import analyse_match
     from bgengine.cli.hint import engine_from_args
+    from bgengine.cli.matchfile import read_match
     from bgengine.cli.progress import ProgressBar
-    from bgengine.matchfiles import read_match_file
 
-    try:
-        record = read_match_file(args.file)
-    except OSError as exc:
-        print(f"bgengine: error: {exc}", file=sys.stderr)
-        return 2
-    engine = engine_from_args(args)
+    engine = engine_from_args(args)         # a bad --player or --plies before the file
+    record = read_match(args.file)          # a bad file: the one error form (bgengine.cli)
     with ProgressBar("analysing", unit="actions", quiet=args.quiet) as bar:
         analysis = analyse_match(record, engine, args.plies, progress=bar)
     if args.plot:
@@ -73,15 +68,15 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``analyse`` to the ``bgengine`` sub-commands."""
-    p = sub.add_parser("analyse", help="analyse a played match (.mat or .sgf): errors, error "
-                                       "rates, luck",
+    p = sub.add_parser("analyse", aliases=["analyze"],
+                       help="analyse a played match (.mat or .sgf): errors, error rates, luck",
                        description="Every checker play and cube decision of every game "
                                    "evaluated at the chosen depth: equity lost per decision, "
                                    "each player's error rate (mEMG per decision, as gnubg) and "
                                    "PR (eXtreme Gammon's scale), the errors and blunders with "
-                                   "their positions, and the luck of the rolls.")
+                                   "their positions, and the luck of the rolls.  " + JACOBY_RULE)
     p.add_argument("file", metavar="FILE", help=".mat or .sgf file (or .gz)")
-    p.add_argument("--plies", type=int, default=2, help="lookahead (0-3, default 2)")
+    p.add_argument("--plies", **plies_number, default=2, help="lookahead (0-3, default 2)")
     p.add_argument("--plot", metavar="PNG", default=None,
                    help="draw the equity (money) or match-winning chance (match) of the first "
                         "player over the match to this PNG file")

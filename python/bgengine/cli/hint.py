@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from bgengine.cli.options import add_player_argument, parse_dice
+from bgengine.cli.options import (JACOBY_HELP, STATE_HELP, add_player_argument,
+                                  add_threads_argument, parse_dice, plies_number, seed_number,
+                                  whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
 
@@ -59,9 +61,8 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("state", metavar="STATE",
-                   help="XGID, gnubg's PositionID:MatchID or a Position ID (money, cube centred)")
-    p.add_argument("--plies", type=int, default=2,
+    p.add_argument("state", metavar="STATE", help=STATE_HELP)
+    p.add_argument("--plies", **plies_number, default=2,
                    help="lookahead of the evaluation (0-3, default 2)")
     add_player_argument(p, f"the network evaluating: {NETWORK_SPEC_HELP} (default: net)",
                         old=("--network",))
@@ -76,21 +77,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "double/pass values and the proper cube action.  With dice "
                                    "(the state's or --dice): the best plays, each with its value, "
                                    "difference to the best and probabilities.  Money play: cubeful "
-                                   "equity per cube; match play: match-winning chance.")
+                                   "equity per cube; match play: match-winning chance.  "
+                                   "Each play's ID (--json: 'after') is the position after it "
+                                   "with the opponent on roll, as gnubg shows it.  "
+                                   + JACOBY_HELP + ".")
     _add_common(p)
     p.add_argument("--dice", type=parse_dice, help="the roll to play, e.g. 31 (default: the state's)")
-    p.add_argument("--num", type=int, default=5, help="plays to show (default 5)")
-    p.add_argument("--rollout", type=int, default=0, metavar="TRIALS",
+    p.add_argument("--num", **whole_number(1), default=5, help="plays to show (default 5)")
+    p.add_argument("--rollout", **whole_number(0), default=0, metavar="TRIALS",
                    help="roll out the position before the roll, or each play shown, this many "
                         "times (0-ply plays; default 0: no rollout)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the rollout's dice (default 0)")
-    p.add_argument("--threads", type=int, default=None,
-                   help="rollout threads (default: all cores)")
+    p.add_argument("--seed", **seed_number, default=0,
+                   help="seed of the rollout's dice (default 0)")
+    add_threads_argument(p, "rollout threads (default: all cores)")
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("eval", help="probabilities and equities of a game state before the roll",
                        description="Evaluate the side on roll's position before it rolls: win, "
                                    "gammon and backgammon chances, cubeless and cubeful equity "
-                                   "(money) or match-winning chance (match).")
+                                   "(money) or match-winning chance (match).  " + JACOBY_HELP + ".")
     _add_common(p)
     p.set_defaults(func=_cmd_eval)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args, complete_player
+from bgengine.cli.options import (JACOBY_RULE, add_backend_arguments, add_threads_argument,
+                                  backend_from_args, complete_player, seed_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 
@@ -13,9 +15,8 @@ __all__ = ["register"]
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from bgengine.agents import Player
     from bgengine.gnubg import GnubgConfig
-    from bgengine.match import run_match
+    from bgengine.match import MatchInterrupted
     from bgengine.games.specs import describe, game_match, split_game_spec
     from bgengine.players import make_player
 
@@ -39,6 +40,25 @@ def _cmd_match(args: argparse.Namespace) -> int:
                          f"{args.backend}")
     config = GnubgConfig(binary=args.gnubg, processes=args.gnubg_processes)
     a, b = make_player(args.a, config), make_player(args.b, config)
+    try:
+        result, complete = _play(args, a, b, cube), True
+    except MatchInterrupted as stop:        # Ctrl-C: the games finished, reported
+        result, complete = stop.result, False
+    emit(args, {**result.as_dict(), "complete": complete},
+         str(result) if complete else f"{result} (interrupted: the games finished of "
+                                      f"{args.games})")
+    if not complete:
+        print(f"bgengine: interrupted: the result above is of the games finished before "
+              f"Ctrl-C, not of the {args.games} asked for", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _play(args: argparse.Namespace, a, b, cube: bool):
+    """The match of ``a`` and ``b`` that ``args`` ask for; its result."""
+    from bgengine.agents import Player
+    from bgengine.match import run_match
+
     # compiled players' cubeless games are played in whole batches: no bar (and no need);
     # with --luck they are played from Python
     slow = cube or args.luck or not (isinstance(a, Player) and isinstance(b, Player))
@@ -64,8 +84,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
                     with backend_from_args(args, args.threads) as backend:
                         result = run_match(a, b, args.games, seed=args.seed, backend=backend,
                                            progress=bar)
-    emit(args, result.as_dict(), str(result))
-    return 0
+    return result
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,14 +99,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "backgammon rates.  With --cube: money games with the doubling "
                                    "cube; with --match-length N: matches to N points.  "
                                    f"Players: {SPEC_HELP}.  Other games: {GAME_SPEC_HELP} "
-                                   "(wins, draws and losses; seats alternate).")
+                                   "(wins, draws and losses; seats alternate).  Ctrl-C: the "
+                                   "result of the games finished, exit status 130.")
     p.add_argument("a", help="player A, e.g. net, pubeval, runs/r1/best.npz"
                    ).completer = complete_player  # type: ignore[attr-defined]
     p.add_argument("b", help="player B").completer = complete_player  # type: ignore[attr-defined]
     p.add_argument("--games", type=int, default=10000,
                    help="games to play, an even number: game pairs (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
-    p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--seed", **seed_number, default=0, help="dice seed (default 0)")
+    add_threads_argument(p)
     add_json_argument(p)
     p.add_argument("--cube", action="store_true",
                    help="money games with the doubling cube (decisions: Janowski cube model over "
@@ -98,7 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(match equity table: Kazaross-XG2, up to 25 points)")
     p.add_argument("--jacoby", action="store_true",
                    help="with --cube: the Jacoby rule (gammons count only after a double); an "
-                        "error without --cube")
+                        "error without --cube.  " + JACOBY_RULE)
     p.add_argument("--gnubg", metavar="PATH", default=None,
                    help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "
                         "else gnubg on PATH, else /usr/games/gnubg)")

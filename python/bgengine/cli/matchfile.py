@@ -8,7 +8,7 @@ import sys
 
 from bgengine.cli.output import add_json_argument, emit
 
-__all__ = ["register", "summary"]
+__all__ = ["register", "summary", "stop_note", "read_match"]
 
 
 def summary(match) -> str:
@@ -35,11 +35,51 @@ def summary(match) -> str:
             f"{'final' if last is not None else 'unfinished at'} {score[0]}-{score[1]}")
 
 
-def _cmd_show(args: argparse.Namespace) -> int:
+def stop_note(match) -> str | None:
+    """Where a match record stops when that may be short of its end (a file cut at a line
+    boundary reads as a shorter match): a game without a result, or a match short of its
+    length; ``None`` for a finished match (or a money session after a finished game)."""
+    from bgengine.matchrecord import move_numbers
+
+    if not match.games:
+        return "it holds no game: the match is unfinished, or the file was cut there"
+    g = match.games[-1]
+    n = len(match.games)
+    if g.win is None:
+        where = (f"after move {move_numbers(g.actions)[-1]}" if g.actions else "at its start")
+        return (f"it stops in game {n} {where}, without the game's result: the match is "
+                "unfinished, or the file was cut there")
+    if match.length:
+        score = list(g.score)
+        score[g.win.player] += g.win.points
+        if max(score) < match.length:
+            return (f"it stops after game {n} at {score[0]}-{score[1]} of a {match.length}-point "
+                    "match: the match is unfinished, or the file was cut there")
+    return None
+
+
+def read_match(path, warn: bool = True):
+    """:func:`bgengine.matchfiles.read_match_file`, with a warning on standard error when the
+    match stops short of its end (:func:`stop_note`; ``warn=False``: the caller warns)."""
     from bgengine.matchfiles import read_match_file
+
+    match = read_match_file(path)
+    if warn:
+        warn_if_short(path, match)
+    return match
+
+
+def warn_if_short(path, match) -> None:
+    """The warning of :func:`read_match`, if ``match`` (read from ``path``) needs one."""
+    note = stop_note(match)
+    if note is not None:
+        print(f"bgengine: warning: {path}: {note}", file=sys.stderr)
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
     from bgengine.matchrecord import replay
 
-    match = read_match_file(args.file)
+    match = read_match(args.file)
     lines, actions = [summary(match)], []
     for m in replay(match):
         if args.game is not None and m.game + 1 != args.game:
@@ -59,16 +99,19 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from bgengine.matchfiles import read_match_file
+    from bgengine.cli.status import EXIT_FAILURE, EXIT_USAGE, file_error_text
 
     status, lines, files = 0, [], []
     for path in args.files:
         try:
-            match = read_match_file(path)
+            match = read_match(path)
         except (ValueError, OSError) as exc:
-            print(f"bad: {exc}", file=sys.stderr)
-            files.append({"file": path, "ok": False, "error": str(exc)})
-            status = 1
+            # the one form of every file error; a file that fails the check is a failure
+            # (1), one that cannot be read at all bad input (2)
+            text = file_error_text(exc)
+            print(f"bgengine: error: {text}", file=sys.stderr)
+            files.append({"file": path, "ok": False, "error": text})
+            status = max(status, EXIT_USAGE if isinstance(exc, OSError) else EXIT_FAILURE)
             continue
         lines.append(f"ok: {path}: {summary(match)}")
         files.append({"file": path, "ok": True, "summary": summary(match)})
@@ -77,11 +120,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from bgengine.matchfiles import file_format, read_match_file, write_match_file
+    from bgengine.matchfiles import file_format, write_match_file
 
     file_format(args.output)                  # refuse a bad name before reading
-    match = read_match_file(args.input)
+    match = read_match(args.input, warn=False)
     write_match_file(match, args.output)
+    warn_if_short(args.input, match)          # once written (a failed write is the one line)
     emit(args, {"input": args.input, "output": args.output, "summary": summary(match)},
          f"{args.input} -> {args.output}: {summary(match)}")
     return 0
@@ -97,7 +141,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = kinds.add_parser("check", help="read match files, every play checked; one line each",
                          description="Read each file and replay every game: an illegal play or a "
                                      "garbled line is reported with its game, move number and "
-                                     "line.  Exit status 1 if any file is bad.")
+                                     "line, in the one form of every file error ('bgengine: "
+                                     "error: FILE: ...').  A match that stops short of its end "
+                                     "(unfinished, or a file cut at a line boundary) is named in "
+                                     "a warning.  Exit status 1 if a file fails the check, 2 if "
+                                     "one cannot be read at all.")
     q.add_argument("files", nargs="+", metavar="FILE", help=".mat or .sgf file (or .gz)")
     add_json_argument(q)
     q.set_defaults(func=_cmd_check)

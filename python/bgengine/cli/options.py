@@ -8,7 +8,32 @@ from bgengine import distributed
 from bgengine.distributed import Backend
 
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
-           "deprecations", "add_quiet_argument", "complete_player"]
+           "deprecations", "add_quiet_argument", "complete_player", "whole_number", "bad_values",
+           "add_threads_argument", "seed_number", "plies_number", "JACOBY_RULE", "JACOBY_HELP",
+           "ID_RULES", "STATE_HELP", "AFTER_PLAY_RULE"]
+
+#: The one default of the cube's Jacoby rule, for every command and protocol (the
+#: engine's, the terminal's and the browser's games, ``match --cube``, ``serve``, ``ubgi``,
+#: the web API, and a state read from a Position ID alone).
+JACOBY_RULE = ("Jacoby rule: off by default in money play (gammons count without a double); "
+               "on only where the input says so (an XGID's rules field, a Match ID, a .mat "
+               "file's Jacoby tag, gnubg's jacobyrule, UBGI's game.jacoby) or --jacoby is "
+               "given.  Matches never use it.")
+#: The rule in a command's help, after its own words.
+JACOBY_HELP = "Jacoby rule: off unless the state says so (an XGID's rules field, a Match ID)"
+
+#: How a game state is written on the command line (and in the web API).
+ID_RULES = ("an XGID (with or without its 'XGID=' prefix), gnubg's PositionID:MatchID (also "
+            "pasted with its 'GNUbg ID:' or 'Position ID: ... Match ID: ...' labels) or a "
+            "Position ID alone (money, cube centred, no dice, no Jacoby rule).  After a play, "
+            "an ID is the position with the opponent on roll, as gnubg shows it.")
+#: The help of a STATE argument.
+STATE_HELP = ("XGID (the 'XGID=' prefix optional), gnubg's PositionID:MatchID or a Position "
+              "ID (money, cube centred; " + JACOBY_HELP + ")")
+#: Whose view an ID printed after a play is in: ``moves``, ``hint --json``'s ``after``, the
+#: Python API (:attr:`bgengine.position.Move.position`), the web API; what UBGI's ``position``
+#: takes for the next turn.
+AFTER_PLAY_RULE = "the position after the play with the opponent on roll, as gnubg shows it"
 
 
 def parse_dice(text: str) -> tuple[int, int]:
@@ -17,6 +42,50 @@ def parse_dice(text: str) -> tuple[int, int]:
     if len(t) != 2 or not t.isdigit() or not all("1" <= c <= "6" for c in t):
         raise argparse.ArgumentTypeError(f"dice must be two digits 1..6 like 31 or 6-6, got {text!r}")
     return int(t[0]), int(t[1])
+
+
+class InRange(argparse.Action):
+    """Store a whole number, and note it as a bad value (``_bad_values``) when it is out
+    of ``low..high``: ``bgengine`` refuses it in one line, exit status 2, before the
+    command runs (:func:`bad_values`).  Not a number at all is argparse's usage error."""
+
+    def __init__(self, option_strings, dest, low: int = 0, high: int | None = None,
+                 span: str | None = None, **kw) -> None:
+        super().__init__(option_strings, dest, **kw)
+        self.low, self.high, self.span = low, high, span
+
+    def __call__(self, parser, namespace, value, option_string=None) -> None:
+        setattr(namespace, self.dest, value)
+        if value < self.low or (self.high is not None and value > self.high):
+            want = (f"in {self.span or f'{self.low}..{self.high}'}" if self.high is not None
+                    else f"at least {self.low}")
+            notes = list(getattr(namespace, "_bad_values", None) or [])
+            notes.append(f"{option_string or self.dest} must be {want}, got {value}")
+            namespace._bad_values = notes
+
+
+def whole_number(low: int = 0, high: int | None = None, span: str | None = None) -> dict:
+    """``add_argument`` keywords of a whole-number option in ``low..high`` (no upper bound
+    when None; ``span``: the range as the message writes it):
+    ``parser.add_argument("--trials", **whole_number(1), default=...)``."""
+    return {"type": int, "action": InRange, "low": low, "high": high, "span": span}
+
+
+#: ``--seed``: the dice seeds are 64-bit.
+seed_number = whole_number(0, (1 << 64) - 1, "0..2**64-1")
+#: ``--plies``: the lookahead of the engine's search.
+plies_number = whole_number(0, 3)
+
+
+def bad_values(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the values ``args`` was parsed from (:class:`InRange`)."""
+    return list(getattr(args, "_bad_values", None) or [])
+
+
+def add_threads_argument(parser: argparse.ArgumentParser, help: str = "threads (default: all "
+                         "cores)", default: int | None = None) -> None:
+    """``--threads N``, at least 1 (default ``default``; None: all cores)."""
+    parser.add_argument("--threads", **whole_number(1), default=default, metavar="N", help=help)
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from bgengine.cli.options import add_player_argument
+from bgengine.cli.options import JACOBY_RULE, add_player_argument, seed_number
 from bgengine.ids import MAX_MATCH_LENGTH
 from bgengine.players import SPEC_HELP, is_network_spec, network_file
 from bgengine.session_file import check_session_path, default_session_path, load_session
@@ -24,10 +24,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "Play backgammon against the engine in the terminal.  You are X; moves are typed\n"
-            "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off).\n\n" + HELP + "\n\n"
+            "in standard notation (24/18 13/11, 8/5(2), bar/22*, 6/off) or by their number in\n"
+            "the 'moves' list.  Dice are shown and saved with the higher die first.\n\n"
+            + HELP + "\n\n"
             "Levels: easy (the network at 0-ply with 20% random plays), medium (0-ply),\n"
             "hard (2-ply lookahead).  --player SPEC: another network at the level, or any\n"
-            "player instead: " + SPEC_HELP + "."),
+            "player instead: " + SPEC_HELP + ".\n\n" + JACOBY_RULE + "\n\n"
+            "Ctrl-C ends the session (saved as far as it was played), exit status 130."),
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--match", type=int, default=None, metavar="N",
@@ -37,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="money play: stop after N games, N more with --continue (default: "
                         "until you quit)")
     p.add_argument("--jacoby", action="store_true",
-                   help="money play with the Jacoby rule (gammons count only after a double)")
+                   help="money play with the Jacoby rule (gammons count only after a double; "
+                        "default off)")
     p.add_argument("--level", choices=sorted(LEVELS), default=None,
                    help="engine strength (default medium; with --continue, the saved level)")
     add_player_argument(p, "who plays for the engine: a network (net, net:PATH, PATH.npz) "
@@ -46,9 +50,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                            "network (default: net, the shipped network)", old=("--net",))
     p.add_argument("--hint-plies", type=int, default=2, choices=range(0, 4), metavar="N",
                    help="lookahead of 'hint' for its best candidates (0..3, default 2)")
-    p.add_argument("--position", default=None, metavar="ID",
-                   help="start the first game from this Position ID, you on roll")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--position", default=None, metavar="STATE",
+                   help="start the first game from this position, you on roll: a Position ID, "
+                        "a gnubg ID or an XGID (its position; the 'XGID=' prefix optional)")
+    p.add_argument("--seed", **seed_number, default=None,
                    help="dice seed (default: random, printed); same seed and input, same game")
     saving = p.add_mutually_exclusive_group()
     saving.add_argument("--save", default=None, metavar="FILE",

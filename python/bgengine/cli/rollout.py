@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from bgengine.cli.options import add_player_argument, add_quiet_argument, parse_dice
+from bgengine.cli.options import (STATE_HELP, add_player_argument, add_quiet_argument,
+                                  add_threads_argument, parse_dice, plies_number, seed_number,
+                                  whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.players import NETWORK_SPEC_HELP
@@ -20,6 +22,8 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
 
     net = load_network_spec(args.player)
     pos = Position.from_id(args.position_id)
+    # every value is checked by now (the options at parsing, the network and the state
+    # above): nothing is printed before an error
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
               plies=args.plies, n_threads=args.threads or default_threads())
     if not args.json:
@@ -48,18 +52,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "best few plays of that roll instead (same dice for each).  The "
                                    "first two rolls are stratified over the 36x36 pairs.")
     p.add_argument("position_id", metavar="STATE",
-                   help="Position ID, PositionID:MatchID or XGID (side on roll to play)")
+                   help=STATE_HELP + "; the side on roll plays")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
-    p.add_argument("--candidates", type=int, default=5, help="plays to roll out with --dice (default 5)")
-    p.add_argument("--trials", type=int, default=1296, help="games per rollout (default 1296)")
-    p.add_argument("--truncate", type=int, default=0,
+    p.add_argument("--candidates", **whole_number(1), default=5,
+                   help="plays to roll out with --dice (default 5)")
+    p.add_argument("--trials", **whole_number(1), default=1296,
+                   help="games per rollout (default 1296)")
+    p.add_argument("--truncate", **whole_number(0), default=0,
                    help="stop after this many plays and use the network (default 0: play out)")
     p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
-    p.add_argument("--plies", type=int, default=0, help="lookahead of the plays in the trials (default 0)")
+    p.add_argument("--plies", **plies_number, default=0,
+                   help="lookahead of the plays in the trials (0-3, default 0)")
     add_player_argument(p, f"the network choosing every play: {NETWORK_SPEC_HELP} "
                            "(default: net)", old=("--network",))
-    p.add_argument("--seed", type=int, default=0, help="seed of the later rolls (default 0)")
-    p.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    p.add_argument("--seed", **seed_number, default=0, help="seed of the later rolls (default 0)")
+    add_threads_argument(p)
     add_quiet_argument(p)
     add_json_argument(p)
     p.set_defaults(func=_cmd_rollout)

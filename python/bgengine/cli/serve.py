@@ -8,7 +8,7 @@ import math
 import signal
 import sys
 
-from bgengine.cli.options import add_player_argument
+from bgengine.cli.options import JACOBY_RULE, add_player_argument, plies_number
 from bgengine.engine import Engine, NotSupported
 from bgengine.interrupts import handling, raise_keyboard_interrupt
 from bgengine.players import SPEC_HELP
@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "'evaluation fibsboard board:... [plies 0] [cubeless]' (six numbers: win, win\n"
             "gammon, win backgammon, lose gammon, lose backgammon, equity).\n\n"
             f"Players (--player): {SPEC_HELP}.\n\n"
-            "Stop the server with Ctrl-C."),
+            f"{JACOBY_RULE}\n\n"
+            "Stop the server with Ctrl-C (or SIGTERM): exit status 0."),
     )
     add_player_argument(p, "who plays (default: net, the shipped network, if installed; else "
                            "pubeval)")
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--allow-remote", action="store_true",
                    help="allow listening on an address other machines can reach "
                         "(the protocol has no authentication)")
-    p.add_argument("--plies", type=int, default=0,
+    p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the plays, 0-3 (default 0 = the network alone; "
                         "2-ply takes about 50 ms a move with the shipped network)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",

@@ -8,7 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, add_quiet_argument, backend_from_args
+from bgengine.cli.options import (add_backend_arguments, add_quiet_argument, backend_from_args,
+                                  whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.distributed import Backend
@@ -69,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "the same command again to continue.")
     p.add_argument("config", help="sweep TOML file")
     p.add_argument("--out", default="sweeps/sweep", help="directory for runs and results (default sweeps/sweep)")
-    p.add_argument("--parallel", type=int, default=None,
+    p.add_argument("--parallel", **whole_number(1), default=None, metavar="N",
                    help="runs trained at once on this machine (default: all cores)")
     add_backend_arguments(p)
     add_quiet_argument(p)

@@ -8,7 +8,7 @@ import math
 import textwrap
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args
+from bgengine.cli.options import add_backend_arguments, backend_from_args, whole_number
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
@@ -67,7 +67,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                        help="master seed (default 0); every pairing's dice seed is derived from "
                             "it and the two players' names, so the same seed gives the same "
                             "results")
-        q.add_argument("--threads", type=int, default=None,
+        q.add_argument("--threads", **whole_number(1), default=None, metavar="N",
                        help=f"threads for the games (default: all cores, here {default_threads()})")
         add_backend_arguments(q)
         q.add_argument("--out", default=out,

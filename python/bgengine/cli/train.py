@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import sys
 
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
+from bgengine.interrupts import stop_on_interrupt
 
 __all__ = ["register"]
 
@@ -49,12 +51,22 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.run}: {exc}; the run is kept as of its last checkpoint") from None
     rd = RunDir(args.run)
     evals = [r for r in read_log(args.run) if r.get("kind") == "eval"]
-    emit(args, {"run": args.run, "games": net.metadata["training"]["games"],
-                "network": rd.network, "best": rd.best,
-                "last_evaluation": evals[-1] if evals else None},
+    done = net.metadata["training"]["games"]
+    emit(args, {"run": args.run, "games": done, "network": rd.network, "best": rd.best,
+                "last_evaluation": evals[-1] if evals else None, "complete": done >= config.games},
          f"{args.run}: {net!r}, latest network in {rd.network}, "
          f"best against {config.eval_opponent} in {rd.best}")
-    return 0
+    return _interrupted(args.run, done, config.games)
+
+
+def _interrupted(run: str, done: int, total: int) -> int:
+    """The exit status of a run that stopped at game ``done`` of ``total``: 0 when it is
+    finished, else 130 (Ctrl-C stopped it; it was saved and resumes where it stopped)."""
+    if done >= total:
+        return 0
+    print(f"bgengine: interrupted: {run} stopped at game {done} of {total}, saved; "
+          f"'bgengine train {run}' resumes it", file=sys.stderr)
+    return 130
 
 
 def _cmd_train_game(args: argparse.Namespace, source) -> int:
@@ -69,14 +81,15 @@ def _cmd_train_game(args: argparse.Namespace, source) -> int:
         config = GameRunConfig(**{**dataclasses.asdict(config), **overrides})
     logging.getLogger("bgengine").setLevel(logging.INFO)
     bar = ProgressBar(f"train {args.run}", "games", total=config.games, quiet=args.quiet)
-    with bar:
+    # Ctrl-C: finish the evaluation under way, save, stop (as a backgammon run does)
+    with bar, stop_on_interrupt(again_raises=True) as stop:
         net = train_game_run(config, args.run, resume=not args.restart,
-                             progress=lambda done, total: bar(done, total))
-    emit(args, {"run": args.run, "game": config.game, "games": net.metadata["games"],
-                "network": str(RunDir(args.run).network)},
-         f"{args.run}: {net!r}, {net.metadata['games']} games, network in "
-         f"{RunDir(args.run).network}")
-    return 0
+                             progress=lambda done, total: bar(done, total), stop=stop)
+    done = int(net.metadata["games"])
+    emit(args, {"run": args.run, "game": config.game, "games": done,
+                "network": str(RunDir(args.run).network), "complete": done >= config.games},
+         f"{args.run}: {net!r}, {done} games, network in {RunDir(args.run).network}")
+    return _interrupted(args.run, done, config.games)
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -97,7 +110,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "written every checkpoint_every games; 'bgengine train RUN' "
                                    "resumes exactly where it stopped, from the run's own config, "
                                    "and 'bgengine train RUN --games N' extends a finished run to N "
-                                   "games.  Ctrl-C stops cleanly.")
+                                   "games.  Ctrl-C stops cleanly: the chunk under way is "
+                                   "finished and saved, exit status 130.")
     p.add_argument("run", help="run directory (created if missing)")
     p.add_argument("--config", help="TOML file with the training settings (default: the run's "
                                     "own RUN/config.toml, else the defaults)")

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Iterable, TextIO
 
+from bgengine.cli.options import JACOBY_RULE, plies_number
 from bgengine.ubgi import PLAYER_CHOICES, UbgiSession
 
 __all__ = ["register", "run_session"]
@@ -24,7 +25,12 @@ def run_session(session: UbgiSession, lines: Iterable[str], out: TextIO) -> None
 
 
 def _cmd_ubgi(args: argparse.Namespace) -> int:
-    session = UbgiSession(args.player, plies=args.plies, jacoby=args.jacoby)
+    from bgengine.engine import EngineError
+
+    try:
+        session = UbgiSession(args.player, plies=args.plies, jacoby=args.jacoby)
+    except EngineError as exc:      # a depth or player the engine cannot have: bad input
+        raise ValueError(str(exc)) from None
     # the controller may send anything: undecodable bytes become U+FFFD, not a crash
     stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)
     try:
@@ -51,11 +57,13 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "  set engine.ply 2 | get KEY | keys | isready | newgame | quit\n\n"
             "UBGI's engine.ply counts the root: engine.ply = --plies + 1 (UBGI 1-ply is\n"
             "gnubg's 0-ply).\n\n"
-            f"Players (--player, key engine.player): {PLAYER_CHOICES}."),
+            f"Players (--player, key engine.player): {PLAYER_CHOICES}.\n\n"
+            f"{JACOBY_RULE}  (UBGI: game.jacoby, for a position without a Match ID.)\n\n"
+            "The session ends at 'quit' or the end of input: exit status 0."),
     )
     p.add_argument("--player", default=None, metavar="SPEC",
                    help="who plays (default: net, the shipped network, if installed; else pubeval)")
-    p.add_argument("--plies", type=int, default=0,
+    p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead in gnubg's numbering, 0-3 (default 0; UBGI engine.ply = plies + 1)")
     p.add_argument("--jacoby", action="store_true",
                    help="money games without a Match ID: cube decisions under the Jacoby rule")

@@ -6,7 +6,8 @@ import argparse
 import logging
 import sys
 
-from bgengine.cli.options import add_player_argument
+from bgengine.cli.options import (ID_RULES, JACOBY_RULE, add_player_argument, plies_number,
+                                  whole_number)
 from bgengine.players import SPEC_HELP
 from bgengine.serve import DEFAULT_HOST, check_host
 
@@ -26,8 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "POST /move, /eval, /hint and /rollout; documentation at /docs.\n\n"
             "  curl -s localhost:8080/hint -H 'content-type: application/json' \\\n"
             "       -d '{\"state\": \"4HPwATDgc/ABMA\", \"dice\": [3, 1]}'\n\n"
+            f"States: {ID_RULES}\n\n{JACOBY_RULE}\n\n"
             f"Players (--player): {SPEC_HELP}.\n\nNeeds pip install 'bgengine[web]'.  "
-            "Stop the server with Ctrl-C."))
+            "Stop the server with Ctrl-C: exit status 0."))
     add_player_argument(p, "who plays and advises (default: net, the shipped network, if "
                            "installed; else pubeval)")
     p.add_argument("--host", default=DEFAULT_HOST,
@@ -37,13 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--allow-remote", action="store_true",
                    help="allow listening on an address other machines can reach "
                         "(the server has no authentication)")
-    p.add_argument("--plies", type=int, default=0,
+    p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the engine's plays, evaluations and hints, 0-3 (default 0)")
     p.add_argument("--max-sessions", type=int, default=100, metavar="N",
                    help="browser games kept at once (default 100)")
     p.add_argument("--max-trials", type=int, default=None, metavar="N",
                    help="the most trials one rollout request may ask for (default 5184)")
-    p.add_argument("--threads", type=int, default=1, help="threads of a rollout (default 1)")
+    p.add_argument("--threads", **whole_number(1), default=1, metavar="N",
+                   help="threads of a rollout (default 1)")
     p.add_argument("--save-dir", default=None, metavar="DIR",
                    help="write each browser match to DIR as a .mat file after every game")
     p.add_argument("--seed", type=int, default=None,

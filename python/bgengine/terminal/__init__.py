@@ -15,15 +15,16 @@ Commands (at any prompt; ``help`` lists them)::
                         ranked with equities, or the cube action before you roll
                         or when doubled (money: cubeful equities; match:
                         match-winning chances)
-    moves               list every legal play of the roll
+    moves               list every legal play of the roll, numbered (typing a
+                        number plays that play: the numbers of `bgengine moves`)
     undo                take back your last move
     resign [single|gammon|backgammon]   offer to resign; the engine accepts or declines
     show                redraw the board
     score               the score
     help, quit
 
-When you have exactly one legal play, or none, it is played for you (and
-said so).  When you cannot usefully double (the engine owns the cube, the
+Dice are shown and saved with the higher die first, as gnubg writes them.  When
+you have exactly one legal play, or none, it is played for you (and said so).  When you cannot usefully double (the engine owns the cube, the
 Crawford game, a dead cube) your dice are rolled for you.
 
 Difficulty (``--level``): ``easy`` = the network at 0-ply with a random play

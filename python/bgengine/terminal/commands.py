@@ -14,13 +14,14 @@ MAX_INPUT = 400
 
 HELP = """\
 Commands:
-  <move>        your play in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*, 6/off
+  <move>        your play in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*, 6/off,
+                or its number in the 'moves' list (the numbers 'bgengine moves' shows)
   roll          roll the dice (pressing Enter also rolls)
   double        offer the cube to the engine (before you roll)
   take, drop    answer the engine's double (also: accept / pass, yes / no)
   hint          the engine's best plays with equities; before rolling or when
                 doubled: the cube action with its equities (hint N: the best N plays)
-  moves         list all legal plays of your roll
+  moves         list all legal plays of your roll, numbered
   undo          take back your last move (the dice stay the same)
   resign [single|gammon|backgammon]
                 offer to resign (default single); the engine accepts or declines

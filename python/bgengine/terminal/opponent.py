@@ -22,12 +22,13 @@ def load_play_network(network):
     shipped one if installed, else ``None``.  ``ValueError`` for a missing or unreadable file."""
     if isinstance(network, str) or hasattr(network, "__fspath__"):
         path = network
-        if not os.path.isfile(path):
-            raise ValueError(f"no such network file: {os.fspath(path)}")
+        if not os.path.exists(path):
+            raise ValueError(f"{os.fspath(path)}: no such network file")
         try:
             network = load_network(path)
         except OSError as exc:
-            raise ValueError(f"cannot read the network file {os.fspath(path)}: {exc}") from None
+            raise ValueError(f"{os.fspath(path)}: cannot read the network file "
+                             f"({exc.strerror or type(exc).__name__})") from None
     if network is None and default_network_path().exists():
         network = load_default_network()
     return network

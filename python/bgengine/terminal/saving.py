@@ -97,5 +97,7 @@ def resumed_game(saved: SavedSession, number: int) -> TableGame | None:
     game = saved.record.games[st.game]
     board = st.position if st.on_roll == HUMAN else st.position.swap()
     dice = saved.roll[1:] if saved.roll is not None else None
+    if dice is not None and dice[0] < dice[1]:      # an older file's roll: the high die first
+        dice = (dice[1], dice[0])
     return TableGame(number=number, board=board, turn=st.on_roll, dice=dice, cube=st.cube,
                      cube_owner=st.owner, crawford=game.crawford, plays=st.plays)

@@ -35,7 +35,8 @@ from bgengine.terminal.cube_actions import CubeActions
 from bgengine.terminal.drawing import banner_lines, board_text, final_line, game_over_lines, score_line
 from bgengine.terminal.opponent import LEVELS, EngineSide, load_play_network
 from bgengine.terminal.saving import TableRecorder, resumed_game, resumed_match
-from bgengine.terminal.table import ENGINE, HUMAN, GameEnd, TableGame, start_position, table_match_state
+from bgengine.terminal.table import (ENGINE, HUMAN, GameEnd, TableGame, high_first, start_position,
+                                     table_match_state)
 
 __all__ = ["PlaySession", "LEVELS"]
 
@@ -218,7 +219,8 @@ class PlaySession(CubeActions):
     # ================================================================== driving
     def run(self) -> int:
         """Play until the match is over, the game limit is reached, ``quit``
-        or the end of input.  Returns 0."""
+        or the end of input.  Returns the exit status: 0, 130 when interrupted (Ctrl-C;
+        what was played is saved), 1 after an internal error."""
         try:
             self._banner()
             while not self._session_over():
@@ -228,6 +230,7 @@ class PlaySession(CubeActions):
             self._last_word(final_line(self.match, stopped=True))
         except KeyboardInterrupt:
             self._last_word("\nInterrupted.")
+            return 130
         except Exception as exc:   # a bug outside any input line: say so, do not dump a traceback
             self.error = exc
             self._last_word(f"\nInternal error: {type(exc).__name__}: {exc}. The session ends; "
@@ -515,7 +518,7 @@ class PlaySession(CubeActions):
                 self.show()
                 if self.ask("preroll", "Your turn: roll or double? ", self._preroll_line) == "double":
                     self._human_doubles()     # returns only when the engine takes
-            g.dice = self.dice.roll()
+            g.dice = high_first(self.dice.roll())
             if self.recorder is not None:
                 self.recorder.rolled(g)
             if prompted:
@@ -549,6 +552,12 @@ class PlaySession(CubeActions):
         if message is not None:
             self.say(message)
             return None
+        if text.isascii() and text.isdigit():      # its number in 'moves' (bgengine moves')
+            if 1 <= int(text) <= len(self.legal):
+                return self.legal[int(text) - 1]
+            self.say(f"No play {text}: there are {len(self.legal)} legal plays of {d1}-{d2}; "
+                     "type 'moves' to list them with their numbers.")
+            return None
         try:
             return Position(self._board_for(HUMAN)).parse_move(text, d1, d2)
         except ValueError as exc:
@@ -568,7 +577,7 @@ class PlaySession(CubeActions):
         g = self.g
         if g.dice is None:
             self._engine_doubles()
-            g.dice = self.dice.roll()
+            g.dice = high_first(self.dice.roll())
         d1, d2 = g.dice
         board = self._board_for(ENGINE)
         legal = Position(board).legal_moves(d1, d2)

@@ -10,7 +10,8 @@ from bgengine.game import MatchScore
 from bgengine.ids import GAME_OVER, GAME_PLAYING, MatchState
 from bgengine.position import Position
 
-__all__ = ["ENGINE", "HUMAN", "TableGame", "GameEnd", "start_position", "table_match_state"]
+__all__ = ["ENGINE", "HUMAN", "TableGame", "GameEnd", "start_position", "table_match_state",
+           "high_first"]
 
 #: gnubg's player numbers: the engine is player 0 (O, drawn at the top),
 #: the human player 1 (X, at the bottom), as in gnubg's own board window.
@@ -56,6 +57,13 @@ def table_match_state(g: TableGame | None, match: MatchScore, jacoby: bool, *,
         crawford=bool(g and g.crawford), game_state=GAME_PLAYING if g else GAME_OVER,
         double_offered=double_offered, dice=dice,
         jacoby=jacoby if match.length == 0 else False)
+
+
+def high_first(dice: tuple[int, int]) -> tuple[int, int]:
+    """A roll with the higher die first, as it is shown, listed and saved (gnubg and
+    Jellyfish write a .mat file's dice so; ``bgengine moves`` numbers a roll's plays so)."""
+    d1, d2 = dice
+    return (d1, d2) if d1 >= d2 else (d2, d1)
 
 
 def start_position(position) -> Position | None:

@@ -6,7 +6,11 @@ The API (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
 * ``POST /move``, ``/eval``, ``/hint``, ``/rollout``: a game state as text (a Position
   ID, gnubg's ``PositionID:MatchID`` or an XGID, :meth:`bgengine.state.GameState.from_string`)
   and options in a JSON body; the engine's play, evaluation, advice
-  (:meth:`bgengine.engine.Engine.hint`) or a rollout (:mod:`bgengine.rollouts`).
+  (:meth:`bgengine.engine.Engine.hint`) or a rollout (:mod:`bgengine.rollouts`).  A state
+  is read as on the command line (``bgengine --help``: the ``XGID=`` prefix and gnubg's
+  labels optional, a Position ID alone without the Jacoby rule); an ``after`` (of
+  ``/move``, of each play of ``/hint``) is gnubg's ID of the state after the play, the
+  opponent on roll, as ``bgengine moves`` and gnubg show it.
 * ``/api/game...``: the browser board's game (:class:`bgengine.web.session.BoardSession`),
   one per browser, found by a cookie.
 

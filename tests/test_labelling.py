@@ -226,6 +226,8 @@ def test_cli_sample_label_info_benchmark_fit(tmp_path, capsys, small_net):
     out = capsys.readouterr().out
     assert "1 there already" in out
     assert main(["data", "info", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["data", "info", str(store), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["positions"] == len(load_pool(pool)) and info["checksums"] == "ok"
     assert main(["data", "benchmark", str(store), "--player", str(net), "--json"]) == 0
@@ -346,3 +348,32 @@ def test_a_store_refuses_another_pool_of_the_same_name(tmp_path, small_net, boar
     with pytest.raises(ValueError, match="another pool named q.npz"):
         label_pool(store, other, small_net)
     assert len(LabelStore(tmp_path / "s").load()) == 4      # the store is intact
+
+
+def test_a_store_adopts_shards_its_manifest_lost(tmp_path, small_net, boards):
+    pool = _pool(tmp_path, boards[:25])
+    settings = LabelSettings(trials=4, shard_size=10)
+    store = LabelStore(tmp_path / "s", settings, "e" * 64)
+    label_pool(store, pool, small_net, max_shards=1)
+    old_manifest = (tmp_path / "s" / "manifest.json").read_text()
+    label_pool(store, pool, small_net)
+    full = store.load()
+    # a manifest restored from an older copy names one shard of three; a stray file and a
+    # shard whose keys are not the pool's are on disk too
+    (tmp_path / "s" / "manifest.json").write_text(old_manifest)
+    (tmp_path / "s" / "pool-00009.npz").write_bytes(b"not a shard")
+    wrong = tmp_path / "s" / "pool-00001.npz"
+    good = wrong.read_bytes()
+    with np.load(wrong) as f:
+        arrays = {k: f[k] for k in f}
+    arrays["keys"] = arrays["keys"][::-1].copy()
+    np.savez_compressed(wrong, **arrays)
+    store = LabelStore(tmp_path / "s")
+    assert len(store) == 10
+    assert store.adopt(pool) == 1                        # shard 2 taken, the others refused
+    assert len(LabelStore(tmp_path / "s")) == 15
+    wrong.write_bytes(good)
+    run = label_pool(LabelStore(tmp_path / "s"), pool, small_net)   # adopts, labels nothing
+    assert run.shards_done == 0 and run.shards_skipped == 3
+    again = LabelStore(tmp_path / "s").load()
+    assert np.array_equal(again.keys, full.keys) and np.array_equal(again.outputs, full.outputs)

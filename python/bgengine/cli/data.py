@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, add_player_argument, \
     add_quiet_argument, backend_from_args
+from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.players import NETWORK_SPEC_HELP
 
@@ -76,7 +77,9 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             "alternatives": config.alternatives, "top": config.top,
             "per_class": args.per_class, "excluded": [str(p) for p in args.exclude]}
     save_pool(args.pool, sampled.keys[order], classes[order], sampled.sources[order], meta)
-    print(f"{args.pool}: {len(order)} positions {json.dumps(class_counts(classes[order]))}")
+    counts = class_counts(classes[order])
+    emit(args, {"pool": args.pool, "positions": len(order), "counts": counts},
+         f"{args.pool}: {len(order)} positions {json.dumps(counts)}")
     return 0
 
 
@@ -93,6 +96,8 @@ def _cmd_label(args: argparse.Namespace) -> int:
     store = LabelStore(args.store, settings, file_sha256(model_path))
     model = load_network_spec(args.player)
     threads = args.threads or default_threads()
+    runs = []
+    lines = []
     for pool_path in args.pool:
         pool = load_pool(pool_path)
         with ProgressBar(f"labelling {Path(pool_path).name}", "positions", total=len(pool),
@@ -105,10 +110,16 @@ def _cmd_label(args: argparse.Namespace) -> int:
             else:
                 run = label_pool(store, pool, model, n_threads=threads,
                                  max_shards=args.max_shards, progress=bar)
-        print(f"{pool_path}: {run.shards_done} shards labelled, {run.shards_skipped} there "
-              f"already; {run.positions} positions in {run.seconds:.0f} s "
-              f"({run.positions_per_hour:.0f} positions/hour on {threads} threads)")
-    print(f"{args.store}: {len(store)} positions {json.dumps(store.counts())}")
+        runs.append({"pool": pool_path, "shards_done": run.shards_done,
+                     "shards_skipped": run.shards_skipped, "positions": run.positions,
+                     "seconds": run.seconds, "positions_per_hour": run.positions_per_hour,
+                     "threads": threads})
+        lines.append(f"{pool_path}: {run.shards_done} shards labelled, {run.shards_skipped} there "
+                     f"already; {run.positions} positions in {run.seconds:.0f} s "
+                     f"({run.positions_per_hour:.0f} positions/hour on {threads} threads)")
+    lines.append(f"{args.store}: {len(store)} positions {json.dumps(store.counts())}")
+    emit(args, {"store": args.store, "positions": len(store), "counts": store.counts(),
+                "runs": runs}, "\n".join(lines))
     return 0
 
 
@@ -128,7 +139,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
         pool = load_pool(p)
         info = {"pool": str(p), "positions": len(pool), **{k: pool.metadata.get(k) for k in
                                                            ("counts", "games", "seed", "player")}}
-    print(json.dumps(info, indent=1))
+    emit(args, info, "\n".join(f"{k}: {json.dumps(v) if isinstance(v, dict) else v}"
+                               for k, v in info.items()))
     return 0
 
 
@@ -170,15 +182,9 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
 
             with GnubgPlayer(GnubgSettings(plies=plies)) as gnubg:
                 plays[f"gnubg {plies}-ply"] = play_errors(gnubg.choose, decisions, judge)
-    if args.json:
-        print(json.dumps({"values": {k: [r.as_dict() for r in v] for k, v in results.items()},
-                          "plays": {k: [r.as_dict() for r in v] for k, v in plays.items()}},
-                         indent=1))
-    else:
-        print(format_table(results))
-        if plays:
-            print()
-            print(format_play_table(plays))
+    text = format_table(results) + ("\n\n" + format_play_table(plays) if plays else "")
+    emit(args, {"values": {k: [r.as_dict() for r in v] for k, v in results.items()},
+                "plays": {k: [r.as_dict() for r in v] for k, v in plays.items()}}, text)
     return 0
 
 
@@ -202,7 +208,7 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
                                 progress=bar, trials=args.trials, top0=args.top0, top2=args.top2,
                                 seed=args.seed, n_threads=args.threads or default_threads(),
                                 evaluator_sha256=file_sha256(evaluator_file(args.player)))
-    print(f"{args.out}: {len(ds)} decisions")
+    emit(args, {"decisions": args.out, "count": len(ds)}, f"{args.out}: {len(ds)} decisions")
     return 0
 
 
@@ -220,7 +226,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     model = load_network_spec(args.player)
     fitted, reports = fit_evaluator(model, labels, config,
                                     only=set(args.only) if args.only else None,
-                                    progress=None if args.quiet else
+                                    progress=None if args.quiet or args.json else
                                     (lambda line: print(line, flush=True)))
     meta = dict(fitted.metadata)
     meta["fitted_to_rollouts"] = {"start": args.player or "net", "stores": args.store,
@@ -228,10 +234,11 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                                   "networks": [r.as_dict() for r in reports]}
     fitted.metadata = meta
     fitted.save(args.out)
-    for r in reports:
-        print(f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
-              f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})")
-    print(f"wrote {args.out}")
+    lines = [f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
+             f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})"
+             for r in reports]
+    emit(args, {"out": args.out, "positions": len(labels),
+                "networks": [r.as_dict() for r in reports]}, "\n".join(lines + [f"wrote {args.out}"]))
     return 0
 
 
@@ -264,6 +271,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="positions already held in these pools or stores are not kept")
     add_player_argument(s, f"the evaluator playing the games: {NETWORK_SPEC_HELP} (default net)")
     add_quiet_argument(s)
+    add_json_argument(s)
     s.set_defaults(func=_cmd_sample)
 
     lab = dsub.add_parser("label", help="label a pool's positions by rollouts into a store",
@@ -292,6 +300,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "(default net)")
     add_backend_arguments(lab)
     add_quiet_argument(lab)
+    add_json_argument(lab)
     lab.set_defaults(func=_cmd_label)
 
     b = dsub.add_parser("benchmark", help="evaluators' errors against a store's labels, by class",
@@ -312,7 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--judge", default=None, metavar="SPEC",
                    help="the evaluator that rolls out chosen plays outside a decision's "
                         "candidates: the one that built the set (default net)")
-    b.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_json_argument(b)
     b.set_defaults(func=_cmd_benchmark)
 
     d = dsub.add_parser("decisions", help="build a chequer-play benchmark: decisions whose "
@@ -332,6 +341,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
     add_player_argument(d, f"the evaluator that ranks and rolls out: {NETWORK_SPEC_HELP}")
     add_quiet_argument(d)
+    add_json_argument(d)
     d.set_defaults(func=_cmd_decisions)
 
     f = dsub.add_parser("fit", help="fit an evaluator's networks to labelled positions",
@@ -356,8 +366,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")
     add_quiet_argument(f)
+    add_json_argument(f)
     f.set_defaults(func=_cmd_fit)
 
     i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
     i.add_argument("path", metavar="POOL_OR_STORE")
+    add_json_argument(i)
     i.set_defaults(func=_cmd_info)

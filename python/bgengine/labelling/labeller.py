@@ -96,6 +96,8 @@ def label_pool(store: LabelStore, pool: Pool, model: Network | Evaluator, *,
     size = settings.shard_size
     n_shards = -(-len(pool) // size)
     done = store.done(pool)
+    if store.adopt(pool):
+        done = store.done(pool)
     todo = [i for i in range(n_shards) if i not in done]
     if max_shards is not None:
         todo = todo[:max_shards]

@@ -33,6 +33,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -43,6 +44,8 @@ from bgengine.labelling.classes import POSITION_CLASSES, class_counts
 
 __all__ = ["FORMAT", "LabelSettings", "Pool", "LabelStore", "Labels", "keys_to_boards",
            "boards_to_keys", "position_seed", "file_sha256", "save_pool", "load_pool"]
+
+log = logging.getLogger(__name__)
 
 FORMAT = "bgengine-labels/1"
 POOL_FORMAT = "bgengine-positions/1"
@@ -322,6 +325,50 @@ class LabelStore:
             self.shards.append(entry)
             self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
             self._write_manifest()
+
+    def adopt(self, pool: Pool) -> int:
+        """Take into the manifest the shard files of ``pool`` that are on disk but not named
+        in it (a labeller stopped between writing a shard and the manifest, or a manifest
+        restored from an older copy).  A file is taken only if it reads and its keys are
+        exactly the pool's keys for that shard; others are left alone.  Returns how many."""
+        if pool.path is None or pool.sha256 is None:
+            raise ValueError("a shard's pool must have been read from a file")
+        if not self.root.is_dir():
+            return 0
+        size = self.settings.shard_size
+        adopted = 0
+        with self._locked():
+            manifest = self.root / "manifest.json"
+            if manifest.exists():
+                self.shards = list(json.loads(manifest.read_text())["shards"])
+            named = {s["file"] for s in self.shards}
+            for path in sorted(self.root.glob(f"{pool.path.stem}-[0-9][0-9][0-9][0-9][0-9].npz")):
+                if path.name in named:
+                    continue
+                index = int(path.stem.rsplit("-", 1)[1])
+                expected = pool.keys[index * size:(index + 1) * size]
+                try:
+                    with np.load(path, allow_pickle=False) as f:
+                        keys, classes = f["keys"], f["classes"]
+                        n = len(f["outputs"])
+                except (OSError, ValueError, KeyError) as exc:
+                    log.warning("%s: not adopted (%s)", path, exc)
+                    continue
+                if len(expected) == 0 or keys.shape != expected.shape \
+                        or not np.array_equal(keys, expected) or n != len(keys):
+                    log.warning("%s: not adopted (its keys are not shard %d of %s)",
+                                path, index, pool.path.name)
+                    continue
+                self.shards.append({"file": path.name,
+                                    "pool": {"name": pool.path.name, "sha256": pool.sha256},
+                                    "index": index, "count": len(keys),
+                                    "sha256": file_sha256(path),
+                                    "classes": class_counts(classes)})
+                adopted += 1
+            if adopted:
+                self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
+                self._write_manifest()
+        return adopted
 
     @contextlib.contextmanager
     def _locked(self):

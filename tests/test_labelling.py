@@ -377,3 +377,45 @@ def test_a_store_adopts_shards_its_manifest_lost(tmp_path, small_net, boards):
     assert run.shards_done == 0 and run.shards_skipped == 3
     again = LabelStore(tmp_path / "s").load()
     assert np.array_equal(again.keys, full.keys) and np.array_equal(again.outputs, full.outputs)
+
+
+def test_widening_keeps_the_outputs_and_is_checked(boards):
+    from bgengine.labelling.fit import widen_network
+    net = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=4)
+    wide = widen_network(net, 20, seed=1)
+    assert wide.hidden == (20,) and wide.encoder == net.encoder
+    assert np.allclose(wide.evaluate(boards), net.evaluate(boards), atol=1e-6)
+    assert not np.array_equal(wide.weights(0)[0][:, 8:], np.zeros((198, 12)))
+    with pytest.raises(ValueError, match="below"):
+        widen_network(net, 4)
+    with pytest.raises(ValueError, match="one hidden layer"):
+        widen_network(Network(hidden=(8, 8), n_outputs=5, encoder="tesauro198"), 16)
+
+
+def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
+    from bgengine.evaluator import CLASSES
+    from bgengine.players import load_network_spec
+    shipped = load_network_spec("net")
+    keys = boards_to_keys(boards)
+    keep = np.unique(keys, axis=0, return_index=True)[1]
+    boards, keys = boards[keep], keys[keep]
+    kind = classify_positions(boards)
+    outputs = np.clip(shipped.evaluate(boards) + 0.05, 0, 1).astype(np.float32)
+    labels = Labels(keys, kind, outputs, np.zeros((len(keys), 5), np.float32),
+                    np.zeros(len(keys), np.float32))
+    route = shipped.expert_of(boards)
+    contact = shipped.classify(boards) == CLASSES.index("contact")
+    expert = int(np.bincount(route[contact]).argmax())
+    name = "contact" if expert == 0 else f"contact{expert}"
+    own = int((contact & (route == expert)).sum())
+    assert 10 < own < contact.sum()
+    runs = {}
+    for spill in (0.0, 0.5):
+        _, (r,) = fit_evaluator(shipped, labels, FitConfig(epochs=1, seed=1, spill=spill),
+                                only={name})
+        runs[spill] = r
+    assert runs[0.0].trained + runs[0.0].held == own
+    assert runs[0.5].trained > runs[0.0].trained
+    assert runs[0.5].held == runs[0.0].held  # the held-out figure counts its own positions only
+    with pytest.raises(ValueError, match="spill"):
+        FitConfig(spill=1.5)

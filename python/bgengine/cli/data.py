@@ -218,7 +218,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from bgengine.players import load_network_spec
 
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
-                       patience=args.patience, anchor=args.anchor, seed=args.seed)
+                       patience=args.patience, anchor=args.anchor, seed=args.seed,
+                       spill=args.spill)
     stores = [LabelStore(p) for p in args.store]
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
@@ -363,6 +364,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--anchor", type=float, default=0.0,
                    help="decay of the weights toward the start's (default 0)")
     f.add_argument("--seed", type=int, default=0, help="mini-batch order (default 0)")
+    f.add_argument("--spill", type=float, default=0.0,
+                   help="weight with which each contact expert also trains on the other "
+                        "experts' positions (default 0: its own alone)")
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")
     add_quiet_argument(f)

@@ -25,7 +25,8 @@ from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evalu
 from bgengine.labelling.store import Labels
 from bgengine.network import Network, equity_of
 
-__all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask"]
+__all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask",
+           "widen_network"]
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,10 @@ class FitConfig:
     ``lr * lr_end`` over the epochs), ``batch`` positions a step, ``held_out`` share of
     positions for early stopping after ``patience`` epochs without gain, label weights
     with noise ``floor`` (equity), ``anchor``: a decay of the weights toward the start's
-    (AdamW-style, per step, times the step size); ``seed`` orders the mini-batches."""
+    (AdamW-style, per step, times the step size); ``seed`` orders the mini-batches;
+    ``spill``: the weight, relative to its own positions', with which each contact expert
+    is also trained on the contact positions routed to the other experts (0: its own
+    alone; an expert's held-out figure counts its own positions only)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -50,6 +54,7 @@ class FitConfig:
     floor: float = 0.02
     anchor: float = 0.0
     seed: int = 0
+    spill: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("epochs", "batch", "patience", "seed"):
@@ -57,7 +62,7 @@ class FitConfig:
             if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "seed" else 1):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
-                             ("floor", 0, 1), ("anchor", 0, 1e3)):
+                             ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1)):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and lo <= v <= hi):
                 raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
@@ -118,14 +123,21 @@ def _noise_free_rmse(out: np.ndarray, target: np.ndarray, se: np.ndarray) -> flo
 
 def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
                 held: np.ndarray, config: FitConfig, name: str = "network",
-                progress: Callable[[str], None] | None = None) -> tuple[Network, NetworkFit]:
+                progress: Callable[[str], None] | None = None,
+                row_weight: np.ndarray | None = None) -> tuple[Network, NetworkFit]:
     """``net`` fitted to inputs ``x`` (float32, (N, n_inputs)), targets (float32, (N, 5))
-    with equity standard errors ``se`` (N,); ``held`` (bool, (N,)) marks the held-out rows."""
+    with equity standard errors ``se`` (N,); ``held`` (bool, (N,)) marks the held-out rows.
+    ``row_weight`` (N,): a further weight of each row in training; rows of weight 0 are
+    not trained on, and only rows of weight 1 count in the held-out figure."""
     params = _layers(net)
     start = [p.copy() for p in params] if config.anchor else None
-    train, test = np.flatnonzero(~held), np.flatnonzero(held)
+    if row_weight is None:
+        row_weight = np.ones(len(x))
+    train = np.flatnonzero(~held & (row_weight > 0))
+    test = np.flatnonzero(held & (row_weight == 1))
     weight = 1.0 / (np.square(se.astype(np.float64)) + config.floor ** 2)
-    weight = (weight / weight[train].mean()).astype(np.float32) if len(train) else weight
+    weight = (weight / weight[train].mean() if len(train) else weight) * row_weight
+    weight = weight.astype(np.float32)
 
     def score() -> float:
         if not len(test):
@@ -185,6 +197,26 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
     return fitted, NetworkFit(name, len(train), len(test), before, best, epoch, best_epoch)
 
 
+def widen_network(net: Network, width: int, seed: int = 0, init_range: float = 0.1) -> Network:
+    """``net`` (one hidden layer) with ``width`` hidden units, giving the same outputs: the
+    new units have small random input weights and zero output weights, so a fit grows
+    them from the network's present function rather than from scratch."""
+    if len(net.hidden) != 1:
+        raise ValueError(f"only a network of one hidden layer can be widened, not {net.hidden}")
+    old = net.hidden[0]
+    if width < old:
+        raise ValueError(f"width {width} is below the network's {old}")
+    (W0, b0), (W1, b1) = net.weights(0), net.weights(1)
+    rng = np.random.default_rng(seed)
+    extra = width - old
+    W0 = np.hstack([W0, rng.uniform(-init_range, init_range, (W0.shape[0], extra))])
+    b0 = np.concatenate([b0, np.zeros(extra)])
+    W1 = np.vstack([W1, np.zeros((extra, W1.shape[1]))])
+    flat = np.concatenate([W0.reshape(-1), b0, W1.reshape(-1), b1]).astype(np.float32)
+    return Network((width,), net.n_outputs, net.encoder, params=flat,
+                   metadata=dict(net.metadata))
+
+
 def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluator:
     """``evaluator`` with the networks named in ``nets`` (``contact``, ``race``,
     ``contact1``... as :attr:`Evaluator.networks` names them) replaced; the bear-off
@@ -224,14 +256,18 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     nets = evaluator.networks
     fitted: dict[str, Network] = {}
     reports = []
+    contact = kind == _CONTACT
     for name, mask in groups.items():
         if (only is not None and name not in only) or mask.sum() < 10:
             continue
         net = nets[name]
-        rows = np.flatnonzero(mask)
+        spill = config.spill if name.startswith("contact") and evaluator.experts else 0.0
+        rows = np.flatnonzero(mask | (contact if spill else False))
+        row_weight = np.where(mask[rows], 1.0, spill)
         x = encode(boards[rows], net.encoder).astype(np.float32)
         new, report = fit_network(net, x, labels.outputs[rows].astype(np.float32),
-                                  labels.equity_stderr[rows], held[rows], config, name, progress)
+                                  labels.equity_stderr[rows], held[rows], config, name, progress,
+                                  row_weight=row_weight)
         reports.append(report)
         if report.best_epoch:
             fitted[name] = new

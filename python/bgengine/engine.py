@@ -370,6 +370,8 @@ class Engine:
         m = state.match
         if m.game_state_name != "playing" or m.resignation:
             raise ValueError(f"no hint for this state: {state.summary()}")
+        if state.position.is_game_over():
+            raise ValueError(f"no hint: the game is over ({state.position.result_text()})")
         if threads is None:         # all cores (bgengine.match.default_threads; no import circle)
             threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                           else (os.cpu_count() or 1))

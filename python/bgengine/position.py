@@ -127,6 +127,12 @@ class Position:
     def is_game_over(self) -> bool:
         return self.result() != 0
 
+    def result_text(self) -> str:
+        """Who has won what, in words (for a finished game)."""
+        r = self.result()
+        kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[abs(r)]
+        return f"the side {'on roll' if r > 0 else 'not on roll'} has won {kind}"
+
     def is_race(self) -> bool:
         """True when no more contact is possible."""
         return is_race(self._board)
@@ -136,8 +142,11 @@ class Position:
         """Every distinct legal play for the roll ``d1``-``d2``, in gnubg's order.
 
         Always at least one: with no legal play, a single :class:`Move` with no
-        steps and the unchanged checkers (opponent now on roll).
+        steps and the unchanged checkers (opponent now on roll).  ``ValueError`` for a
+        finished game: nobody moves once a side has borne off every checker.
         """
+        if self.is_game_over():
+            raise ValueError(f"the game is over ({self.result_text()}): there is no play")
         afterstates, steps = MoveGenerator().legal_afterstates(self._board, d1, d2)
         return [self.move(after, st) for after, st in zip(afterstates, steps)]
 

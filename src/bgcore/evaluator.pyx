@@ -34,8 +34,9 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t
+from bgengine.board cimport board_t, board_side_empty, board_win_value, OPPONENT
 from bgengine.memory cimport zeroed_or_raise
+from bgengine.outputs cimport outputs_target
 from bgengine.network cimport (Network, net_t, netbuf_t, net_forward_sparse, net_frozen_size,
                                net_freeze)
 from bgengine.encoders cimport encode_sparse, MAX_INPUTS
@@ -303,7 +304,9 @@ cdef class Evaluator:
 
     def evaluate(self, boards) -> np.ndarray:
         """Outputs (float32, (N, K) or (K,)) of positions (N, 2, 25) or (2, 25), from the
-        side on roll.  Finished games (the side on roll has no checker left) are refused."""
+        side on roll.  A game the opponent has won (its checkers all borne off) has its
+        exact outputs (a loss of 1, 2 or 3 points); a position where the side on roll has
+        no checker left cannot arise and is refused."""
         arr = np.asarray(boards)
         single = arr.ndim == 2
         cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)
@@ -323,7 +326,10 @@ cdef class Evaluator:
             ev_freeze(&self.ev, &frozen)
             with nogil:
                 for i in range(n):
-                    ev_static(&frozen.ev, &bp[i], buf, &ov[i, 0])
+                    if board_side_empty(&bp[i], OPPONENT):
+                        outputs_target(self.ev.K, -board_win_value(&bp[i], OPPONENT), &ov[i, 0])
+                    else:
+                        ev_static(&frozen.ev, &bp[i], buf, &ov[i, 0])
         finally:
             ev_frozen_free(&frozen)
             free(buf)

@@ -24,7 +24,8 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
 from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t, board_swap
+from bgengine.board cimport board_t, board_swap, board_side_empty, board_win_value, OPPONENT
+from bgengine.outputs cimport outputs_target
 from bgengine.checks cimport checked_int
 from bgengine.memory cimport zeroed_or_raise
 from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
@@ -502,10 +503,16 @@ cdef class Network:
         return grad
 
     def evaluate(self, boards) -> np.ndarray:
-        """Outputs for positions (N, 2, 25) or (2, 25), from the side on roll."""
+        """Outputs (float32, (N, K) or (K,)) of positions (N, 2, 25) or (2, 25), from the
+        side on roll.  A game the opponent has won (its checkers all borne off) has its
+        exact outputs (a loss of 1, 2 or 3 points); a position where the side on roll has
+        no checker left cannot arise and is refused."""
         arr = np.asarray(boards)
         single = arr.ndim == 2
         cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)
+        if barr.shape[0] and np.any(barr.reshape(-1, 50)[:, 25:].sum(axis=1) == 0):
+            raise ValueError("a finished game (the side on roll has borne off every checker) "
+                             "has no evaluation")
         cdef Py_ssize_t n = barr.shape[0], i
         cdef int K = self.sizes[len(self.sizes) - 1], L = self.net.n_layers, enc = encoder_id(self.encoder), nnz
         out = np.empty((n, K), dtype=np.float32)
@@ -522,6 +529,9 @@ cdef class Network:
             net_freeze(&self.net, &frozen, out_t)
             with nogil:
                 for i in range(n):
+                    if board_side_empty(&bp[i], OPPONENT):
+                        outputs_target(K, -board_win_value(&bp[i], OPPONENT), &ov[i, 0])
+                        continue
                     nnz = encode_sparse(enc, &bp[i], idx, val)
                     net_forward_sparse(&frozen, idx, val, nnz, buf)
                     memcpy(&ov[i, 0], buf.act[L], K * sizeof(real_t))

@@ -419,3 +419,34 @@ def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
     assert runs[0.5].held == runs[0.0].held  # the held-out figure counts its own positions only
     with pytest.raises(ValueError, match="spill"):
         FitConfig(spill=1.5)
+
+
+def test_positions_around_are_the_positions_after_legal_plays(boards):
+    from bgengine.labelling.fit import play_positions_around
+    from bgengine.movegen import legal_afterstates
+    around = play_positions_around(boards, 3, seed=5)
+    assert np.array_equal(around, play_positions_around(boards, 3, seed=5))
+    assert len(boards) < len(around) <= 3 * len(boards)
+    validate_board(around[0])
+    legal = set()
+    for b in boards:               # every position is one a legal play of some roll reaches
+        for d1 in range(1, 7):
+            for d2 in range(1, d1 + 1):
+                legal.update(bytes(a[::-1].tobytes()) for a in legal_afterstates(b, d1, d2)[0])
+    assert all(a.tobytes() in legal for a in around)
+
+
+def test_keep_trains_on_the_positions_around_the_labels(boards):
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    keys = boards_to_keys(boards)
+    keep = np.unique(keys, axis=0, return_index=True)[1]
+    boards, keys = boards[keep], keys[keep]
+    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
+                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+    _, (plain,) = fit_evaluator(student, labels, FitConfig(epochs=1, seed=1))
+    _, (kept,) = fit_evaluator(student, labels, FitConfig(epochs=1, seed=1, keep=0.5,
+                                                           keep_plays=2))
+    assert kept.trained > plain.trained and kept.held == plain.held
+    with pytest.raises(ValueError, match="keep"):
+        FitConfig(keep=-1)

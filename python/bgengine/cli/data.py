@@ -219,7 +219,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed,
-                       spill=args.spill)
+                       spill=args.spill, keep=args.keep, keep_plays=args.keep_plays)
     stores = [LabelStore(p) for p in args.store]
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
@@ -367,6 +367,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--spill", type=float, default=0.0,
                    help="weight with which each contact expert also trains on the other "
                         "experts' positions (default 0: its own alone)")
+    f.add_argument("--keep", type=float, default=0.0,
+                   help="weight of the positions after random plays from each labelled one, "
+                        "valued by the starting evaluator: keeps its judgement of the plays "
+                        "around the labels (default 0: none)")
+    f.add_argument("--keep-plays", type=int, default=4, metavar="N",
+                   help="random plays a labelled position for --keep (default 4)")
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")
     add_quiet_argument(f)

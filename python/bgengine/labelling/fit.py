@@ -9,6 +9,13 @@ with Adam on mini-batches (numpy's float32 matrix products, on every core BLAS i
 A share of the positions (chosen by a hash of the position, so the same ones whatever the
 data's size or order) is held out; the fit stops when the held-out error has not improved
 for ``patience`` epochs and keeps the best epoch's weights.
+
+A fit on rollout labels alone makes the values more accurate on the positions good play
+reaches and can make the chequer play worse: the plays a player must rank include bad ones,
+whose positions no labelled set holds.  ``keep`` > 0 adds, for each labelled position, the
+positions after ``keep_plays`` random legal plays of a random roll, with the starting
+evaluator's own outputs as their targets at weight ``keep``: the fit corrects the values
+where the labels are and keeps the start's judgement of the plays around them.
 """
 
 from __future__ import annotations
@@ -23,10 +30,11 @@ import numpy as np
 from bgengine.encoders import encode
 from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
 from bgengine.labelling.store import Labels
+from bgengine.movegen import legal_afterstates_batch
 from bgengine.network import Network, equity_of
 
 __all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask",
-           "widen_network"]
+           "widen_network", "play_positions_around"]
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +51,9 @@ class FitConfig:
     (AdamW-style, per step, times the step size); ``seed`` orders the mini-batches;
     ``spill``: the weight, relative to its own positions', with which each contact expert
     is also trained on the contact positions routed to the other experts (0: its own
-    alone; an expert's held-out figure counts its own positions only)."""
+    alone; an expert's held-out figure counts its own positions only); ``keep``: the
+    weight of the positions after ``keep_plays`` random plays from each labelled position,
+    with the starting evaluator's outputs as targets (0: none; see the module docstring)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -55,14 +65,17 @@ class FitConfig:
     anchor: float = 0.0
     seed: int = 0
     spill: float = 0.0
+    keep: float = 0.0
+    keep_plays: int = 4
 
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch", "patience", "seed"):
+        for name in ("epochs", "batch", "patience", "seed", "keep_plays"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "seed" else 1):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
-                             ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1)):
+                             ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1),
+                             ("keep", 0, 10)):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and lo <= v <= hi):
                 raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
@@ -234,6 +247,39 @@ def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluato
                      lead_cuts=evaluator.lead_cuts)
 
 
+def _groups(evaluator: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The evaluator's class of each position, and for each of its networks (by name) the
+    mask of the positions it values."""
+    kind = evaluator.classify(boards).astype(np.int64)
+    route = evaluator.expert_of(boards).astype(np.int64)
+    groups: dict[str, np.ndarray] = {}
+    if evaluator.race is not evaluator.contact:
+        groups["race"] = kind == _RACE
+    for e in range(len(evaluator.experts) + 1):
+        name = "contact" if e == 0 else f"contact{e}"
+        groups[name] = (kind == _CONTACT) & (route == e) if evaluator.experts else \
+            (kind == _CONTACT) | ((kind == _RACE) & (evaluator.race is evaluator.contact))
+    return kind, groups
+
+
+def play_positions_around(boards: np.ndarray, plays: int, seed: int = 0) -> np.ndarray:
+    """Positions (uint8, (M, 2, 25), the opponent on roll) after up to ``plays`` distinct
+    random legal plays of one random roll from each of ``boards`` (N, 2, 25): good plays
+    and bad ones alike; games the play has won are left out."""
+    rng = np.random.default_rng(seed)
+    dice = rng.integers(1, 7, size=(len(boards), 2))
+    after, _, offsets = legal_afterstates_batch(boards, dice)
+    counts = np.diff(offsets)
+    take = []
+    for k in np.flatnonzero(counts):
+        n = int(counts[k])
+        take.append(offsets[k] + rng.choice(n, size=min(plays, n), replace=False))
+    if not take:
+        return np.zeros((0, 2, 25), np.uint8)
+    out = after[np.concatenate(take)][:, ::-1]          # the opponent on roll
+    return np.ascontiguousarray(out[out[:, 0].sum(axis=1, dtype=np.int64) > 0])  # not won
+
+
 def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
                   only: set[str] | None = None,
                   progress: Callable[[str], None] | None = None
@@ -243,16 +289,13 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     :attr:`Evaluator.networks` names them), default all that have positions."""
     evaluator = as_evaluator(model)
     boards = labels.boards()
-    kind = evaluator.classify(boards).astype(np.int64)
-    route = evaluator.expert_of(boards).astype(np.int64)
+    kind, groups = _groups(evaluator, boards)
     held = held_out_mask(labels.keys, config.held_out)
-    groups: dict[str, np.ndarray] = {}
-    if evaluator.race is not evaluator.contact:
-        groups["race"] = kind == _RACE
-    for e in range(len(evaluator.experts) + 1):
-        name = "contact" if e == 0 else f"contact{e}"
-        groups[name] = (kind == _CONTACT) & (route == e) if evaluator.experts else \
-            (kind == _CONTACT) | ((kind == _RACE) & (evaluator.race is evaluator.contact))
+    kept = kept_groups = kept_outputs = None
+    if config.keep:
+        kept = play_positions_around(boards, config.keep_plays, config.seed)
+        kept_outputs = evaluator.evaluate(kept).astype(np.float32)
+        _, kept_groups = _groups(evaluator, kept)
     nets = evaluator.networks
     fitted: dict[str, Network] = {}
     reports = []
@@ -264,9 +307,19 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         spill = config.spill if name.startswith("contact") and evaluator.experts else 0.0
         rows = np.flatnonzero(mask | (contact if spill else False))
         row_weight = np.where(mask[rows], 1.0, spill)
-        x = encode(boards[rows], net.encoder).astype(np.float32)
-        new, report = fit_network(net, x, labels.outputs[rows].astype(np.float32),
-                                  labels.equity_stderr[rows], held[rows], config, name, progress,
+        these, target = boards[rows], labels.outputs[rows].astype(np.float32)
+        se, held_rows = labels.equity_stderr[rows].astype(np.float32), held[rows]
+        if kept is not None:
+            k = np.flatnonzero(kept_groups[name])
+            these = np.concatenate([these, kept[k]])
+            target = np.concatenate([target, kept_outputs[k]])
+            # a kept position weighs as a label of typical precision, times keep
+            se = np.concatenate([se, np.full(len(k), np.sqrt(np.mean(np.square(se))),
+                                             np.float32)])
+            held_rows = np.concatenate([held_rows, np.zeros(len(k), bool)])
+            row_weight = np.concatenate([row_weight, np.full(len(k), config.keep)])
+        x = encode(these, net.encoder).astype(np.float32)
+        new, report = fit_network(net, x, target, se, held_rows, config, name, progress,
                                   row_weight=row_weight)
         reports.append(report)
         if report.best_epoch:

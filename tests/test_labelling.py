@@ -424,8 +424,9 @@ def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
 def test_positions_around_are_the_positions_after_legal_plays(boards):
     from bgengine.labelling.fit import play_positions_around
     from bgengine.movegen import legal_afterstates
-    around = play_positions_around(boards, 3, seed=5)
-    assert np.array_equal(around, play_positions_around(boards, 3, seed=5))
+    around, origin = play_positions_around(boards, 3, seed=5)
+    assert np.array_equal(around, play_positions_around(boards, 3, seed=5)[0])
+    assert len(origin) == len(around) and np.all(np.diff(origin) >= 0)
     assert len(boards) < len(around) <= 3 * len(boards)
     validate_board(around[0])
     legal = set()
@@ -450,3 +451,34 @@ def test_keep_trains_on_the_positions_around_the_labels(boards):
     assert kept.trained > plain.trained and kept.held == plain.held
     with pytest.raises(ValueError, match="keep"):
         FitConfig(keep=-1)
+
+
+def test_keep_differences_keeps_the_starts_ranking_of_plays(boards):
+    from bgengine.labelling.fit import play_positions_around
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    keys = boards_to_keys(boards)
+    keep = np.unique(keys, axis=0, return_index=True)[1]
+    boards, keys = boards[keep], keys[keep]
+    config = dict(epochs=20, lr=1e-2, seed=1, keep_plays=3, patience=20)
+    around, origin = play_positions_around(boards, 3, seed=1, evaluator=student)
+    for k in np.unique(origin):     # the student's best plays of the roll, best first
+        eq = -student.equity(around[origin == k])
+        assert len(eq) <= 3
+    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
+                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+
+    def differences(net):
+        eq = net.equity(around)
+        means = np.bincount(origin, eq) / np.maximum(np.bincount(origin), 1)
+        return eq - means[origin]
+
+    start = differences(student)
+    plain, (r_plain,) = fit_evaluator(student, labels, FitConfig(**config))
+    paired, (r_paired,) = fit_evaluator(student, labels, FitConfig(
+        **config, keep=5.0, keep_form="differences"))
+    assert r_paired.trained == r_plain.trained      # the plays are not labelled rows
+    drift = lambda net: np.abs(differences(net) - start).mean()
+    assert drift(paired) < 0.7 * drift(plain)
+    with pytest.raises(ValueError, match="keep_form"):
+        FitConfig(keep_form="ranks")

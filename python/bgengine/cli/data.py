@@ -11,6 +11,7 @@ from bgengine.cli.options import add_backend_arguments, add_player_argument, \
     add_quiet_argument, backend_from_args
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
+from bgengine.labelling.fit import KEEP_FORMS
 from bgengine.players import NETWORK_SPEC_HELP
 
 __all__ = ["register", "evaluator_file"]
@@ -219,7 +220,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed,
-                       spill=args.spill, keep=args.keep, keep_plays=args.keep_plays)
+                       spill=args.spill, keep=args.keep, keep_plays=args.keep_plays,
+                       keep_form=args.keep_form)
     stores = [LabelStore(p) for p in args.store]
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
@@ -372,7 +374,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "valued by the starting evaluator: keeps its judgement of the plays "
                         "around the labels (default 0: none)")
     f.add_argument("--keep-plays", type=int, default=4, metavar="N",
-                   help="random plays a labelled position for --keep (default 4)")
+                   help="plays a labelled position for --keep (default 4)")
+    f.add_argument("--keep-form", choices=KEEP_FORMS, default="outputs",
+                   help="outputs: random plays fitted to the start's outputs; differences: "
+                        "the start's best plays, fitted to its equity differences between "
+                        "the plays of a roll (default outputs)")
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")
     add_quiet_argument(f)

@@ -13,9 +13,12 @@ for ``patience`` epochs and keeps the best epoch's weights.
 A fit on rollout labels alone makes the values more accurate on the positions good play
 reaches and can make the chequer play worse: the plays a player must rank include bad ones,
 whose positions no labelled set holds.  ``keep`` > 0 adds, for each labelled position, the
-positions after ``keep_plays`` random legal plays of a random roll, with the starting
-evaluator's own outputs as their targets at weight ``keep``: the fit corrects the values
-where the labels are and keeps the start's judgement of the plays around them.
+positions after ``keep_plays`` legal plays of a random roll, valued by the starting
+evaluator, at weight ``keep``: in the form ``outputs``, random plays with the start's
+outputs as their targets; in the form ``differences``, the start's best plays, with a
+squared loss on the equity differences between the plays of one roll (each play's equity
+less the roll's mean, against the start's): the levels come from the rollouts, the ranking
+of the plays from the start.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ __all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held
 
 log = logging.getLogger(__name__)
 
+#: The forms of :attr:`FitConfig.keep_form`.
+KEEP_FORMS = ("outputs", "differences")
+#: Cubeless equity as a linear function of the five outputs.
+_EQUITY_WEIGHTS = np.array([2, 1, 1, -1, -1], np.float32)
+
 _RACE = EVALUATOR_CLASSES.index("race")
 _CONTACT = EVALUATOR_CLASSES.index("contact")
 
@@ -52,8 +60,10 @@ class FitConfig:
     ``spill``: the weight, relative to its own positions', with which each contact expert
     is also trained on the contact positions routed to the other experts (0: its own
     alone; an expert's held-out figure counts its own positions only); ``keep``: the
-    weight of the positions after ``keep_plays`` random plays from each labelled position,
-    with the starting evaluator's outputs as targets (0: none; see the module docstring)."""
+    weight of the positions after ``keep_plays`` plays from each labelled position, valued
+    by the starting evaluator (0: none); ``keep_form``: ``outputs`` (random plays, fitted
+    to the start's outputs) or ``differences`` (the start's best plays, fitted to the
+    start's equity differences between the plays of one roll; see the module docstring)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -67,6 +77,7 @@ class FitConfig:
     spill: float = 0.0
     keep: float = 0.0
     keep_plays: int = 4
+    keep_form: str = "outputs"
 
     def __post_init__(self) -> None:
         for name in ("epochs", "batch", "patience", "seed", "keep_plays"):
@@ -81,6 +92,9 @@ class FitConfig:
                 raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
         if self.lr <= 0:
             raise ValueError("lr must be > 0")
+        if self.keep_form not in KEEP_FORMS:
+            raise ValueError(f"keep_form must be one of {', '.join(KEEP_FORMS)}, "
+                             f"got {self.keep_form!r}")
 
 
 @dataclass(frozen=True)
@@ -137,11 +151,16 @@ def _noise_free_rmse(out: np.ndarray, target: np.ndarray, se: np.ndarray) -> flo
 def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
                 held: np.ndarray, config: FitConfig, name: str = "network",
                 progress: Callable[[str], None] | None = None,
-                row_weight: np.ndarray | None = None) -> tuple[Network, NetworkFit]:
+                row_weight: np.ndarray | None = None,
+                pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                ) -> tuple[Network, NetworkFit]:
     """``net`` fitted to inputs ``x`` (float32, (N, n_inputs)), targets (float32, (N, 5))
     with equity standard errors ``se`` (N,); ``held`` (bool, (N,)) marks the held-out rows.
     ``row_weight`` (N,): a further weight of each row in training; rows of weight 0 are
-    not trained on, and only rows of weight 1 count in the held-out figure."""
+    not trained on, and only rows of weight 1 count in the held-out figure.
+    ``pairs``: ``(inputs (M, n_inputs), the start's equities (M,), roll (M,), ascending)``
+    of plays whose equity differences within a roll are fitted too, at ``config.keep``
+    (the ``differences`` form of :class:`FitConfig`)."""
     params = _layers(net)
     start = [p.copy() for p in params] if config.anchor else None
     if row_weight is None:
@@ -165,15 +184,30 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
     rng = np.random.default_rng(config.seed)
     steps_per_epoch = max(1, len(train) // config.batch)
     total = config.epochs * steps_per_epoch
+    if pairs is not None:
+        px, peq, proll = pairs
+        starts = np.flatnonzero(np.r_[True, proll[1:] != proll[:-1]])
+        bounds = np.r_[starts, len(proll)]
+        rolls_per_step = max(1, -(-len(starts) // steps_per_epoch))
     step = 0
     epoch = 0
     for epoch in range(1, config.epochs + 1):
         order = rng.permutation(train)
+        roll_order = rng.permutation(len(starts)) if pairs is not None else None
         for s in range(steps_per_epoch):
             ix = order[s * config.batch:(s + 1) * config.batch]
-            acts = _forward(params, x[ix])
+            xb = x[ix]
+            if pairs is not None:
+                pick = roll_order[s * rolls_per_step:(s + 1) * rolls_per_step]
+                prow = np.concatenate([np.arange(bounds[r], bounds[r + 1]) for r in pick]) \
+                    if len(pick) else np.zeros(0, np.int64)
+                xb = np.concatenate([xb, px[prow]]) if len(prow) else xb
+            acts = _forward(params, xb)
             # cross-entropy of sigmoid outputs: d/dz = (p - t), weighted, batch mean
-            delta = (acts[-1] - target[ix]) * (weight[ix, None] / len(ix))
+            delta = (acts[-1][:len(ix)] - target[ix]) * (weight[ix, None] / len(ix))
+            if pairs is not None and len(prow):
+                delta = np.concatenate([delta, _difference_delta(
+                    acts[-1][len(ix):], peq[prow], proll[prow], config.keep, len(ix))])
             grads: list[np.ndarray] = [None] * len(params)    # type: ignore[list-item]
             for layer in range(len(params) // 2 - 1, -1, -1):
                 grads[2 * layer] = acts[layer].T @ delta
@@ -208,6 +242,19 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
                                       "held_out_rmse": [before, best]}
     fitted = Network(net.hidden, net.n_outputs, net.encoder, params=flat, metadata=metadata)
     return fitted, NetworkFit(name, len(train), len(test), before, best, epoch, best_epoch)
+
+
+def _difference_delta(p: np.ndarray, teacher: np.ndarray, roll: np.ndarray, keep: float,
+                      batch: int) -> np.ndarray:
+    """d(loss)/d(pre-sigmoid outputs) of ``keep`` times the squared error of the plays'
+    equity differences within each roll (each play's equity less its roll's mean, against
+    the start's ``teacher`` equities), per play, scaled like a batch of ``batch`` labels."""
+    eq = p @ _EQUITY_WEIGHTS
+    _, inverse, counts = np.unique(roll, return_inverse=True, return_counts=True)
+    centred = eq - (np.bincount(inverse, eq) / counts)[inverse]
+    goal = teacher - (np.bincount(inverse, teacher) / counts)[inverse]
+    r = (centred - goal).astype(np.float32)     # the mean terms' gradients cancel
+    return (2 * keep / batch) * r[:, None] * _EQUITY_WEIGHTS * p * (1 - p)
 
 
 def widen_network(net: Network, width: int, seed: int = 0, init_range: float = 0.1) -> Network:
@@ -262,22 +309,36 @@ def _groups(evaluator: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, dict[
     return kind, groups
 
 
-def play_positions_around(boards: np.ndarray, plays: int, seed: int = 0) -> np.ndarray:
+def play_positions_around(boards: np.ndarray, plays: int, seed: int = 0,
+                          evaluator: Evaluator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Positions (uint8, (M, 2, 25), the opponent on roll) after up to ``plays`` distinct
-    random legal plays of one random roll from each of ``boards`` (N, 2, 25): good plays
-    and bad ones alike; games the play has won are left out."""
+    legal plays of one random roll from each of ``boards`` (N, 2, 25), and the index of
+    the board each came from (int64, (M,), ascending): random plays, good and bad alike,
+    or with ``evaluator`` its best plays at 0-ply.  Games the play has won are left out."""
     rng = np.random.default_rng(seed)
     dice = rng.integers(1, 7, size=(len(boards), 2))
     after, _, offsets = legal_afterstates_batch(boards, dice)
-    counts = np.diff(offsets)
-    take = []
-    for k in np.flatnonzero(counts):
-        n = int(counts[k])
-        take.append(offsets[k] + rng.choice(n, size=min(plays, n), replace=False))
+    after = np.ascontiguousarray(after[:, ::-1])        # the opponent on roll
+    alive = after[:, 0].sum(axis=1, dtype=np.int64) > 0  # the mover not yet all off
+    score = None
+    if evaluator is not None:
+        score = np.full(len(after), -np.inf)
+        score[alive] = -evaluator.equity(after[alive])   # the mover's equity
+    take, origin = [], []
+    for k in np.flatnonzero(np.diff(offsets)):
+        rows = np.arange(offsets[k], offsets[k + 1])
+        rows = rows[alive[rows]]
+        if not len(rows):
+            continue
+        if score is None:
+            pick = rng.choice(rows, size=min(plays, len(rows)), replace=False)
+        else:
+            pick = rows[np.argsort(-score[rows], kind="stable")[:plays]]
+        take.append(np.sort(pick))
+        origin.append(np.full(len(pick), k))
     if not take:
-        return np.zeros((0, 2, 25), np.uint8)
-    out = after[np.concatenate(take)][:, ::-1]          # the opponent on roll
-    return np.ascontiguousarray(out[out[:, 0].sum(axis=1, dtype=np.int64) > 0])  # not won
+        return np.zeros((0, 2, 25), np.uint8), np.zeros(0, np.int64)
+    return after[np.concatenate(take)], np.concatenate(origin).astype(np.int64)
 
 
 def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
@@ -291,9 +352,11 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     boards = labels.boards()
     kind, groups = _groups(evaluator, boards)
     held = held_out_mask(labels.keys, config.held_out)
-    kept = kept_groups = kept_outputs = None
+    kept = kept_groups = kept_outputs = kept_origin = None
+    differences = config.keep_form == "differences"
     if config.keep:
-        kept = play_positions_around(boards, config.keep_plays, config.seed)
+        kept, kept_origin = play_positions_around(boards, config.keep_plays, config.seed,
+                                                  evaluator if differences else None)
         kept_outputs = evaluator.evaluate(kept).astype(np.float32)
         _, kept_groups = _groups(evaluator, kept)
     nets = evaluator.networks
@@ -309,7 +372,15 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         row_weight = np.where(mask[rows], 1.0, spill)
         these, target = boards[rows], labels.outputs[rows].astype(np.float32)
         se, held_rows = labels.equity_stderr[rows].astype(np.float32), held[rows]
-        if kept is not None:
+        pairs = None
+        if kept is not None and differences:
+            k = np.flatnonzero(kept_groups[name])
+            origin = kept_origin[k]
+            sizes = np.bincount(origin, minlength=len(boards))
+            k = k[sizes[origin] >= 2]               # rolls with two or more plays here
+            pairs = (encode(kept[k], net.encoder).astype(np.float32),
+                     equity_of(kept_outputs[k]).astype(np.float32), kept_origin[k])
+        elif kept is not None:
             k = np.flatnonzero(kept_groups[name])
             these = np.concatenate([these, kept[k]])
             target = np.concatenate([target, kept_outputs[k]])
@@ -320,7 +391,7 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
             row_weight = np.concatenate([row_weight, np.full(len(k), config.keep)])
         x = encode(these, net.encoder).astype(np.float32)
         new, report = fit_network(net, x, target, se, held_rows, config, name, progress,
-                                  row_weight=row_weight)
+                                  row_weight=row_weight, pairs=pairs)
         reports.append(report)
         if report.best_epoch:
             fitted[name] = new

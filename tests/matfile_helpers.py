@@ -1,8 +1,12 @@
-"""Shared by the match-file tests: the committed gnubg-made files and a match bgengine plays."""
+"""Shared by the match-file tests: the committed gnubg-made files, a match bgengine plays,
+and GNU Backgammon itself (``GNUBG``, ``run_gnubg``) for the tests that compare with it."""
 
 from __future__ import annotations
 
 import gzip
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from bgengine.engine import Engine
@@ -12,6 +16,23 @@ from bgengine.players import load_default_network, make_player
 DATA = Path(__file__).parent / "data" / "matfiles"
 #: The gnubg-made matches and sessions (``make_matfiles.py``), by name.
 GNUBG_FILES = sorted(p.stem for p in DATA.glob("gnubg_*.mat"))
+#: GNU Backgammon's binary, ``None`` when it is not installed (its tests skip).
+GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg")
+                                   else None)
+
+
+def run_gnubg(script: str, tmp: Path, **env: str) -> None:
+    """Run ``script`` in gnubg's Python (text mode, no preference files, private HOME)."""
+    assert GNUBG is not None
+    path = tmp / "script.py"
+    path.write_text(script)
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    done = subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(path)], cwd=tmp, timeout=600,
+                          env={**os.environ, "HOME": str(home), **env},
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          errors="replace")
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def mat_text(name: str) -> str:

@@ -16,34 +16,17 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from bgengine.matchrecord import Double, Drop, Play, Resign, Take, Win, replay
 from bgengine.matfile import read_mat, write_mat
 from bgengine.sgf import read_sgf, write_sgf
-from matfile_helpers import DATA, GNUBG_FILES, bgengine_match, mat_text, sgf_text
-
-GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
+from matfile_helpers import (DATA, GNUBG, GNUBG_FILES, bgengine_match, mat_text, run_gnubg,
+                             sgf_text)
 
 pytestmark = [pytest.mark.gnubg,
               pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")]
-
-
-def run_gnubg(script: str, tmp: Path, **env: str) -> None:
-    """Run ``script`` in gnubg's Python (text mode, no preference files, private HOME)."""
-    path = tmp / "script.py"
-    path.write_text(script)
-    home = tmp / "home"
-    home.mkdir(exist_ok=True)
-    done = subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(path)], cwd=tmp, timeout=600,
-                          env={**os.environ, "HOME": str(home), **env},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_round_trip_through_gnubg(tmp_path):

@@ -295,7 +295,7 @@ def test_sampled_is_deterministic_and_cache_independent(net):
 @pytest.mark.parametrize("kwargs,match", [
     (dict(plies=1), "plies must be in 2..3"), (dict(plies=4), "plies must be in 2..3"),
     (dict(plies=3, samples=5), "samples must divide 36"),
-    (dict(plies=3, samples=0), "samples must divide 36"),
+    (dict(plies=3, samples=0), "samples must be in 1..36"),
     (dict(plies=3, samples=4, offset=9), "offset must be in 0..8"),
     (dict(plies=3, samples=4, offset=-1), "offset must be in 0..8")])
 def test_sampled_bad_arguments(net, kwargs, match):

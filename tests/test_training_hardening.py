@@ -232,7 +232,7 @@ BAD_CONFIGS = {
     "huge games": ("[train]\ngames = 99999999999999999999\n", "games must be at most"),
     "huge eval": ("[train]\neval_games = 10000000000\n", "eval_games must be at most"),
     "negative eval seed": ("[train]\neval_seed = -1\n", "eval_seed"),
-    "too wide": ("[train]\nhidden = [100000]\ngames = 10\n", "hidden widths must be 1..1024"),
+    "too wide": ("[train]\nhidden = [100000]\ngames = 10\n", "hidden widths must be in 1..1024"),
     "not utf-8": (b"[train]\ngames = \xff\n", "not valid TOML"),
     "not toml": ("[train\n", "not valid TOML"),
 }

@@ -22,7 +22,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from bgengine._checks import is_int
+from bgengine._checks import MAX_LISTED_PLAYS, checked_int, is_int
 from bgengine.agents import Player
 from bgengine.board import game_result, pip_counts, validate_board
 from bgengine.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
@@ -35,7 +35,7 @@ from bgengine.network import equity_of, flip_outputs
 from bgengine.players import default_network_path, load_default_network, make_player
 from bgengine.position import Move
 from bgengine.rollouts import RolloutResult, rollout_moves, rollout_position
-from bgengine.search import Searcher
+from bgengine.search import MAX_TRIALS, Searcher
 from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
 
@@ -201,7 +201,8 @@ class Engine:
     def evaluate(self, board, plies: int = 0) -> np.ndarray:
         """Cubeless probabilities for the side on roll (before it rolls):
         win, win gammon, win backgammon, lose gammon, lose backgammon.
-        ``plies`` may not exceed the engine's own depth (``NotSupported``)."""
+        ``plies`` (an integer) may not exceed the engine's own depth (``NotSupported``)."""
+        plies = checked_int(plies, "plies", 0, math.inf, f"0..{self.max_plies}")
         if plies > self.plies:
             raise NotSupported(f"{plies}-ply evaluation is not available: this engine searches "
                                f"0..{self.plies} plies (start the server with --plies {plies})"
@@ -226,6 +227,7 @@ class Engine:
         ``evaluate(board, plies)`` whose deepest ply averages ``samples`` of the 36 rolls
         (:meth:`Searcher.evaluate_sampled <bgengine.search.Searcher.evaluate_sampled>`;
         at 3 plies and 3 samples about a quarter of the cost of ``evaluate(board, 3)``)."""
+        plies = checked_int(plies, "plies", 0, math.inf, f"0..{self.max_plies}")
         if plies > self.plies:
             raise NotSupported(f"{plies}-ply evaluation is not available (0..{self.plies})")
         if self.network is None:
@@ -331,7 +333,9 @@ class Engine:
     def _hint_plies(self, plies: int | None) -> int:
         if self.network is None:
             raise EngineError("evaluations and hints need a network; none is loaded")
-        return self.plies if plies is None else plies
+        if plies is None:
+            return self.plies
+        return checked_int(plies, "plies", 0, self.max_plies)
 
     def evaluate_state(self, state: GameState, plies: int | None = None) -> Evaluation:
         """The position of ``state`` before the roll, side on roll's view, at ``plies``
@@ -359,13 +363,12 @@ class Engine:
         (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
         ``threads``, default all cores; :mod:`bgengine.rollouts`) and valued from the
-        rollout's probabilities.
+        rollout's probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
+        (:data:`bgengine.search.MAX_TRIALS`); integers, not bools or floats.
         ``ValueError`` for a game not in progress or a pending resignation.
         """
-        if not is_int(n) or n < 1:
-            raise ValueError(f"the number of plays to show must be >= 1, got {n!r}")
-        if not is_int(rollout) or rollout < 0:
-            raise ValueError(f"rollout trials must be a whole number >= 0, got {rollout!r}")
+        n = checked_int(n, "n, the number of plays to show,", 1, MAX_LISTED_PLAYS, "1..10**6")
+        rollout = checked_int(rollout, "rollout trials", 0, MAX_TRIALS, "0..10**7")
         plies = self._hint_plies(plies)
         m = state.match
         if m.game_state_name != "playing" or m.resignation:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgengine.agents import Player, play_match
+from bgengine._checks import checked_int
+from bgengine.agents import MAX_GAMES, Player, play_match
 from bgengine.board import game_result
 from bgengine.dice import Dice
 from bgengine.encoders import encode
@@ -41,8 +42,12 @@ def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: flo
     (an even number).  Generation ``g`` (= game number / games per generation)
     draws its mutant from ``seed`` and ``g`` and its dice from the same, so a
     resumed run is exact.  Returns per-game arrays ``moves``, ``result``
-    (champion's points) and per-generation ``accepted`` (bool).
+    (champion's points) and per-generation ``accepted`` (bool).  ``n_games``: an integer
+    in 0..10**8 (:data:`bgengine.agents.MAX_GAMES`).
     """
+    n_games = checked_int(n_games, "n_games", 0, MAX_GAMES, "0..10**8")
+    games_per_generation = checked_int(games_per_generation, "games_per_generation", 2,
+                                       MAX_GAMES, "2..10**8")
     if games_per_generation < 2 or games_per_generation % 2:
         raise ValueError(f"games_per_generation must be a positive even number, got {games_per_generation}")
     if n_games % games_per_generation or first_game % games_per_generation:
@@ -87,8 +92,10 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
     of move ``k`` uses a seed derived from (seed, g, k, j).  Returns per-game
     ``moves``, ``result`` (points of the side that moved first) and ``error``
     (mean absolute difference between the network's and the rollout's win
-    chance over the candidates).
+    chance over the candidates).  ``n_games``: an integer in 0..10**8
+    (:data:`bgengine.agents.MAX_GAMES`).
     """
+    n_games = checked_int(n_games, "n_games", 0, MAX_GAMES, "0..10**8")
     if best < 1 or worst < 0 or trials < 1 or truncate < 0:
         raise ValueError("need best >= 1, worst >= 0, trials >= 1, truncate >= 0")
     moves = np.zeros(n_games, dtype=np.int32)

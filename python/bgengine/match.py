@@ -7,8 +7,8 @@ import os
 
 import numpy as np
 
-from bgengine._checks import is_int
-from bgengine.agents import Player, play_match
+from bgengine._checks import checked_int, game_pairs, is_int
+from bgengine.agents import MAX_GAMES, Player, play_match
 from bgengine.cube import gnubg_met
 from bgengine.dice import Dice
 from bgengine.engine import Engine
@@ -76,9 +76,11 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     game pairs finished, when there are any (compiled players on this machine: the
     batches of :data:`BATCH_PAIRS` pairs before the one under way; games played from
     Python without ``luck``: every pair finished); else ``KeyboardInterrupt``.
+
+    ``games``: an integer in 2..:data:`bgengine.agents.MAX_GAMES` (10**8), else
+    ``ValueError`` before any game.
     """
-    if games < 2:
-        raise ValueError(f"games must be at least 2 (one pair), got {games}")
+    n_pairs = game_pairs(games)
     if not (isinstance(a, Player) and isinstance(b, Player)):
         if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
             return play_gnubg_match(a, b, games, seed=seed, progress=progress, luck=luck)
@@ -87,7 +89,6 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
         if backend is not None:
             raise ValueError("luck-adjusted results are measured on this machine: no backend")
         return play_external_match(a, b, games, seed=seed, progress=progress, luck=luck)
-    n_pairs = (games + 1) // 2
     if backend is not None and getattr(backend, "name", None) != "local":
         points, moves = backend.play_pairs(a, b, n_pairs, seed)     # a cluster: all at once
         return summarize(a.name, b.name, points, moves)
@@ -147,10 +148,9 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     gnubg processes, one money game or match a process at a time, with the same
     results whatever their number.  ``progress(done, total)`` is called after
     each game or match.  Ctrl-C (games of bgengine players): :class:`MatchInterrupted`
-    with the result of the pairs finished, if any.
+    with the result of the pairs finished, if any.  ``n``: an integer in 2..10**8.
     """
-    if not is_int(n) or n < 2:
-        raise ValueError(f"need at least 2 games or matches (one pair), got {n!r}")
+    n_pairs = game_pairs(n, "n, the games or matches,")
     if not is_int(match_length) or match_length < 0:
         raise ValueError(f"match length must be 0 (money) or a positive number of points, got {match_length!r}")
     if match_length > gnubg_met().length:
@@ -161,7 +161,6 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
             raise ValueError(f"games with the cube need bgengine players or gnubg, got {p!r}")
     engines = tuple(None if isinstance(p, GnubgPlayer) else _cube_engine(p, cube_network)
                     for p in (a, b))
-    n_pairs = (n + 1) // 2
     jacoby = jacoby and match_length == 0
     if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
         res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,
@@ -229,7 +228,7 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
     games, seed
         Pair ``i`` rolls the dice of ``Dice(seed, stream=i)`` (as the compiled
         :func:`bgengine.agents.play_match` does): game 0 with A moving first,
-        game 1 with B moving first and the very same dice.
+        game 1 with B moving first and the very same dice.  ``games``: 2..10**8.
     progress : callable, optional
         Called as ``progress(games_done, games_total)`` after every game.
     luck : LuckMeter, optional
@@ -238,8 +237,7 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
 
     Returns a :class:`MatchResult` from A's side.
     """
-    if not is_int(games) or games < 2:
-        raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
+    n_pairs = game_pairs(games)
     if isinstance(player, str):
         player = make_player(player)
     own = None
@@ -247,11 +245,11 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
         own = opponent = ExternalPlayer(opponent, timeout=timeout)
     a_name = getattr(player, "name", repr(player))
     try:
-        points, moves, luck_of_games = play_python_pairs(player, opponent, (games + 1) // 2, seed,
+        points, moves, luck_of_games = play_python_pairs(player, opponent, n_pairs, seed,
                                                          progress=progress, luck=luck)
     except _PairsInterrupted as stop:      # Ctrl-C: the pairs finished
         raise MatchInterrupted(summarize(a_name, getattr(opponent, "name", repr(opponent)),
-                                         stop.points, stop.moves), 2 * ((games + 1) // 2)) from None
+                                         stop.points, stop.moves), 2 * n_pairs) from None
     finally:
         if own is not None:
             own.close()
@@ -266,7 +264,9 @@ def play_python_pairs(player, opponent, n_pairs: int, seed: int = 0, *, progress
     the plays of each game (int32) and, with a ``luck`` meter, A's luck in each game
     (float64; else None).  ``player`` and ``opponent`` are player objects (anything with
     ``choose(board, d1, d2, seed)``).  Ctrl-C without ``luck``, once a pair is finished:
-    a ``KeyboardInterrupt`` holding the finished pairs' arrays (``points``, ``moves``)."""
+    a ``KeyboardInterrupt`` holding the finished pairs' arrays (``points``, ``moves``).
+    ``n_pairs``: an integer in 0..5*10**7 (``MAX_GAMES // 2``)."""
+    n_pairs = checked_int(n_pairs, "n_pairs", 0, MAX_GAMES // 2, "0..5*10**7")
     points = np.zeros((n_pairs, 2), dtype=np.int8)
     moves = np.zeros((n_pairs, 2), dtype=np.int32)
     luck_of_games = None if luck is None else np.zeros((n_pairs, 2))

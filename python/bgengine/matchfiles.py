@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import gzip
+import warnings
 from pathlib import Path
 
 from bgengine.fileio import atomic_write
-from bgengine.matchrecord import MatchRecord, MatchRecordError
+from bgengine.matchrecord import MatchFileWarning, MatchRecord, MatchRecordError
 from bgengine.matfile import read_mat, write_mat
 from bgengine.sgf import read_sgf, write_sgf
 
-__all__ = ["FORMATS", "file_format", "read_match_file", "write_match_file"]
+__all__ = ["FORMATS", "file_format", "decode_text", "read_match_file", "write_match_file"]
 
 #: The formats, by the suffix that names them.
 FORMATS = ("mat", "sgf")
@@ -30,17 +31,44 @@ def file_format(path: str | Path) -> tuple[str, bool]:
     return kind, gz
 
 
+def decode_text(data: bytes) -> str:
+    """A match file's bytes as text: UTF-8 (a byte-order mark dropped), or else the
+    8-bit Windows-1252 / Latin-1 older programs write names in (``"K\\xe9vin"`` is
+    ``"Kévin"``)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:                  # the five bytes Windows-1252 leaves out
+        return data.decode("latin-1")
+
+
 def read_match_file(path: str | Path) -> MatchRecord:
     """The match in ``path``, read and checked (every play legal); raises
     :class:`bgengine.matchrecord.MatchRecordError` (a ``ValueError``) naming the
-    game, move and line of what is wrong, with the file's name in front."""
+    game, move and line of what is wrong, with the file's name in front.  The
+    readers' :class:`bgengine.matchrecord.MatchFileWarning` (a match that stops short
+    of its end, ...) are issued with the file's name in them."""
     kind, gz = file_format(path)
     raw = Path(path).read_bytes()
-    text = (gzip.decompress(raw) if gz else raw).decode("utf-8", errors="replace")
-    try:
-        return read_mat(text) if kind == "mat" else read_sgf(text)
-    except MatchRecordError as exc:
-        raise MatchRecordError(exc.reason, exc.game, exc.move, exc.line, path=str(path)) from None
+    text = decode_text(gzip.decompress(raw) if gz else raw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MatchFileWarning)
+        try:
+            match = read_mat(text) if kind == "mat" else read_sgf(text)
+        except MatchRecordError as exc:
+            raise MatchRecordError(exc.reason, exc.game, exc.move, exc.line,
+                                   path=str(path)) from None
+    for w in caught:
+        if isinstance(w.message, MatchFileWarning):
+            warnings.warn(MatchFileWarning(w.message.note, w.message.line, str(path)),
+                          stacklevel=2)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                                   source=w.source)
+    return match
 
 
 def write_match_file(match: MatchRecord, path: str | Path) -> None:

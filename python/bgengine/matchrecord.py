@@ -43,8 +43,8 @@ from bgengine.types import Step
 __all__ = ["Play", "Double", "Take", "Drop", "Resign", "Win", "Action", "GameRecord",
            "MatchRecord", "Moment", "MatchRecordError", "replay", "replay_game", "move_numbers",
            "describe",
-           "checked", "check_scores", "infer_resignations", "GameRecorder", "GameStanding",
-           "game_standing"]
+           "checked", "check_scores", "infer_resignations", "MatchFileWarning", "GameRecorder",
+           "GameStanding", "game_standing"]
 
 
 # ====================================================================== actions
@@ -152,6 +152,21 @@ class MatchRecordError(ValueError):
         if line is not None:
             text += f" (line {line})"
         super().__init__(text)
+
+
+class MatchFileWarning(UserWarning):
+    """A match file was read, with something its reader should know: it stops short of
+    the match's end (unfinished, or cut at a line boundary), a double states a cube value
+    other than the cube's, games after the match was won were left out...
+
+    ``note``: what it is; ``line``: the file's line, when known; ``path``: the file's
+    name, when known.  Issued with :func:`warnings.warn` (the command line prints each
+    as ``bgengine: warning: FILE: ...``)."""
+
+    def __init__(self, note: str, line: int | None = None, path: str | None = None) -> None:
+        self.note, self.line, self.path = note, line, path
+        text = note if line is None else f"{note} (line {line})"
+        super().__init__(text if path is None else f"{path}: {text}")
 
 
 # ====================================================================== move numbers
@@ -344,8 +359,10 @@ class _GameReplay:
                              "(no drop, resignation or last checker off)")
         winner, points = self.ended
         if (a.player, a.points) != (winner, points):
-            raise ValueError(f"player {a.player} {describe(a)}, but the game gives player "
-                             f"{winner} {points} point{'s' if points != 1 else ''}")
+            if a.player != winner or not _match_points(self.match, self.game, a, points):
+                raise ValueError(f"player {a.player} {describe(a)}, but the game gives player "
+                                 f"{winner} {points} point{'s' if points != 1 else ''}")
+            a = Win(winner, points)           # the points the match needed: the game's are kept
         how = GAME_DROP if isinstance(self.game.actions[-2], Drop) else (
             GAME_RESIGNED if isinstance(self.game.actions[-2], Resign) else GAME_OVER)
         score = list(self.game.score)
@@ -355,13 +372,23 @@ class _GameReplay:
                                      score[1] + points * (winner == 1))))
 
 
+def _match_points(match: MatchRecord, game: GameRecord, win: Win, points: int) -> bool:
+    """``win`` records the points the match needed (the winner's score and they make the
+    match length) rather than the game's ``points``, which are more: some programs write
+    the last game of a match so ("Wins 1 point and the match" with the cube on 2)."""
+    return (match.length > 0 and 0 < win.points < points
+            and game.score[win.player] + win.points == match.length)
+
+
 def replay_game(match: MatchRecord, index: int) -> Iterator[Moment]:
     """Replay game ``index`` (0-based) of ``match``: a :class:`Moment` per action.
 
     Raises :class:`MatchRecordError` at the first action that breaks the rules (an
     illegal play, a double out of turn, a take with no double, a result that does
     not follow from the game, an action after the end, a :class:`Win` that is not
-    last...).  Only the game itself is checked; :func:`replay` also checks the
+    last...).  A last game's :class:`Win` may record the points the match needed
+    rather than the game's, which are more: its moment holds the game's.  Only the game
+    itself is checked; :func:`replay` also checks the
     scores and the Crawford game from game to game.
     """
     return _replayed(_GameReplay(match, index, match.games[index]))
@@ -472,7 +499,9 @@ def infer_resignations(match: MatchRecord) -> MatchRecord:
     """Where a game ends with a :class:`Win` although no drop, resignation or last
     checker ended it, the loser resigned: a :class:`Resign` is put before the win,
     of the level its points give (``points / cube``; the file formats record a
-    resignation only by its result).  The games are otherwise unchanged.  Raises
+    resignation only by its result; points the match needed, fewer than a whole game,
+    give the least level that wins them, as gnubg reads them).  The games are otherwise
+    unchanged.  Raises
     :class:`MatchRecordError` as :func:`replay` does for the games' scores and for
     the actions before each win."""
     check_scores(match)
@@ -494,9 +523,13 @@ def infer_resignations(match: MatchRecord) -> MatchRecord:
             continue
         level = win.points // rules.cube       # under the Jacoby rule a gammon may count 1
         if win.points % rules.cube or level not in (1, 2, 3):
-            raise MatchRecordError(f"player {win.player} wins {win.points} points with the "
-                                   f"cube at {rules.cube}: not a single game, gammon or "
-                                   "backgammon", i + 1, numbers[-1])
+            if not _match_points(match, g, win, 3 * rules.cube):
+                raise MatchRecordError(f"player {win.player} wins {win.points} points with the "
+                                       f"cube at {rules.cube}: not a single game, gammon or "
+                                       "backgammon", i + 1, numbers[-1])
+            # the points the match needed: the least resignation that gives them, as gnubg
+            # reads it (a single game when they are no more than the cube)
+            level = next(n for n in (1, 2, 3) if win.points <= n * rules.cube)
         actions = g.actions[:-1] + [Resign(1 - win.player, level), win]
         games.append(GameRecord(g.score, actions, g.crawford))
     return replace(match, games=games)

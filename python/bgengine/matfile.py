@@ -29,36 +29,64 @@ whether the Jacoby rule was played: bgengine writes a ``; [Jacoby "On"]`` line
 (other programs skip unknown tags) and, when reading a money session without
 it, takes the Jacoby rule to be on only if the results need it.
 
+Files other programs write (eXtreme Gammon, Backgammon Studio, GammonView, ...) are
+read as gnubg's ``import mat`` reads them: a UTF-8 byte-order mark, CRLF line ends,
+``#`` comments as well as ``;``, a Crawford mark after ``Game N``, a rating after a
+name (``alice,1650``), ``bar``/``off`` and ``13/7(2)``, ``Cannot Move`` and
+eXtreme Gammon's ``???`` (read as the dice alone), a numbered line with nothing on
+it, ``Resigns`` (the win after it says the rest), the points the match needed as the
+last game's result (``Wins 1 point and the match`` with the cube on 2: the game's
+points are kept, as gnubg keeps them), games after the match was won (left out).
+The dice alone are read as gnubg reads them
+(:func:`bgengine.matchreading.settle_unplayed_rolls`): no legal play, one (forced),
+or the roll of a player who then resigned.
+
 Every file read is replayed (:func:`bgengine.matchrecord.checked`): an illegal
 play or a garbled line raises :class:`bgengine.matchrecord.MatchRecordError`
-naming the game, the move number, what is wrong and the line.
+naming the game, the move number, what is wrong and the line.  What was read
+with something to know is said with a :class:`bgengine.matchrecord.MatchFileWarning`
+(``warnings``): where the match stops when that is short of its end (unfinished,
+or a file cut at a line boundary), a ``Doubles => N`` whose N is not the cube's
+new value (ignored, as gnubg ignores it), games left out after the match was won.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import replace
 
 from bgengine.game import is_crawford_game
-from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchRecord, MatchRecordError,
-                                  Play, Resign, Take, Win, check_scores, checked,
-                                  infer_resignations, replay_game)
+from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchFileWarning, MatchRecord,
+                                  MatchRecordError, Play, Resign, Take, Win, check_scores, checked,
+                                  infer_resignations, move_numbers, replay_game)
+from bgengine.matchreading import settle_unplayed_rolls, stops_short
 from bgengine.notation import format_steps_plain, parse_move
 
-__all__ = ["read_mat", "write_mat", "mat_head", "mat_game", "RIGHT_COLUMN"]
+__all__ = ["read_mat", "write_mat", "mat_head", "mat_game", "saved_session", "RIGHT_COLUMN"]
 
 #: An action starting at this column or further right is player 1's (gnubg writes
 #: player 1's column at column 33, player 0's at 5).
 RIGHT_COLUMN = 20
 
-_TAG = re.compile(r';\s*\[\s*(?P<key>[^"\]]+?)\s+"(?P<value>.*)"\s*\]\s*$')
+_TAG = re.compile(r'[;#]\s*\[\s*(?P<key>[^"\]]+?)\s+"(?P<value>.*)"\s*\]\s*$')
 _LENGTH = re.compile(r"\s*(?P<n>\d+)\s+point\s+match\s*$", re.I)
-_GAME = re.compile(r"\s*Game\s+(?P<n>\d+)\s*$", re.I)
+_GAME = re.compile(r"\s*Game\s+(?P<n>\d+)(?P<rest>.*)$", re.I)
+#: What may follow "Game N" on its line: a mark of the Crawford game, which the rules
+#: decide anyway (gnubg reads the number only).
+_GAME_MARK = re.compile(r"[(\[-]?\s*(?:post[- ]?)?crawford(?:\s+game)?\s*[)\]]?", re.I)
 _SCORE = re.compile(r"\s*(?P<n0>\S.*?)\s*:\s*(?P<s0>\d+)\s+(?P<n1>\S.*?)\s*:\s*(?P<s1>\d+)\s*$")
 _NUMBER = re.compile(r"\s*(?P<n>\d+)\)")
-_ACTION = re.compile(r"(?P<roll>(?<![\d/])[1-6][1-6]:)|(?P<double>Doubles\s*=>\s*(?P<cube>\d+))"
-                     r"|(?P<take>Takes)|(?P<drop>Drops)|(?P<beaver>Beavers|Raccoons)"
+_ACTION = re.compile(r"(?P<roll>(?<![\d/])[1-6][1-6]:)"
+                     r"|(?P<double>Doubles?(?:\s*=>\s*(?P<cube>\d+))?)"
+                     r"|(?P<take>Takes?\b)|(?P<drop>Drops?\b)|(?P<beaver>Beavers|Raccoons)"
+                     r"|(?P<resign>Resigns?\b)"
                      r"|(?P<win>Wins\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?)", re.I)
+#: A roll's text that says no play was written: eXtreme Gammon's "???" (a roll the
+#: player resigned after), Backgammon Studio's "Cannot Move" (no legal play).
+_NO_PLAY = re.compile(r"\?{3,4}|can(?:no|')t\s+move", re.I)
+#: gnubg takes ", <rating>" after a name off it (GamesGrid writes the players' ratings so).
+_RATING = re.compile(r",\s*\+?0*[1-9]\d*(?:\.\d*)?\s*$")
 
 
 # ====================================================================== reading
@@ -69,10 +97,18 @@ class _Reader:
     def __init__(self) -> None:
         self.match = MatchRecord(players=("", ""), length=-1)
         self.game: GameRecord | None = None
+        self.scored = False                                  # the game's score line read
+        self.header_line = 0                                 # the line of its "Game N"
+        self.game_lines: list[int] = []                      # every game's "Game N" line
         self.slots: list[tuple[int, Action | None]] = []   # (line, action) by slot
         self.next_number = 1
         self.lineno = 0
+        self.last_line = 0                                   # the last line with anything
         self.lines: dict[tuple[int, int], int] = {}          # (game, move) -> line
+        #: every "Doubles => N" read, in order: (game, N or None, line, its text)
+        self.doubles: list[tuple[int, int | None, int, str]] = []
+        #: what the reader left out, for a warning each: (note, line)
+        self.notes: list[tuple[str, int]] = []
 
     def fail(self, reason: str, move: int | None = None) -> MatchRecordError:
         game = len(self.match.games) if self.game is not None else None
@@ -81,7 +117,8 @@ class _Reader:
     def line(self, text: str) -> None:
         if not text.strip():
             return
-        if text.lstrip().startswith(";"):
+        self.last_line = self.lineno
+        if text.lstrip().startswith((";", "#")):     # a comment; tags are "; [Key "value"]"
             m = _TAG.match(text.strip())
             if m:
                 self.match.metadata[m["key"]] = m["value"]
@@ -91,19 +128,25 @@ class _Reader:
                 raise self.fail("a second 'N point match' line")
             self.match.length = int(m["n"])
             return
-        if m := _GAME.match(text):
+        if (m := _GAME.match(text)) and (not m["rest"].strip()
+                                         or _GAME_MARK.fullmatch(m["rest"].strip())):
             self.end_game()
             if int(m["n"]) != len(self.match.games) + 1:
                 raise MatchRecordError(f"game {m['n']} follows game {len(self.match.games)}",
                                        len(self.match.games) + 1, None, self.lineno)
             self.game = GameRecord()
             self.match.games.append(self.game)
-            self.slots, self.next_number = [], 1
+            self.slots, self.next_number, self.scored = [], 1, False
+            self.header_line = self.lineno
+            self.game_lines.append(self.lineno)
             return
         if self.game is None:
             raise self.fail(f"unexpected line before the first game: {text.strip()!r}")
-        if not self.game.actions and not self.slots and (m := _SCORE.match(text)) \
-                and not _NUMBER.match(text):
+        if not self.scored:
+            m = _SCORE.match(text)
+            if not m or _NUMBER.match(text):
+                raise self.fail(f"no score line ('name : score   name : score') after 'Game "
+                                f"{len(self.match.games)}', but {text.strip()!r}")
             self.score_line(m)
             return
         m = _NUMBER.match(text)
@@ -113,7 +156,7 @@ class _Reader:
             self.unnumbered_line(text)
 
     def score_line(self, m: re.Match) -> None:
-        names = (m["n0"], m["n1"])
+        names = (_name(m["n0"]), _name(m["n1"]))
         if len(self.match.games) == 1:
             self.match.players = names
         elif names != self.match.players:
@@ -121,9 +164,11 @@ class _Reader:
                             f"{self.match.players[0]!r} and {self.match.players[1]!r}")
         assert self.game is not None
         self.game.score = (int(m["s0"]), int(m["s1"]))
+        self.scored = True
 
     def actions_in(self, text: str, start: int, number: int | None) -> list[tuple[int, Action]]:
-        """The actions in ``text[start:]`` with their columns."""
+        """The actions in ``text[start:]`` with their columns (a "Resigns" is none: the win
+        that follows it says the rest)."""
         found = list(_ACTION.finditer(text, start))
         if not found:
             if text[start:].strip():
@@ -137,6 +182,8 @@ class _Reader:
             end = found[k + 1].start() if k + 1 < len(found) else len(text)
             tail = text[m.end():end].strip()
             if m["roll"]:
+                if _NO_PLAY.fullmatch(tail):
+                    tail = ""                      # settled later, the way gnubg reads it
                 try:
                     steps = tuple(parse_move(tail)) if tail else ()
                 except ValueError as exc:
@@ -144,8 +191,12 @@ class _Reader:
                 action: Action = Play(-1, (int(m["roll"][0]), int(m["roll"][1])), steps)
             elif tail:
                 raise self.fail(f"cannot read {tail!r} after {m.group(0)!r}", number)
+            elif m["resign"]:
+                continue
             elif m["double"]:
                 action = Double(-1)
+                self.doubles.append((len(self.match.games), None if m["cube"] is None
+                                     else int(m["cube"]), self.lineno, m.group(0)))
             elif m["take"]:
                 action = Take(-1)
             elif m["drop"]:
@@ -155,18 +206,20 @@ class _Reader:
             else:
                 action = Win(-1, int(m["points"]))
             out.append((m.start(), action))
-        # gnubg writes the dice a player rolled before resigning ("42:  Wins 2 points"):
-        # the roll was never played
-        return [(col, a) for k, (col, a) in enumerate(out)
-                if not (isinstance(a, Play) and not a.steps and k + 1 < len(out)
-                        and isinstance(out[k + 1][1], Win))]
+        return out
 
     def move_line(self, number: int, text: str, start: int) -> None:
+        found = self.actions_in(text, start, number)
+        if not found:
+            # a numbered line with nothing on it (or a resignation alone, the win on a line
+            # of its own): Backgammon Studio ends a game so, GammonView before a win
+            if number == self.next_number:
+                self.next_number += 1
+            return
         if number != self.next_number:
             raise self.fail(f"move {number} where move {self.next_number} was expected", number)
         if self.game is not None and self.game.actions:
             raise self.fail("a move after the game's result", number)
-        found = self.actions_in(text, start, number)
         self.lines[(len(self.match.games), number)] = self.lineno
         if len(found) == 1 and isinstance(found[0][1], Win):
             # eXtreme Gammon numbers the line of a win alone ("29)       Wins 4 point")
@@ -178,17 +231,17 @@ class _Reader:
                             number)
         if len(found) == 2:
             sides = [found[0][1], found[1][1]]
-        elif len(found) == 1:
+        else:
             col, a = found[0]
             sides = [None, a] if col >= RIGHT_COLUMN else [a, None]
-        else:
-            raise self.fail("an empty move line", number)
         for side, a in enumerate(sides):
             self.slots.append((number, None if a is None else replace(a, player=side)))
         self.next_number += 1
 
     def unnumbered_line(self, text: str) -> None:
         found = self.actions_in(text, 0, None)
+        if not found and _ACTION.search(text):
+            return                                  # "Resigns" alone: the win follows
         if len(found) != 1 or not isinstance(found[0][1], Win):
             raise self.fail(f"cannot read {text.strip()!r}")
         col, win = found[0]
@@ -196,6 +249,8 @@ class _Reader:
 
     def win(self, win: Win) -> None:
         assert self.game is not None
+        if self.game.actions:
+            raise self.fail("a second result for the game")
         self.flush()
         self.game.actions.append(win)
 
@@ -218,18 +273,51 @@ class _Reader:
         self.slots = []
 
     def end_game(self) -> None:
-        if self.game is not None and self.slots:
-            self.flush()
+        if self.game is not None:
+            if not self.scored:
+                raise MatchRecordError(f"no score line ('name : score   name : score') after "
+                                       f"'Game {len(self.match.games)}'",
+                                       len(self.match.games), None, self.header_line)
+            if self.slots:
+                self.flush()
         self.game = None
 
     def finish(self) -> MatchRecord:
-        self.end_game()
         m = self.match
+        if self.game is not None and not self.scored:
+            # the file stops at a "Game N" line: the game is not there to read (gnubg's way)
+            m.games.pop()
+            self.game = None
+            self.last_line = self.header_line
+        self.end_game()
         if m.length == -1:
             raise MatchRecordError("no 'N point match' line")
+        if m.length:
+            over = next((i for i in range(1, len(m.games)) if _won(m, i - 1)), None)
+            if over is not None:
+                # gnubg leaves out the games a file holds after the match was won
+                g = m.games[over]
+                what = "it is" if over + 1 == len(m.games) else "the games from it are"
+                self.notes.append((f"game {over + 1} starts at {g.score[0]}-{g.score[1]}, after "
+                                   f"the {m.length}-point match was won: {what} left out, as "
+                                   "gnubg leaves them", self.game_lines[over]))
+                del m.games[over:]
         if not m.games:
             raise MatchRecordError("no games")
         return m
+
+
+def _won(match: MatchRecord, index: int) -> bool:
+    """Game ``index``'s result, as the file gives it, wins the match."""
+    g = match.games[index]
+    win = g.actions[-1] if g.actions and isinstance(g.actions[-1], Win) else None
+    return (win is not None and win.player in (0, 1)
+            and g.score[win.player] + win.points >= match.length)
+
+
+def _name(text: str) -> str:
+    """A player's name as the score line gives it, a rating after it taken off."""
+    return " ".join(_RATING.sub("", text).split()) or text.strip()
 
 
 def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
@@ -240,7 +328,18 @@ def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
     to be on only if the results need it.  Raises
     :class:`bgengine.matchrecord.MatchRecordError` (a ``ValueError``) naming the
     game, move and line of an illegal play or a garbled line.
+
+    What gnubg's ``import mat`` reads, this reads the same (a byte-order mark, CRLF,
+    ``#`` comments, the dice of a player who then resigned, ``???``, ``Cannot Move``,
+    the points a match needed as its last game's result); a
+    :class:`bgengine.matchrecord.MatchFileWarning` says what the reader should know:
+    where the match stops when that is short of its end (an unfinished match, or a
+    file cut at a line boundary: what is there is read), a double whose stated value is
+    not the cube's (the number is ignored, as gnubg ignores it), games after the match
+    was won (left out, as gnubg leaves them).
     """
+    if text.startswith("\ufeff"):                   # the byte-order mark of some writers
+        text = text[1:]
     reader = _Reader()
     for reader.lineno, line in enumerate(text.splitlines(), 1):
         reader.line(line.rstrip("\r\n"))
@@ -256,19 +355,53 @@ def read_mat(text: str, *, jacoby: bool | None = None) -> MatchRecord:
         crawford_done = crawford_done or g.crawford
     try:
         if match.length or jacoby is not None:
-            return _checked(replace(match, jacoby=bool(jacoby) and not match.length))
-        try:
-            return _checked(match)
-        except MatchRecordError as plain:
+            match = _checked(replace(match, jacoby=bool(jacoby) and not match.length))
+        else:
             try:
-                return _checked(replace(match, jacoby=True))
-            except MatchRecordError:
-                raise plain from None
+                match = _checked(match)
+            except MatchRecordError as plain:
+                try:
+                    match = _checked(replace(match, jacoby=True))
+                except MatchRecordError:
+                    raise plain from None
     except MatchRecordError as exc:
         if exc.line is None and exc.move is not None:
             raise MatchRecordError(exc.reason, exc.game, exc.move,
                                    reader.lines.get((exc.game, exc.move))) from None
         raise
+    _warn(reader, match)
+    return match
+
+
+def _warn(reader: _Reader, match: MatchRecord) -> None:
+    """The warnings of :func:`read_mat` about ``match``, as ``reader`` read it."""
+    for note, line in reader.notes:
+        warnings.warn(MatchFileWarning(note, line), stacklevel=3)
+    stated: dict[int, list[tuple[int | None, int, str]]] = {}
+    for game, value, line, text in reader.doubles:
+        stated.setdefault(game, []).append((value, line, text))
+    for i, g in enumerate(match.games):
+        said, cube = stated.get(i + 1, []), 1
+        for a, number in zip(g.actions, move_numbers(g.actions)):
+            if isinstance(a, Double) and said:
+                value, line, text = said.pop(0)
+                if value is not None and value != 2 * cube:
+                    warnings.warn(MatchFileWarning(
+                        f"game {i + 1}, move {number}: {text!r}, but the cube is at {cube}: "
+                        f"the double is to {2 * cube} (the number is ignored, as gnubg "
+                        "ignores it)", line), stacklevel=3)
+            elif isinstance(a, Take):
+                cube *= 2
+    note = stops_short(match)
+    if note is not None and not saved_session(match):
+        warnings.warn(MatchFileWarning(note, reader.last_line), stacklevel=3)
+
+
+def saved_session(match: MatchRecord) -> bool:
+    """``match`` is a session bgengine saves as it is played (its ``; [bgengine ...]``
+    tags, :mod:`bgengine.session_file`): unfinished on purpose, read without a warning
+    that it stops short."""
+    return any(key.startswith("bgengine ") for key in match.metadata)
 
 
 def _on(value: str) -> bool:
@@ -276,7 +409,7 @@ def _on(value: str) -> bool:
 
 
 def _checked(match: MatchRecord) -> MatchRecord:
-    return checked(infer_resignations(match))
+    return checked(infer_resignations(settle_unplayed_rolls(match)))
 
 
 # ====================================================================== writing

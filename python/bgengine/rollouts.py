@@ -11,10 +11,11 @@ from typing import Sequence
 
 import numpy as np
 
+from bgengine._checks import MAX_LISTED_PLAYS, checked_int
 from bgengine.board import validate_board
 from bgengine.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
 from bgengine.position import Position
-from bgengine.search import Searcher, _target, rollout
+from bgengine.search import MAX_TRIALS, Searcher, _target, rollout
 from bgengine.types import Progress
 
 __all__ = ["RolloutResult", "rollout_position", "rollout_moves"]
@@ -54,12 +55,20 @@ def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
     and seed), so their differences are measured much more precisely than
     their values.  Results are from the mover's side, best first; each one's
     ``label`` is its play's notation.
+
+    ``trials``: 1..:data:`bgengine.search.MAX_TRIALS` (10**7) per play; ``candidates``:
+    1..10**6 (more than the roll's plays: all of them); integers (not bools or floats),
+    checked, with ``indices``, before any play is rolled out.
     """
+    trials = checked_int(trials, "trials", 1, MAX_TRIALS, "1..10**7")
     pos = Position(board)
     moves = pos.legal_moves(d1, d2)
     if indices is None:
+        candidates = checked_int(candidates, "candidates", 1, MAX_LISTED_PLAYS, "1..10**6")
         ranked = Searcher(network, cache_bits=0).rank_moves(pos.board, d1, d2, 0)
-        indices = [index for index, _, _ in ranked[:max(1, candidates)]]
+        indices = [index for index, _, _ in ranked[:candidates]]
+    else:
+        indices = [checked_int(i, "indices", 0, len(moves) - 1) for i in indices]
     results = []
     for done, index in enumerate(indices, 1):
         results.append(_rollout_play(network, moves[index], trials, kw))

@@ -29,9 +29,12 @@ naming the game, the move number, what is wrong and the line.
 
 from __future__ import annotations
 
-from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchRecord, MatchRecordError,
-                                  Play, Resign, Take, Win, checked, infer_resignations, move_numbers,
-                                  replay)
+import warnings
+
+from bgengine.matchrecord import (Action, Double, Drop, GameRecord, MatchFileWarning, MatchRecord,
+                                  MatchRecordError, Play, Resign, Take, Win, checked,
+                                  infer_resignations, move_numbers, replay)
+from bgengine.matchreading import stops_short
 from bgengine.types import Step
 
 __all__ = ["read_sgf", "write_sgf", "parse_collection"]
@@ -242,8 +245,12 @@ def read_sgf(text: str) -> MatchRecord:
     """The match (or money session) in an ``.sgf`` file's ``text``, checked.
 
     Raises :class:`bgengine.matchrecord.MatchRecordError` (a ``ValueError``)
-    naming the game, move and line of an illegal play or a garbled node.
+    naming the game, move and line of an illegal play or a garbled node.  A match
+    that stops short of its end (unfinished, or a collection cut between two game
+    trees) is read with a :class:`bgengine.matchrecord.MatchFileWarning` saying where.
     """
+    if text.startswith("\ufeff"):                   # the byte-order mark of some writers
+        text = text[1:]
     trees = parse_collection(text)
     if not trees:
         raise MatchRecordError("no games in the SGF file")
@@ -281,12 +288,16 @@ def read_sgf(text: str) -> MatchRecord:
         for number, line in zip(move_numbers(game.actions), node_lines):
             lines.setdefault((i + 1, number), line)
     try:
-        return checked(infer_resignations(match))
+        match = checked(infer_resignations(match))
     except MatchRecordError as exc:
         if exc.line is None and exc.move is not None:
             raise MatchRecordError(exc.reason, exc.game, exc.move,
                                    lines.get((exc.game, exc.move))) from None
         raise
+    note = stops_short(match)
+    if note is not None:
+        warnings.warn(MatchFileWarning(note, trees[-1][-1][0]), stacklevel=2)
+    return match
 
 
 # ====================================================================== writing

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgengine._checks import checked_int, checked_real
 from bgengine.agents import Player
 from bgengine.board import validate_boards
 from bgengine.dice import Dice
@@ -38,12 +39,12 @@ def sample_positions(model: Network | Evaluator, n: int, position_class: str = "
     of ``model`` at 0-ply (game ``i`` rolls ``Dice(seed, stream=i)``), the first position
     that ``model``'s evaluator puts in ``position_class`` (one of
     :data:`bgengine.evaluator.CLASSES`).  Games that never reach the class give none.
-    ``progress(found, n)`` is called after each game."""
+    ``progress(found, n)`` is called after each game.  ``n``: an integer in 1..10**7 (the
+    positions are allocated at once, 50 bytes each)."""
     if position_class not in CLASSES:
         raise ValueError(f"position_class must be one of {', '.join(CLASSES)}, "
                          f"got {position_class!r}")
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+    n = checked_int(n, "n", 1, 10**7, "1..10**7")
     evaluator = as_evaluator(model)
     wanted = CLASSES.index(position_class)
     player = Player("net", model)
@@ -78,9 +79,10 @@ def play_positions(model: Network | Evaluator, n_games: int, seed: int = 0,
     self-play games of ``model`` at 0-ply (game ``i`` rolls ``Dice(seed, stream=i)``),
     each play random with probability ``epsilon`` (for more varied positions): the
     positions ``model`` values in play, e.g. to fit a grown network on
-    (:func:`bgengine.growth.deepen`)."""
-    if n_games < 1:
-        raise ValueError(f"n_games must be >= 1, got {n_games}")
+    (:func:`bgengine.growth.deepen`).  ``n_games``: an integer in 1..10**6 (about 60
+    positions a game are kept, 3 GB at most); ``epsilon``: a number in [0, 1]."""
+    n_games = checked_int(n_games, "n_games", 1, 10**6, "1..10**6")
+    epsilon = checked_real(epsilon, "epsilon", 0.0, 1.0, "[0, 1]")
     player = Player("net", model)
     noise = np.random.default_rng(seed)
     out = []

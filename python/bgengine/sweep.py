@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from bgengine._checks import game_pairs, is_int
 from bgengine.games.study import GameRunConfig
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
@@ -373,10 +374,11 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
     from bgengine.network import Network
     from bgengine.tournament import Entrant, round_robin
 
+    if not is_int(games) or games < 4 or games % 4:
+        raise ValueError(f"games must be a positive multiple of 4 (mutation generations), got {games}")
+    game_pairs(rr_games, "rr_games")            # before the training, not after it
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    if games < 4 or games % 4:
-        raise ValueError(f"games must be a positive multiple of 4 (mutation generations), got {games}")
     checkpoint = max(4, min(1000, games // 10) // 4 * 4)
     while games % checkpoint:
         checkpoint -= 4

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bgengine._checks import checked_int
+from bgengine.agents import MAX_GAMES
 from bgengine.evaluator import Evaluator
 from bgengine.network import Network
 from bgengine.optimizer import trained_params
@@ -155,8 +157,9 @@ def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float,
     """
     if mode not in SYNC_MODES:
         raise ValueError(f"mode must be one of {', '.join(SYNC_MODES)}, got {mode!r}")
-    if threads < 1 or sync_games < 1:
-        raise ValueError(f"threads and sync_games must be >= 1, got {threads} and {sync_games}")
+    n_games = checked_int(n_games, "n_games", 0, MAX_GAMES, "0..10**8")
+    threads = checked_int(threads, "threads", 1, 256, "1..256")
+    sync_games = checked_int(sync_games, "sync_games", 1, MAX_GAMES, "1..10**8")
     jobs = _deal(n_games, threads, sync_games)
     if not jobs:
         return train_games(model, 0, alpha, lam, seed=seed, first_game=first_game,

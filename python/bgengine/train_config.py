@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bgengine._checks import is_int, is_number
+from bgengine.agents import MAX_GAMES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -288,7 +289,8 @@ class TrainConfig:
 
 #: Upper bounds of settings: far beyond any real run, low enough that nothing overflows
 #: (game and stream numbers, array sizes) or diverges at once.
-_LIMITS = {"games": 10**12, "checkpoint_every": 10**12, "eval_every": 10**12,
+# checkpoint_every: the games of one call of the learner (bgengine.agents.MAX_GAMES)
+_LIMITS = {"games": 10**12, "checkpoint_every": MAX_GAMES, "eval_every": 10**12,
            "plateau_every": 10**12, "plateau_gap": 10**12, "snapshot_every": 10**12,
            "eval_games": 10**7, "plateau_games": 10**7, "plateau_window": 10**6,
            "seed": 2**62, "eval_seed": 2**62, "threads": 256, "train_threads": 256,

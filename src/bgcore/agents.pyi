@@ -6,6 +6,9 @@ from numpy.typing import ArrayLike
 from bgengine.evaluator import Evaluator
 from bgengine.network import Network
 
+#: Games one call plays at most: play_match's n_pairs is
+#: 0..MAX_GAMES // 2; the library's matches and self-play take 2..MAX_GAMES games.
+MAX_GAMES: int          # 10**8
 PLAYER_KINDS: dict[str, int]
 
 
@@ -27,6 +30,8 @@ class Player:
     def plies(self) -> int: ...
 
 
+# Player: epsilon a number in [0, 1], plies 0..3; choose: dice 1..6.  Integers are Python
+# or numpy integers (a bool or a float is refused with a ValueError naming it).
 def play_match(a: Player, b: Player, n_pairs: int, seed: int = ..., n_threads: int = ...,
                first_pair: int = ...) -> tuple[np.ndarray, np.ndarray]: ...   # points, moves
 def pubeval(board: ArrayLike, race: bool | None = ...) -> float: ...

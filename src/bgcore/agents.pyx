@@ -48,11 +48,18 @@ from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_b
                              workspaces_add_lists, workspaces_add_bufs, workspaces_add_searchers,
                              workspaces_free)
 
+from bgengine.checks cimport checked_int, checked_real
+
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
-from bgengine.movegen import check_seed, check_threads
+from bgengine.movegen import check_die, check_seed, check_threads
 
 cnp.import_array()
+
+#: Games one call plays at most (``play_match``: ``MAX_GAMES // 2`` pairs; the library's
+#: matches, self-play and training batches: ``MAX_GAMES`` games).  A per-game array of
+#: results is kept, about 10 bytes a game: at most about 1 GB.
+MAX_GAMES = 10**8
 
 #: Player kinds by name.
 PLAYER_KINDS = {"random": P_RANDOM, "pubeval": P_PUBEVAL, "simple1": P_SIMPLE1,
@@ -230,24 +237,23 @@ cdef class Player:
         Required for ``kind="net"``: what values its plays.
     epsilon : float
         Chance, per move, of playing a uniformly random legal play (noise, for
-        weaker difficulty levels or exploration).
+        weaker difficulty levels or exploration): a number in [0, 1].
     name : str, optional
         Display name (defaults to the kind).
+    plies : int
+        A ``net`` player's lookahead, 0..3 (an integer, not a bool or a float).
     """
 
-    def __init__(self, str kind, network=None, double epsilon=0.0, name=None, int plies=0):
+    def __init__(self, str kind, network=None, epsilon=0.0, name=None, plies=0):
         if kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kind {kind!r}; known: {', '.join(PLAYER_KINDS)}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+        self.p.epsilon = checked_real(epsilon, "epsilon", 0.0, 1.0, "[0, 1]")
         self.p.kind = PLAYER_KINDS[kind]
-        self.p.epsilon = epsilon
         self.p.ev = NULL
         self.p.plies = 0
         self.network = network
         self.evaluator = None
-        if not 0 <= plies <= MAX_PLIES:
-            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        plies = checked_int(plies, "plies", 0, MAX_PLIES, f"0..{MAX_PLIES}", "an integer")
         if plies and kind != "net":
             raise ValueError(f"only a 'net' player searches; {kind!r} cannot use plies={plies}")
         self.p.plies = plies
@@ -280,12 +286,11 @@ cdef class Player:
     def __repr__(self) -> str:
         return f"Player({self.name!r})"
 
-    def choose(self, board, int d1, int d2, seed=0) -> int:
-        """Index of the chosen play among ``legal_afterstates(board, d1, d2)``."""
-        from bgengine.movegen import MoveGenerator  # noqa: F401  (validates dice)
+    def choose(self, board, d1, d2, seed=0) -> int:
+        """Index of the chosen play among ``legal_afterstates(board, d1, d2)`` (dice: integers
+        1..6, as there)."""
         cdef cnp.ndarray arr = validate_board(board)
-        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-            raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+        cdef int a = check_die(d1, "d1"), c = check_die(d2, "d2")
         cdef movelist_t ml
         cdef rng_t rng
         cdef netbuf_t* buf = <netbuf_t*> malloc(sizeof(netbuf_t))
@@ -303,7 +308,7 @@ cdef class Player:
                 searcher_init(&S, self.p.ev, 16, SEARCH_CANDIDATES, SEARCH_MARGIN)
                 sp = &S
             with nogil:
-                n = generate_moves(&ml, b, d1, d2)
+                n = generate_moves(&ml, b, a, c)
                 k = choose_move(&self.p, b, &ml, n, buf, &rng, NULL, sp)
         finally:
             if sp != NULL:
@@ -332,8 +337,9 @@ cdef int _play_pair(const player_t* a, const player_t* b, uint64_t seed, uint64_
     return 0
 
 
-def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0, n_threads=1, first_pair=0):
-    """Play ``n_pairs`` game pairs between ``a`` and ``b``.
+def play_match(Player a not None, Player b not None, n_pairs, seed=0, n_threads=1, first_pair=0):
+    """Play ``n_pairs`` game pairs between ``a`` and ``b``: an integer in
+    0..``MAX_GAMES // 2`` (5 * 10**7), checked before anything is allocated.
 
     In pair ``i`` (dice stream ``first_pair + i`` of ``seed``) game 0 has
     ``a`` moving first and game 1 has ``b`` moving first with the very same
@@ -348,12 +354,12 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
         a game cut off after ``MAX_GAME_PLAYS`` plays, a last resort never met in practice).
     moves : int32 (n_pairs, 2), plays made in each game (both sides).
     """
-    if n_pairs < 0:
-        raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
+    cdef Py_ssize_t n = checked_int(n_pairs, "n_pairs", 0, MAX_GAMES // 2, "0..5*10**7",
+                                    "an integer")
     cdef int nt = check_threads(n_threads)
     cdef uint64_t sd = check_seed(seed), fp = check_seed(first_pair, "first_pair")
-    points = np.zeros((n_pairs, 2), dtype=np.int8)
-    moves = np.zeros((n_pairs, 2), dtype=np.int32)
+    points = np.zeros((n, 2), dtype=np.int8)
+    moves = np.zeros((n, 2), dtype=np.int32)
     cdef cnp.int8_t[:, ::1] pv = points
     cdef int32_t[:, ::1] mv = moves
     # a move list and a network buffer per thread, and a searcher per thread for each
@@ -373,7 +379,7 @@ def play_match(Player a not None, Player b not None, Py_ssize_t n_pairs, seed=0,
         if b.p.plies > 0:
             workspaces_add_searchers(&W, 1, b.p.ev, 18, SEARCH_CANDIDATES, SEARCH_MARGIN)
         with nogil:
-            for i in prange(n_pairs, schedule="dynamic", num_threads=nt):
+            for i in prange(n, schedule="dynamic", num_threads=nt):
                 tid = threadid()
                 if not interrupt_poll(&it, tid == 0):
                     _play_pair(&a.p, &b.p, sd, fp + <uint64_t>i, &W.lists[tid], &W.bufs[tid],

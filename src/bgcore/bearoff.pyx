@@ -31,6 +31,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
 from bgengine.memory cimport grow_block
+from bgengine.checks cimport checked_int
 from bgengine.outputs cimport outputs_from_five
 from bgengine._types cimport checker_t, int32_t, real_t
 from bgengine.board cimport board_t, N_SLOTS
@@ -39,6 +40,7 @@ from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, bo_first_befor
                                BO_ONE_SIDED, BO_FIRST_15, BO_GAMMON, BO_TWO_SIDED, BO_MAX_ROLLS)
 
 from bgengine.board import validate_board, validate_boards
+from bgengine.movegen import check_die
 
 cnp.import_array()
 
@@ -457,29 +459,29 @@ def index(points) -> int:
     return bo_rank_counts(n)
 
 
-def position(int i) -> np.ndarray:
-    """The home points ``uint8 (6,)`` of database index ``i`` (inverse of :func:`index`)."""
+def position(i) -> np.ndarray:
+    """The home points ``uint8 (6,)`` of database index ``i``, an integer in
+    0..54263 (inverse of :func:`index`)."""
     cdef int n[6]
-    if not 0 <= i < BO_ONE_SIDED:
-        raise ValueError(f"index must be in 0..{BO_ONE_SIDED - 1}, got {i}")
-    _unrank(i, n)
+    cdef int idx = checked_int(i, "index", 0, BO_ONE_SIDED - 1, f"0..{BO_ONE_SIDED - 1}",
+                             "an integer")
+    _unrank(idx, n)
     res = np.empty(BO_POINTS, dtype=np.uint8)
     for k in range(BO_POINTS):
         res[k] = n[k]
     return res
 
 
-def afterstates(points, int d1, int d2) -> np.ndarray:
+def afterstates(points, d1, d2) -> np.ndarray:
     """The distinct home points ``uint8 (k, 6)`` a side can reach from ``points`` with roll
-    (d1, d2) when all its checkers are home (sorted by index)."""
+    (d1, d2) (integers 1..6) when all its checkers are home (sorted by index)."""
     cdef int n[6]
     cdef int32_t out[MAX_LEAVES]
     a = _points6(points)
-    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise ValueError(f"dice must be 1..6, got {d1}, {d2}")
+    cdef int a1 = check_die(d1, "d1"), a2 = check_die(d2, "d2")
     for i in range(BO_POINTS):
         n[i] = a[i]
-    c = bearoff_moves(n, d1, d2, out)
+    c = bearoff_moves(n, a1, a2, out)
     if c < 0:
         raise RuntimeError("too many move sequences")
     seen = set()
@@ -571,25 +573,25 @@ cdef class BearoffDatabase:
             raise ValueError("a side has no checkers left: the game is over")
         return float(v[0])
 
-    def outputs(self, board, int n_outputs=5):
+    def outputs(self, board, n_outputs=5):
         """float32 (n_outputs,): the outputs of the side on roll of ``board`` (2, 25) in a
         network's form: 5 = gnubg's (win, win gammon, win backgammon, lose gammon, lose
         backgammon), 4 = (win, lose, win gammon, lose gammon), 1 = (win,); or None when a
         side has a checker off its home points or none left."""
         cdef cnp.ndarray arr = validate_board(board)
         cdef real_t out[5]
-        _check_form(n_outputs)
-        if not bearoff_outputs_k(&self.db, <board_t*> cnp.PyArray_DATA(arr), out, n_outputs):
+        cdef int K = _check_form(n_outputs)
+        if not bearoff_outputs_k(&self.db, <board_t*> cnp.PyArray_DATA(arr), out, K):
             return None
-        return np.array([out[k] for k in range(n_outputs)], dtype=np.float32)
+        return np.array([out[k] for k in range(K)], dtype=np.float32)
 
-    def outputs_batch(self, boards, int n_outputs=5) -> tuple:
+    def outputs_batch(self, boards, n_outputs=5) -> tuple:
         """``(outputs float32 (N, n_outputs), covered bool (N,))`` for boards (N, 2, 25);
         rows not covered are zero."""
         cdef cnp.ndarray arr = validate_boards(boards)
         cdef Py_ssize_t k, N = arr.shape[0]
-        _check_form(n_outputs)
-        res = np.zeros((N, n_outputs), np.float32)
+        cdef int K = _check_form(n_outputs)
+        res = np.zeros((N, K), np.float32)
         ok = np.zeros(N, np.uint8)
         cdef real_t[:, ::1] r = res
         cdef unsigned char[::1] o = ok
@@ -597,16 +599,19 @@ cdef class BearoffDatabase:
         if N:
             with nogil:
                 for k in range(N):
-                    o[k] = bearoff_outputs_k(&self.db, &bp[k], &r[k, 0], n_outputs)
+                    o[k] = bearoff_outputs_k(&self.db, &bp[k], &r[k, 0], K)
         return res, ok.astype(bool)
 
 
 _TABLES = ("dist", "mean", "first", "mean_first", "two_sided")
 
 
-def _check_form(int n_outputs):
-    if n_outputs not in (1, 4, 5):
+cdef int _check_form(object n_outputs) except -1:
+    """``n_outputs`` (an integer: 1, 4 or 5) as an int, or ``ValueError``."""
+    cdef int k = checked_int(n_outputs, "n_outputs", 1, 5, "{1, 4, 5}", "an integer: 1, 4 or 5")
+    if k not in (1, 4, 5):
         raise ValueError(f"n_outputs must be 1, 4 or 5, got {n_outputs}")
+    return k
 
 
 def _frozen(a, shape) -> np.ndarray:

@@ -123,16 +123,15 @@ cdef class Board:
         n = c4_legal(&self.s, cols)
         return [cols[i] for i in range(n)]
 
-    def play(self, int col) -> None:
-        """Drop a stone of the side to move into 0-based ``col``; ``ValueError`` if the column
-        is out of range or full or the game is over."""
-        if not 0 <= col < C4_WIDTH:
-            raise ValueError(f"col must be in 0..6, got {col}")
+    def play(self, col) -> None:
+        """Drop a stone of the side to move into 0-based ``col`` (an integer); ``ValueError``
+        if the column is out of range or full or the game is over."""
+        cdef int c = checked_int(col, "col", 0, C4_WIDTH - 1, "0..6", "an integer")
         if c4_result(&self.s) != C4_ONGOING:
             raise ValueError("the game is over")
-        if not c4_can_play(&self.s, col):
-            raise ValueError(f"column {col + 1} is full")
-        c4_play(&self.s, col)
+        if not c4_can_play(&self.s, c):
+            raise ValueError(f"column {c + 1} is full")
+        c4_play(&self.s, c)
 
     def result(self) -> int:
         """1 if the side that moved last made four in a line, 0 for a full board without one,
@@ -144,12 +143,12 @@ cdef class Board:
         cdef uint64_t w = c4_winning_cells(&self.s)
         return [c for c in range(C4_WIDTH) if w & (<uint64_t>0x3F << (c * C4_COLUMN_BITS))]
 
-    def cell(self, int col, int row) -> int:
-        """Who holds a cell: 1 the side to move, 2 the opponent, 0 nobody (``row`` 0 at the
-        bottom)."""
-        if not (0 <= col < C4_WIDTH and 0 <= row < C4_HEIGHT):
-            raise ValueError(f"no cell at column {col}, row {row}")
-        cdef uint64_t bit = (<uint64_t>1) << (col * C4_COLUMN_BITS + row)
+    def cell(self, col, row) -> int:
+        """Who holds a cell: 1 the side to move, 2 the opponent, 0 nobody (``col`` 0..6 and
+        ``row`` 0..5, 0 at the bottom: integers)."""
+        cdef int c = checked_int(col, "col", 0, C4_WIDTH - 1, "0..6", "an integer")
+        cdef int r = checked_int(row, "row", 0, C4_HEIGHT - 1, "0..5", "an integer")
+        cdef uint64_t bit = (<uint64_t>1) << (c * C4_COLUMN_BITS + r)
         if not self.s.mask & bit:
             return 0
         return 1 if self.s.own & bit else 2

@@ -20,7 +20,7 @@ compiled learners (``bgengine.smalllearners``), with ``PLAYERS`` its reference p
 
 from libc.stdint cimport uint64_t
 
-from bgengine.checks cimport checked_int
+from bgengine.checks cimport checked_int, checked_real
 from bgengine._types cimport real_t
 from bgengine.connect4 cimport (
     c4_t, Board, c4_start, c4_legal, c4_play, c4_result, c4_encode, c4_ctz, C4_WIDTH,
@@ -183,13 +183,11 @@ cdef class Player:
         perfect: the solver to ask (a new one by default).
     """
 
-    def __init__(self, str kind, depth=0, double epsilon=0.0, playouts=0, solver=None):
+    def __init__(self, str kind, depth=0, epsilon=0.0, playouts=0, solver=None):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in 0..1, got {epsilon}")
         self.p.kind = KINDS[kind]
-        self.p.epsilon = epsilon
+        self.p.epsilon = checked_real(epsilon, "epsilon", 0.0, 1.0, "0..1")
         self.p.depth = checked_int(depth, "depth", 1 if kind == "minimax" else 0,
                                    8 if kind == "minimax" else 0, "1..8 for minimax, 0 else",
                                    "an integer")

@@ -234,10 +234,12 @@ cdef class Solver:
         c4_solver_clear(&self.sv)
 
 
-def plies_to_end(int score, int moves) -> int | None:
+def plies_to_end(score, moves) -> int | None:
     """How many more stones perfect play puts on the board before the game ends in a win
     (score > 0) or a loss (score < 0) for the side to move at ``moves`` stones; None for a
-    draw (the board fills)."""
+    draw (the board fills).  ``score``: an integer in -21..21; ``moves``: 0..42."""
+    score = checked_int(score, "score", -21, 21, "-21..21", "an integer")
+    moves = checked_int(moves, "moves", 0, 42, "0..42", "an integer")
     if score > 0:
         return 2 * (22 - score - moves // 2) - 1
     if score < 0:

@@ -51,16 +51,16 @@ cdef class Dice:
         rng_opening_roll(&self.rng, &d1, &d2)
         return d1, d2
 
-    def rolls(self, Py_ssize_t n) -> np.ndarray:
-        """``n`` rolls as a ``uint8`` array of shape (n, 2)."""
-        if n < 0:
-            raise ValueError(f"n must be >= 0, got {n}")
-        out = np.empty((n, 2), dtype=np.uint8)
+    def rolls(self, n) -> np.ndarray:
+        """``n`` rolls (an integer in 0..2**30: 2 GiB at most) as a ``uint8`` array of
+        shape (n, 2)."""
+        cdef Py_ssize_t count = checked_int(n, "n", 0, 1 << 30, "0..2**30", "an integer")
+        out = np.empty((count, 2), dtype=np.uint8)
         cdef unsigned char[:, ::1] view = out
         cdef Py_ssize_t k
         cdef int d1, d2
         with nogil:
-            for k in range(n):
+            for k in range(count):
                 rng_roll(&self.rng, &d1, &d2)
                 view[k, 0] = d1
                 view[k, 1] = d2

@@ -272,11 +272,19 @@ def check_seed(value, str name="seed") -> int:
 
 
 def _check_dice_array(dice):
+    """``dice`` (M, 2), each die an integer 1..6, as a contiguous int32 array; a bool (an
+    array of them, or one in a list, which numpy would read as 0 or 1) or a float is
+    refused, as ``check_die`` refuses it."""
     arr = np.asarray(dice)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"dice must have shape (M, 2), got {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"dice must be integers, got dtype {arr.dtype}")
+    if not isinstance(dice, np.ndarray):
+        # a list's bools become integers in the array: the type of each of its dice
+        # checked (the range below, for every array alike)
+        for d in np.asarray(dice, dtype=object).flat:
+            checked_int(d, "dice", float("-inf"), float("inf"), "", "integers 1..6")
     if arr.size and (arr.min() < 1 or arr.max() > 6):
         k = int(np.flatnonzero(((arr < 1) | (arr > 6)).any(axis=1))[0])
         raise ValueError(f"dice[{k}] = {arr[k].tolist()}: each die must be in 1..6")

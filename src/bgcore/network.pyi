@@ -13,6 +13,8 @@ KERNELS: tuple[str, ...]
 MAX_MEMBER_BYTES: int
 
 
+# Network: hidden 1 to 3 widths, each an integer 1..1024 (a bool, a float or a string is
+# refused with a ValueError), n_outputs 1, 4 or 5, init_range a finite number in [0, 10].
 class Network:
     def __init__(self, hidden: Sequence[int] = ..., n_outputs: int = ..., encoder: str = ...,
                  seed: int = ..., init_range: float = ..., params: np.ndarray | None = ...,

@@ -25,8 +25,8 @@ from libc.string cimport memcpy, memset
 
 from bgengine._types cimport int32_t, real_t
 from bgengine.board cimport board_t, board_swap, board_side_empty, board_win_value, OPPONENT
-from bgengine.outputs cimport outputs_target
-from bgengine.checks cimport checked_int
+from bgengine.outputs cimport outputs_target, MAX_OUTPUTS
+from bgengine.checks cimport checked_int, checked_real
 from bgengine.memory cimport zeroed_or_raise
 from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
 from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
@@ -355,6 +355,11 @@ cdef void net_backward_dense(const net_t* net, const real_t* x, netbuf_t* buf,
 
 # ---------------------------------------------------------------- Python class
 
+#: The widest range of initial weights (a finite number in [0, MAX_INIT_RANGE]), as the
+#: training config's ``init_range``: wider gives weights far past the sigmoid's range.
+cdef double MAX_INIT_RANGE = 10.0
+
+
 def _aligned(params):
     """``params`` (float32, 1-D) copied to start on a WEIGHTS_ALIGNMENT-byte boundary."""
     room = np.empty(params.shape[0] + WEIGHTS_ALIGNMENT // 4, dtype=np.float32)
@@ -370,24 +375,31 @@ cdef class Network:
     Parameters
     ----------
     hidden : sequence of int
-        Widths of the hidden layers, e.g. ``(80,)``.
+        Widths of the hidden layers, e.g. ``(80,)``: 1 to 3 layers, each 1..1024 wide
+        (Python or numpy integers; a bool, a float or a string is refused).
     n_outputs : {1, 4, 5}
         Output form (see ``OUTPUT_FORMS``): win only, the sources' four, or gnubg's five.
     encoder : str
         Input encoder name; fixes the number of inputs.
     seed : int
         Initial weights are uniform in ``[-init_range, init_range]`` from this seed.
+    init_range : float
+        A finite number in [0, 10] (the training config's bound).
     """
 
-    def __init__(self, hidden=(80,), int n_outputs=5, str encoder="tesauro198", seed=0,
-                 double init_range=0.1, params=None, metadata=None):
-        hidden = tuple(int(h) for h in hidden)
+    def __init__(self, hidden=(80,), n_outputs=5, str encoder="tesauro198", seed=0,
+                 init_range=0.1, params=None, metadata=None):
+        if isinstance(hidden, (str, bytes)) or not hasattr(hidden, "__iter__"):
+            raise ValueError(f"hidden must be a sequence of layer widths, got {hidden!r}")
+        hidden = tuple(checked_int(h, "hidden widths", 1, MAX_WIDTH, f"1..{MAX_WIDTH}",
+                                   "whole numbers") for h in hidden)
         if not hidden or len(hidden) > MAX_LAYERS - 1:
             raise ValueError(f"need 1 to {MAX_LAYERS - 1} hidden layers, got {len(hidden)}")
-        if any(h < 1 or h > MAX_WIDTH for h in hidden):
-            raise ValueError(f"hidden widths must be 1..{MAX_WIDTH}, got {hidden}")
+        n_outputs = checked_int(n_outputs, "n_outputs", 1, MAX_OUTPUTS, "{1, 4, 5}",
+                                "an integer: 1, 4 or 5")
         if n_outputs not in OUTPUT_FORMS:
             raise ValueError(f"n_outputs must be 1, 4 or 5, got {n_outputs}")
+        init_range = checked_real(init_range, "init_range", 0.0, MAX_INIT_RANGE, "[0, 10]")
         n_in = encoder_inputs(encoder)
         self.encoder = encoder
         self.sizes = (n_in,) + hidden + (n_outputs,)
@@ -432,8 +444,10 @@ cdef class Network:
     def output_names(self) -> tuple:
         return OUTPUT_FORMS[self.sizes[len(self.sizes) - 1]]
 
-    def weights(self, int layer) -> tuple:
-        """Views ``(W, b)`` of weight layer ``layer``: W (in, out), b (out,)."""
+    def weights(self, layer) -> tuple:
+        """Views ``(W, b)`` of weight layer ``layer`` (an integer; ``IndexError`` out of
+        0..n_layers-1): W (in, out), b (out,)."""
+        layer = checked_int(layer, "layer", float("-inf"), float("inf"), "", "an integer")
         if not 0 <= layer < self.net.n_layers:
             raise IndexError(f"layer {layer} out of range 0..{self.net.n_layers - 1}")
         n_in, n_out = self.sizes[layer], self.sizes[layer + 1]

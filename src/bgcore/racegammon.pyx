@@ -56,6 +56,8 @@ from bgengine.board cimport board_t, board_key, zobrist, N_SLOTS
 from bgengine.bearoff cimport (BearoffDatabase, bearoff_t, bo_rank, bo_first_before, BO_FIRST_15,
                                BO_MAX_ROLLS, BO_ROLL_D1, BO_ROLL_D2, BO_ROLL_W)
 
+from bgengine.checks cimport checked_int
+
 from bgengine.board import validate_board
 
 cnp.import_array()
@@ -559,25 +561,27 @@ cdef class RaceGammonTables:
     max_outside : int
         :meth:`refine` replaces a race's values only when each side has at most this many
         checkers outside its home board (3: a new race solves a few thousand positions, a
-        few milliseconds; 4 takes about ten times as long, 5 a hundred).
+        few milliseconds; 4 takes about ten times as long, 5 a hundred); 0..15.
     state_budget : int
         New positions one query may solve before it gives up (the network's value stands): a
         guard against runaway queries, far above what ``max_outside`` up to 3 needs, so that
-        values do not depend on what the cache already held.
+        values do not depend on what the cache already held; 1..2**40.
     max_entries : int
         Cached positions at most, per shard (about 170 bytes each, in a table at most half
         full: 88 MB at the default, allocated as it fills); a shard's cache starts over past
-        it.
+        it; 1024..2**30.
     wins : bool
         Replace the win chance too (else only gammons and backgammons).
     shards : int, optional
         Caches, each with its own lock, so that as many threads solve races at once (a query
         takes the first free one; the values do not depend on which).  Default: the CPU
         count, at most 8.
+
+    The integers are Python or numpy integers (a bool or a float is refused).
     """
 
-    def __cinit__(self, database=None, int max_outside=3, long state_budget=200000,
-                  Py_ssize_t max_entries=1 << 18, bint wins=True, shards=None):
+    def __cinit__(self, database=None, max_outside=3, state_budget=200000,
+                  max_entries=1 << 18, bint wins=True, shards=None):
         from bgengine.bearoff import default
         cdef int i, n_slots = 1024
         cdef Py_ssize_t max_slots = 1024
@@ -586,16 +590,15 @@ cdef class RaceGammonTables:
             database = default()
         if not isinstance(database, BearoffDatabase):
             raise TypeError(f"database must be a BearoffDatabase, got {type(database).__name__}")
-        if not 0 <= max_outside <= 15:
-            raise ValueError(f"max_outside must be 0..15, got {max_outside}")
-        if state_budget < 1:
-            raise ValueError(f"state_budget must be at least 1, got {state_budget}")
-        if max_entries < 1024:
-            raise ValueError(f"max_entries must be at least 1024, got {max_entries}")
+        max_outside = checked_int(max_outside, "max_outside", 0, 15, "0..15", "an integer")
+        state_budget = checked_int(state_budget, "state_budget", 1, 1 << 40, "1..2**40",
+                                   "an integer")
+        max_entries = checked_int(max_entries, "max_entries", 1024, 1 << 30, "1024..2**30",
+                                  "an integer")
         if shards is None:
             shards = min(os.cpu_count() or 1, 8)
-        if not 1 <= shards <= RG_MAX_SHARDS:
-            raise ValueError(f"shards must be 1..{RG_MAX_SHARDS}, got {shards}")
+        shards = checked_int(shards, "shards", 1, RG_MAX_SHARDS, f"1..{RG_MAX_SHARDS}",
+                             "an integer")
         self.database = database
         while max_slots < 2 * max_entries:
             max_slots *= 2

@@ -8,7 +8,15 @@ from numpy.typing import ArrayLike
 from bgengine.evaluator import Evaluator
 from bgengine.network import Network
 
+#: Trials of one rollout at most (``trials``: 1..MAX_TRIALS).
+MAX_TRIALS: int         # 10**7
+#: The longest ``truncate`` of a rollout (``truncate``: 0..MAX_TRUNCATE).
+MAX_TRUNCATE: int       # 10000, the plays after which every game is cut off
 
+
+# Integer arguments are Python or numpy integers (a bool or a float is refused with a
+# ValueError naming it): candidates 1..32, cache_bits 0..26, dice 1..6, plies 0..3
+# (evaluate_sampled: 2..3), samples a divisor of 36; margin a finite number >= 0.
 class Searcher:
     def __init__(self, network: Network | Evaluator, candidates: int = ..., margin: float = ...,
                  cache_bits: int = ..., *, by_delta: bool = ...) -> None: ...
@@ -34,3 +42,5 @@ def rollout(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *
             truncate: int = ..., variance_reduction: bool = ..., plies: int = ...,
             n_threads: int | None = ..., first_trial: int = ...,
             by_delta: bool = ...) -> dict[str, Any]: ...
+# rollout: trials 1..MAX_TRIALS, truncate 0..MAX_TRUNCATE, plies 0..3, n_threads 1..256,
+# first_trial 0..2**31-2 (and first_trial + trials - 1 too)

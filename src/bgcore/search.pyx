@@ -49,9 +49,11 @@ from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, l
                                    LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS,
                                    layer_chain_t, LAYER_CHAIN_MAX)
 
+from bgengine.checks cimport checked_int, checked_real
+
 from bgengine.board import validate_board
 from bgengine.evaluator import as_evaluator
-from bgengine.movegen import _check_dice_array, check_seed, check_threads
+from bgengine.movegen import _check_dice_array, check_die, check_seed, check_threads
 from bgengine.network import equity_of
 
 cnp.import_array()
@@ -59,6 +61,18 @@ cnp.import_array()
 cdef key_t PLY_SALT[MAX_PLIES + 1]
 PLY_SALT[:] = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93]
 cdef int TOP = MAX_PLIES + 1     # the move list kept for callers' top-level plays
+
+#: Trials of one rollout at most: the per-trial outputs are kept, 20 bytes a trial (and a
+#: float64 copy), so at most about 0.6 GB.
+MAX_TRIALS = 10**7
+#: The longest ``truncate`` of a rollout: every game is cut off after ``MAX_GAME_PLAYS``
+#: plays anyway (a last resort, as if truncated there).
+MAX_TRUNCATE = MAX_GAME_PLAYS
+
+
+cdef int _plies(object plies, int lo=0) except -1:
+    """``plies`` as an int in ``lo``..``MAX_PLIES``, or ``ValueError``."""
+    return checked_int(plies, "plies", lo, MAX_PLIES, f"{lo}..{MAX_PLIES}", "an integer")
 
 
 # The plays of one roll valued one by one, sharing what siblings share.  The side to roll
@@ -614,16 +628,20 @@ cdef class Searcher:
     network : Network or Evaluator
         What values positions: a network, or an evaluator (class networks, exact values).
     candidates : int
-        Move filter: at most this many plays (best at 0-ply) are searched deeper.
+        Move filter: at most this many plays (best at 0-ply) are searched deeper, 1..32.
     margin : float
-        ... and only those within ``margin`` equity of the 0-ply best.
+        ... and only those within ``margin`` equity of the 0-ply best (finite, >= 0).
     cache_bits : int
-        The cache holds ``2**cache_bits`` evaluations (0 = no cache).
+        The cache holds ``2**cache_bits`` evaluations (0 = no cache), 0..26.
     by_delta : bool
         Value sibling plays' first layers by difference from one of them where the network
         is wide enough to gain (contact networks from 128 units, others from 256: faster;
         outputs within 1e-5), as play and rollouts do; False: each summed in full, bit for
         bit as ``evaluate`` and as training's targets.
+
+    Integer arguments (``candidates``, ``cache_bits``, the methods' dice, 1..6, and
+    ``plies``, 0..3) are Python or numpy integers, never bools or floats, and ``margin`` a
+    finite number: else ``ValueError`` naming the argument.
 
     A searcher may be shared by threads: its searches take turns (each holds the
     searcher's cache and move lists while it runs).
@@ -634,14 +652,12 @@ cdef class Searcher:
     cdef bint ready
     cdef object lock        # one search at a time: the cache and move lists are shared
 
-    def __init__(self, network, int candidates=8, double margin=0.16, int cache_bits=18, *,
+    def __init__(self, network, candidates=8, margin=0.16, cache_bits=18, *,
                  bint by_delta=True):
-        if not 1 <= candidates <= MAX_CANDIDATES:
-            raise ValueError(f"candidates must be in 1..{MAX_CANDIDATES}, got {candidates}")
-        if not 0 <= cache_bits <= 26:
-            raise ValueError(f"cache_bits must be in 0..26, got {cache_bits}")
-        if margin < 0:
-            raise ValueError(f"margin must be >= 0, got {margin}")
+        cdef int nc = checked_int(candidates, "candidates", 1, MAX_CANDIDATES,
+                                  f"1..{MAX_CANDIDATES}", "an integer")
+        cdef int bits = checked_int(cache_bits, "cache_bits", 0, 26, "0..26", "an integer")
+        cdef double mg = checked_real(margin, "margin", 0.0, float("inf"), "[0, inf)")
         cdef Evaluator ev = as_evaluator(network)
         if self.ready:
             searcher_free(&self.S)
@@ -649,7 +665,7 @@ cdef class Searcher:
         self.network = network
         self.evaluator = ev
         self.lock = threading.Lock()
-        searcher_init(&self.S, &ev.ev, cache_bits, candidates, margin)
+        searcher_init(&self.S, &ev.ev, bits, nc, mg)
         self.S.by_delta = by_delta
         self.ready = True
 
@@ -662,18 +678,18 @@ cdef class Searcher:
         """``(hits, lookups)`` since creation."""
         return int(self.S.hits), int(self.S.lookups)
 
-    def evaluate(self, board, int plies=0) -> np.ndarray:
-        """Outputs (float32, n_outputs) of ``board`` from the side on roll, at ``plies``."""
-        if not 0 <= plies <= MAX_PLIES:
-            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+    def evaluate(self, board, plies=0) -> np.ndarray:
+        """Outputs (float32, n_outputs) of ``board`` from the side on roll, at ``plies``
+        (0..3)."""
+        cdef int np_ = _plies(plies)
         cdef cnp.ndarray arr = validate_board(board)
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
         with self.lock, nogil:
-            eval_position(&self.S, <const board_t*> cnp.PyArray_DATA(arr), plies, &ov[0])
+            eval_position(&self.S, <const board_t*> cnp.PyArray_DATA(arr), np_, &ov[0])
         return out
 
-    def evaluate_sampled(self, board, int plies, int samples=3, offset=None) -> tuple:
+    def evaluate_sampled(self, board, plies, samples=3, offset=None) -> tuple:
         """``(lower, upper)`` (float32, n_outputs each) of ``board``, side on roll:
         ``lower`` is ``evaluate(board, plies - 1)`` and ``upper`` an unbiased estimate of
         ``evaluate(board, plies)`` whose deepest ply averages ``samples`` of the 36 rolls
@@ -682,51 +698,48 @@ cdef class Searcher:
         rounding (about 1e-6).  At 3 plies and 3 samples it costs about a quarter of
         ``evaluate(board, 3)`` (equity error about 0.004 rms on self-play positions).
         ``offset`` (0..36/samples - 1) fixes where the sample starts instead; the mean of
-        ``upper`` over every offset is ``evaluate(board, plies)`` (up to rounding)."""
-        if not 2 <= plies <= MAX_PLIES:
-            raise ValueError(f"plies must be in 2..{MAX_PLIES}, got {plies}")
-        if samples < 1 or 36 % samples:
+        ``upper`` over every offset is ``evaluate(board, plies)`` (up to rounding).
+        ``plies``: 2..3."""
+        cdef int np_ = _plies(plies, 2)
+        cdef int ns = checked_int(samples, "samples", 1, 36, "1..36", "an integer")
+        if 36 % ns:
             raise ValueError(f"samples must divide 36 (1, 2, 3, 4, 6, 9, 12, 18, 36), "
-                             f"got {samples}")
+                             f"got {ns}")
         cdef int start = -1
         if offset is not None:
-            if not 0 <= offset < 36 // samples:
-                raise ValueError(f"offset must be in 0..{36 // samples - 1}, got {offset}")
-            start = offset
+            start = checked_int(offset, "offset", 0, 36 // ns - 1, f"0..{36 // ns - 1}",
+                                "an integer")
         cdef cnp.ndarray arr = validate_board(board)
         lower = np.zeros(self.S.K, dtype=np.float32)
         upper = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] lv = lower
         cdef real_t[::1] uv = upper
         with self.lock, nogil:
-            eval_pair(&self.S, <const board_t*> cnp.PyArray_DATA(arr), plies, samples, start,
+            eval_pair(&self.S, <const board_t*> cnp.PyArray_DATA(arr), np_, ns, start,
                       &lv[0], &uv[0])
         return lower, upper
 
-    def best_move(self, board, int d1, int d2, int plies=0) -> tuple:
-        """``(index, outputs)``: the play chosen at ``plies`` (index into
-        ``legal_afterstates(board, d1, d2)``) and its outputs, mover's side."""
-        if not 0 <= plies <= MAX_PLIES:
-            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
-        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-            raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+    def best_move(self, board, d1, d2, plies=0) -> tuple:
+        """``(index, outputs)``: the play chosen at ``plies`` (0..3; index into
+        ``legal_afterstates(board, d1, d2)``, dice 1..6) and its outputs, mover's side."""
+        cdef int np_ = _plies(plies)
+        cdef int a = check_die(d1, "d1"), b = check_die(d2, "d2")
         cdef cnp.ndarray arr = validate_board(board)
         out = np.zeros(self.S.K, dtype=np.float32)
         cdef real_t[::1] ov = out
         cdef int n, c
         with self.lock, nogil:
-            n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
-            c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[0])
+            n = generate_moves(&self.S.ml[TOP], <const board_t*> cnp.PyArray_DATA(arr), a, b)
+            c = search_best_move(&self.S, &self.S.ml[TOP], n, np_, &ov[0])
         return c, out
 
-    def best_plays(self, board, dice, int plies=0) -> tuple:
+    def best_plays(self, board, dice, plies=0) -> tuple:
         """``(afterstates, outputs)``: :meth:`best_move` of several rolls from one
         position in one call.  ``dice``: int array-like (M, 2), each die 1..6.
         ``afterstates``: uint8 (M, 2, 25), the chosen play's position for each roll,
         the mover still in row 1 (as ``legal_afterstates``); ``outputs``: float32
         (M, K), the mover's.  Bit for bit the same as M calls of ``best_move``."""
-        if not 0 <= plies <= MAX_PLIES:
-            raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+        cdef int np_ = _plies(plies)
         cdef cnp.ndarray arr = validate_board(board)
         cdef cnp.ndarray darr = _check_dice_array(dice)
         cdef Py_ssize_t m = darr.shape[0], r
@@ -740,15 +753,16 @@ cdef class Searcher:
         with self.lock, nogil:
             for r in range(m):
                 n = generate_moves(&self.S.ml[TOP], b, dv[r, 0], dv[r, 1])
-                c = search_best_move(&self.S, &self.S.ml[TOP], n, plies, &ov[r, 0])
+                c = search_best_move(&self.S, &self.S.ml[TOP], n, np_, &ov[r, 0])
                 memcpy(&ap[r], &self.S.ml[TOP].boards[c], sizeof(board_t))
         return afters, out
 
-    def rank_moves(self, board, int d1, int d2, int plies=0) -> list:
+    def rank_moves(self, board, d1, d2, plies=0) -> list:
         """Every legal play with its outputs and equity (mover's side) at ``plies``,
         best first: ``[(index, outputs, equity), ...]``.  Each play is searched
         at ``plies`` (no move filter), so this is for hints, not for speed."""
         from bgengine.movegen import legal_afterstates
+        plies = _plies(plies)
         afterstates, _ = legal_afterstates(board, d1, d2)
         rows = []
         for i, after in enumerate(afterstates):
@@ -762,7 +776,7 @@ cdef class Searcher:
         return rows
 
 
-def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple:
+def play_outputs(network, board, d1, d2, *, bint by_delta=True) -> tuple:
     """``(index, outputs)``: the 0-ply outputs (float32, (n_plays, n_outputs), mover's side)
     of every play of ``d1``-``d2`` from ``board``, in ``legal_afterstates`` order, valued as
     move choice values them (one after the other, sharing what siblings share), and the
@@ -770,8 +784,7 @@ def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple
     bit as ``evaluate`` of the afterstate; True: by difference from a sibling (within 1e-5)
     where the network is wide enough (contact networks from 128 units, others from 256),
     else in full too."""
-    if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise ValueError(f"dice must be 1..6, got {d1}-{d2}")
+    cdef int a = check_die(d1, "d1"), b = check_die(d2, "d2")
     cdef Evaluator ev = as_evaluator(network)
     cdef cnp.ndarray arr = validate_board(board)
     cdef movelist_t ml
@@ -783,7 +796,7 @@ def play_outputs(network, board, int d1, int d2, *, bint by_delta=True) -> tuple
     try:
         if V == NULL or buf == NULL:
             raise MemoryError()
-        n = generate_moves(&ml, <const board_t*> cnp.PyArray_DATA(arr), d1, d2)
+        n = generate_moves(&ml, <const board_t*> cnp.PyArray_DATA(arr), a, b)
         out = np.zeros((n, ev.ev.K), dtype=np.float32)
         ov = out
         with nogil:
@@ -819,23 +832,28 @@ def _equity(int K, v) -> float:
     return outputs_equity(K, &sv[0])
 
 
-def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
-            bint variance_reduction=False, int plies=0, n_threads=1, Py_ssize_t first_trial=0,
+def rollout(network, board, trials=1296, *, seed=0, truncate=0,
+            bint variance_reduction=False, plies=0, n_threads=1, first_trial=0,
             bint by_delta=True):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
     Parameters
     ----------
     trials : int
-        Number of games played out; multiples of 1296 stratify the first two rolls exactly.
+        Number of games played out, 1..``MAX_TRIALS`` (10**7); multiples of 1296 stratify
+        the first two rolls exactly.
     truncate : int
-        Stop after this many plays and use the network's estimate (0 = play to the end).
+        Stop after this many plays and use the network's estimate (0 = play to the end),
+        0..``MAX_TRUNCATE`` (10000: every game stops there anyway).
     variance_reduction : bool
         Subtract each roll's luck (36 times the evaluations per play).
     plies : int
-        Plies used to choose the plays (0 = the network alone).
+        Plies used to choose the plays (0 = the network alone), 0..3.
     n_threads : int
-        Threads over trials; results do not depend on it.
+        Threads over trials, 1..256; results do not depend on it.
+    first_trial : int
+        The number of the first trial (its dice): trials ``first_trial`` ..
+        ``first_trial + trials - 1`` are played, all in 0..2**31-2.
     by_delta : bool
         Value sibling plays' first layers by difference from one of them where the network
         is wide enough to gain (as ``Searcher``); False: every one summed in full.
@@ -852,23 +870,27 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     dict: ``outputs`` (mean, n_outputs), ``equity`` (mean cubeless equity),
     ``stderr`` (standard error of the equity), ``outputs_stderr``, ``trials``,
     and ``per_trial`` (trials, n_outputs) float32.
+
+    The integer arguments are Python or numpy integers (not bools or floats): else, or out
+    of their ranges, ``ValueError`` naming the argument, before anything is allocated.
     """
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
-    if truncate < 0:
-        raise ValueError(f"truncate must be >= 0, got {truncate}")
-    if first_trial < 0 or first_trial + trials > 2**31 - 1:
+    cdef Py_ssize_t n_trials = checked_int(trials, "trials", 1, MAX_TRIALS, "1..10**7",
+                                           "an integer")
+    cdef int trunc = checked_int(truncate, "truncate", 0, MAX_TRUNCATE, f"0..{MAX_TRUNCATE}",
+                                 "an integer")
+    cdef Py_ssize_t first = checked_int(first_trial, "first_trial", 0, 2**31 - 2,
+                                        "0..2**31-2", "an integer")
+    if first + n_trials > 2**31 - 1:
         raise ValueError(f"trials first_trial .. first_trial + trials - 1 must lie in 0..2**31 - 2, "
-                         f"got first_trial={first_trial}, trials={trials}")
-    if not 0 <= plies <= MAX_PLIES:
-        raise ValueError(f"plies must be in 0..{MAX_PLIES}, got {plies}")
+                         f"got first_trial={first}, trials={n_trials}")
+    cdef int np_ = _plies(plies)
     cdef int nt = check_threads(n_threads)
     cdef uint64_t sd = check_seed(seed)
     cdef cnp.ndarray arr = validate_board(board)
     cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
     cdef Evaluator ev = as_evaluator(network)
     cdef int K = ev.ev.K
-    per = np.zeros((trials, K), dtype=np.float32)
+    per = np.zeros((n_trials, K), dtype=np.float32)
     cdef real_t[:, ::1] pv = per
     cdef workspaces_t W
     # the first two moves' plays, per thread (worth it once trials repeat the rolls)
@@ -881,21 +903,21 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
     workspaces_init(&W, nt)
     frozen.buf = NULL
     try:
-        if trials > 36:
+        if n_trials > 36:
             memo = <memo_entry_t*> zeroed_or_raise(nt, MEMO_SLOTS * sizeof(memo_entry_t))
         # the trials play with the networks alone: a rollout meets thousands of new races,
         # whose one-sided distributions (racegammon) would cost 100x the networks' values
         ev_freeze(&ev.ev, &frozen, False)
-        workspaces_add_searchers(&W, 0, &frozen.ev, 16 if plies > 0 else 0, 8, 0.16)
+        workspaces_add_searchers(&W, 0, &frozen.ev, 16 if np_ > 0 else 0, 8, 0.16)
         for t in range(nt):
             W.searchers[0][t].by_delta = by_delta
         with nogil:
-            for t in prange(trials, schedule="dynamic", num_threads=nt):
+            for t in prange(n_trials, schedule="dynamic", num_threads=nt):
                 if not interrupt_poll(&it, threadid() == 0):
                     _rollout_trial(&W.searchers[0][threadid()],
                                    memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
-                                   b, <int>(first_trial + t), sd, truncate, variance_reduction,
-                                   plies, &pv[t, 0])
+                                   b, <int>(first + t), sd, trunc, variance_reduction,
+                                   np_, &pv[t, 0])
         if pending:
             raise pending[0]
     finally:
@@ -904,12 +926,12 @@ def rollout(network, board, Py_ssize_t trials=1296, *, seed=0, int truncate=0,
         free(memo)
     per64 = per.astype(np.float64)
     eq = equity_of(per64)
-    n = float(trials)
+    n = float(n_trials)
     return {
         "outputs": per64.mean(axis=0),
-        "outputs_stderr": per64.std(axis=0, ddof=1) / np.sqrt(n) if trials > 1 else np.full(K, np.inf),
+        "outputs_stderr": per64.std(axis=0, ddof=1) / np.sqrt(n) if n_trials > 1 else np.full(K, np.inf),
         "equity": float(eq.mean()),
-        "stderr": float(eq.std(ddof=1) / np.sqrt(n)) if trials > 1 else float("inf"),
-        "trials": int(trials),
+        "stderr": float(eq.std(ddof=1) / np.sqrt(n)) if n_trials > 1 else float("inf"),
+        "trials": int(n_trials),
         "per_trial": per,
     }

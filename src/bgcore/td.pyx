@@ -53,9 +53,12 @@ from cpython.exc cimport PyErr_Occurred
 from bgengine.thread_barrier cimport (bg_barrier_t, bg_barrier_init, bg_barrier_wait,
                                       bg_team_index, bg_team_size)
 
+from bgengine.checks cimport checked_int, checked_real
+
+from bgengine.agents import MAX_GAMES as _MAX_GAMES
 from bgengine.board import validate_boards
 from bgengine.evaluator import as_evaluator
-from bgengine.movegen import check_seed
+from bgengine.movegen import MAX_THREADS as _MAX_THREADS, check_seed
 
 # Self-play and its targets choose plays with the first layer summed in full, not by
 # difference (layer_delta.pxd): a run's games stay bit for bit those of earlier versions,
@@ -435,9 +438,9 @@ cdef void _learner_close(learner_t* L) noexcept:
     free(L.rows)
 
 
-def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
-                seed=0, first_game=0, str method="td", double epsilon=0.0, int target_plies=0,
-                starts=None, adam=None, int batch_positions=0, int threads=1):
+def train_games(net, n_games, alpha, lam=0.0, *,
+                seed=0, first_game=0, str method="td", epsilon=0.0, target_plies=0,
+                starts=None, adam=None, batch_positions=0, threads=1):
     """Play ``n_games`` self-play games, updating ``net`` in place.
 
     Parameters
@@ -448,8 +451,10 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         values (a bear-off database) train nothing, but give exact targets.
         TD(lambda) with lam > 0 needs one network for every class.
     n_games : int
+        0..``MAX_GAMES`` (10**8; ``bgengine.agents.MAX_GAMES``).
     alpha : float
-        Learning rate (step size) for this batch.
+        Learning rate (step size) for this batch: a finite number > 0, at most 10 (the
+        training config's bound).
     lam : float
         TD(lambda) trace decay in [0, 1]; 0 is TD(0).  Ignored by ``backprop``.
     seed, first_game : int
@@ -479,11 +484,12 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
         own) are updated in place and its ``step`` count advanced.  The batch's last
         step takes the positions left (fewer), so a call ends on a whole step.
     batch_positions : int
-        Positions per Adam step (every move played counts one).
+        Positions per Adam step (every move played counts one), 1..10**8.
     threads : int
-        Adam only: self-play threads, data-parallel.  Thread ``t`` plays the games
-        ``t, t + threads, ...`` of the batch and ``batch_positions / threads`` positions
-        (the first ``batch_positions % threads`` threads one more) of every step, with the
+        Adam only: self-play threads, data-parallel, 1..256 (and at most batch_positions).
+        Thread ``t`` plays the games ``t, t + threads, ...`` of the batch and
+        ``batch_positions / threads`` positions (the first ``batch_positions % threads``
+        threads one more) of every step, with the
         weights all threads share; their gradient sums are added in thread order before
         the step.  The result depends on the seed and ``threads`` only (if OpenMP gives
         fewer threads, each plays several shares: the same bits, more slowly).  The threads
@@ -502,19 +508,24 @@ def train_games(net, Py_ssize_t n_games, double alpha, double lam=0.0, *,
     ``result`` (int8, points won by the side that moved first; 0 for a game cut off after
     ``MAX_GAME_PLAYS`` plays, a last resort never met in practice), ``error``
     (float64, mean absolute error of the first output over the game).
+
+    Integers are Python or numpy integers and numbers finite (a bool, a float for an
+    integer, NaN or an infinity is refused): ``ValueError`` naming the argument, before
+    anything is allocated.
     """
-    if n_games < 0:
-        raise ValueError(f"n_games must be >= 0, got {n_games}")
-    if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lam must be in [0, 1], got {lam}")
+    n_games = checked_int(n_games, "n_games", 0, _MAX_GAMES, "0..10**8", "an integer")
+    lam = checked_real(lam, "lam", 0.0, 1.0, "[0, 1]")
+    alpha = checked_real(alpha, "alpha", 0.0, 10.0, "(0, 10]")
     if not alpha > 0.0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
-    if not 0.0 <= epsilon <= 1.0:
-        raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+    epsilon = checked_real(epsilon, "epsilon", 0.0, 1.0, "[0, 1]")
     if method not in ("td", "backprop"):
         raise ValueError(f"method must be 'td' or 'backprop', got {method!r}")
-    if not 0 <= target_plies <= 3:
-        raise ValueError(f"target_plies must be in 0..3, got {target_plies}")
+    target_plies = checked_int(target_plies, "target_plies", 0, 3, "0..3", "an integer")
+    batch_positions = checked_int(batch_positions, "batch_positions", 0, 10**8, "0..10**8",
+                                  "an integer")
+    threads = checked_int(threads, "threads", 1, _MAX_THREADS, f"1..{_MAX_THREADS}",
+                          "an integer")
     if target_plies and (method != "td" or lam > 0):
         raise ValueError("n-ply targets (target_plies > 0) are for TD(0): method 'td', lam = 0")
     if adam is None and threads != 1:

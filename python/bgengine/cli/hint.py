@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from bgengine.cli.options import (JACOBY_HELP, STATE_HELP, add_player_argument,
-                                  add_threads_argument, parse_dice, plies_number, seed_number,
-                                  whole_number)
+                                  add_threads_argument, parse_dice, plays_number, plies_number,
+                                  seed_number, whole_number)
+from bgengine.search import MAX_TRIALS
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.players import NETWORK_SPEC_HELP
 
@@ -83,10 +84,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    + JACOBY_HELP + ".")
     _add_common(p)
     p.add_argument("--dice", type=parse_dice, help="the roll to play, e.g. 31 (default: the state's)")
-    p.add_argument("--num", **whole_number(1), default=5, help="plays to show (default 5)")
-    p.add_argument("--rollout", **whole_number(0), default=0, metavar="TRIALS",
+    p.add_argument("--num", **plays_number, default=5, help="plays to show (default 5)")
+    p.add_argument("--rollout", **whole_number(0, MAX_TRIALS, "0..10**7"), default=0,
+                   metavar="TRIALS",
                    help="roll out the position before the roll, or each play shown, this many "
-                        "times (0-ply plays; default 0: no rollout)")
+                        "times (0-ply plays; at most 10**7; default 0: no rollout)")
     p.add_argument("--seed", **seed_number, default=0,
                    help="seed of the rollout's dice (default 0)")
     add_threads_argument(p, "rollout threads (default: all cores)")

@@ -7,7 +7,8 @@ import contextlib
 import sys
 
 from bgengine.cli.options import (JACOBY_RULE, add_backend_arguments, add_threads_argument,
-                                  backend_from_args, complete_player, seed_number)
+                                  backend_from_args, complete_player, games_number, seed_number,
+                                  whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 
@@ -104,8 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("a", help="player A, e.g. net, pubeval, runs/r1/best.npz"
                    ).completer = complete_player  # type: ignore[attr-defined]
     p.add_argument("b", help="player B").completer = complete_player  # type: ignore[attr-defined]
-    p.add_argument("--games", type=int, default=10000,
-                   help="games to play, an even number: game pairs (default 10000)")
+    p.add_argument("--games", **games_number, default=10000,
+                   help="games to play, an even number: game pairs (at most 10**8; default "
+                        "10000)")
     p.add_argument("--seed", **seed_number, default=0, help="dice seed (default 0)")
     add_threads_argument(p)
     add_json_argument(p)
@@ -113,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="money games with the doubling cube (decisions: Janowski cube model over "
                         "each player's network, the shipped one for players without; gnubg and "
                         "gnubg:N play cubefully and take gnubg's own cube actions)")
-    p.add_argument("--match-length", type=int, default=0, metavar="N",
+    p.add_argument("--match-length", **whole_number(0), default=0, metavar="N",
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
     p.add_argument("--jacoby", action="store_true",
@@ -122,7 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gnubg", metavar="PATH", default=None,
                    help="the gnubg binary for players gnubg and gnubg:N (default: $BGENGINE_GNUBG, "
                         "else gnubg on PATH, else /usr/games/gnubg)")
-    p.add_argument("--gnubg-processes", type=int, default=None, metavar="N",
+    p.add_argument("--gnubg-processes", **whole_number(1), default=None, metavar="N",
                    help="gnubg processes run at once (default: 16 per core)")
     p.add_argument("--luck", action="store_true",
                    help="also measure the luck of every roll (the shipped network at 0-ply) and "

@@ -8,7 +8,7 @@ import sys
 
 from bgengine.cli.output import add_json_argument, emit
 
-__all__ = ["register", "summary", "stop_note", "read_match"]
+__all__ = ["register", "summary", "stop_note", "read_match", "read_match_notes"]
 
 
 def summary(match) -> str:
@@ -38,39 +38,54 @@ def summary(match) -> str:
 def stop_note(match) -> str | None:
     """Where a match record stops when that may be short of its end (a file cut at a line
     boundary reads as a shorter match): a game without a result, or a match short of its
-    length; ``None`` for a finished match (or a money session after a finished game)."""
-    from bgengine.matchrecord import move_numbers
+    length; ``None`` for a finished match (or a money session after a finished game).
+    :func:`bgengine.matchreading.stops_short`, which the readers warn with."""
+    from bgengine.matchreading import stops_short
 
-    if not match.games:
-        return "it holds no game: the match is unfinished, or the file was cut there"
-    g = match.games[-1]
-    n = len(match.games)
-    if g.win is None:
-        where = (f"after move {move_numbers(g.actions)[-1]}" if g.actions else "at its start")
-        return (f"it stops in game {n} {where}, without the game's result: the match is "
-                "unfinished, or the file was cut there")
-    if match.length:
-        score = list(g.score)
-        score[g.win.player] += g.win.points
-        if max(score) < match.length:
-            return (f"it stops after game {n} at {score[0]}-{score[1]} of a {match.length}-point "
-                    "match: the match is unfinished, or the file was cut there")
-    return None
+    return stops_short(match)
+
+
+def read_match_notes(path):
+    """:func:`bgengine.matchfiles.read_match_file` and the
+    :class:`bgengine.matchrecord.MatchFileWarning` it issued (where a match stops short of
+    its end, a stated cube value ignored, ...), for the caller to print; any other warning
+    goes on as it came."""
+    import warnings
+
+    from bgengine.matchfiles import read_match_file
+    from bgengine.matchrecord import MatchFileWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MatchFileWarning)
+        match = read_match_file(path)
+    notes = []
+    for w in caught:
+        if isinstance(w.message, MatchFileWarning):
+            notes.append(w.message)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return match, notes
 
 
 def read_match(path, warn: bool = True):
-    """:func:`bgengine.matchfiles.read_match_file`, with a warning on standard error when the
-    match stops short of its end (:func:`stop_note`; ``warn=False``: the caller warns)."""
-    from bgengine.matchfiles import read_match_file
-
-    match = read_match_file(path)
+    """:func:`bgengine.matchfiles.read_match_file`, with each of its warnings on standard error
+    (``bgengine: warning: FILE: ...``: a match that stops short of its end, unfinished or a file
+    cut at a line boundary; ``warn=False``: none)."""
+    match, notes = read_match_notes(path)
     if warn:
-        warn_if_short(path, match)
+        print_notes(notes)
     return match
 
 
+def print_notes(notes) -> None:
+    """The warnings of :func:`read_match_notes` on standard error, one line each."""
+    for note in notes:
+        print(f"bgengine: warning: {note}", file=sys.stderr)
+
+
 def warn_if_short(path, match) -> None:
-    """The warning of :func:`read_match`, if ``match`` (read from ``path``) needs one."""
+    """A warning on standard error if ``match`` (read from ``path``) stops short of its end
+    (:func:`stop_note`)."""
     note = stop_note(match)
     if note is not None:
         print(f"bgengine: warning: {path}: {note}", file=sys.stderr)
@@ -123,9 +138,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from bgengine.matchfiles import file_format, write_match_file
 
     file_format(args.output)                  # refuse a bad name before reading
-    match = read_match(args.input, warn=False)
+    match, notes = read_match_notes(args.input)
     write_match_file(match, args.output)
-    warn_if_short(args.input, match)          # once written (a failed write is the one line)
+    print_notes(notes)                        # once written (a failed write is the one line)
     emit(args, {"input": args.input, "output": args.output, "summary": summary(match)},
          f"{args.input} -> {args.output}: {summary(match)}")
     return 0

@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 
 from bgengine import distributed
+from bgengine._checks import MAX_LISTED_PLAYS
+from bgengine.agents import MAX_GAMES
 from bgengine.distributed import Backend
+from bgengine.movegen import MAX_THREADS
+from bgengine.search import MAX_TRIALS, MAX_TRUNCATE
 
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
            "deprecations", "add_quiet_argument", "complete_player", "whole_number", "bad_values",
-           "add_threads_argument", "seed_number", "plies_number", "JACOBY_RULE", "JACOBY_HELP",
-           "ID_RULES", "STATE_HELP", "AFTER_PLAY_RULE"]
+           "add_threads_argument", "seed_number", "plies_number", "games_number", "trials_number",
+           "truncate_number", "plays_number", "JACOBY_RULE", "JACOBY_HELP", "ID_RULES",
+           "STATE_HELP", "AFTER_PLAY_RULE"]
 
 #: The one default of the cube's Jacoby rule, for every command and protocol (the
 #: engine's, the terminal's and the browser's games, ``match --cube``, ``serve``, ``ubgi``,
@@ -75,6 +80,17 @@ def whole_number(low: int = 0, high: int | None = None, span: str | None = None)
 seed_number = whole_number(0, (1 << 64) - 1, "0..2**64-1")
 #: ``--plies``: the lookahead of the engine's search.
 plies_number = whole_number(0, 3)
+#: ``--games``: the games one command plays, as the API takes them
+#: (:data:`bgengine.agents.MAX_GAMES`; a backgammon match needs 2, one game pair).
+games_number = whole_number(1, MAX_GAMES, "1..10**8")
+#: ``--trials``, ``hint --rollout``: the trials of one rollout
+#: (:data:`bgengine.search.MAX_TRIALS`).
+trials_number = whole_number(1, MAX_TRIALS, "1..10**7")
+#: ``--truncate``: the plays of a rollout's trials (0: to the end;
+#: :data:`bgengine.search.MAX_TRUNCATE`, where every game stops anyway).
+truncate_number = whole_number(0, MAX_TRUNCATE)
+#: ``--num``, ``--candidates``: plays to show or roll out (more than any roll has).
+plays_number = whole_number(1, MAX_LISTED_PLAYS, "1..10**6")
 
 
 def bad_values(args: argparse.Namespace) -> list[str]:
@@ -84,8 +100,9 @@ def bad_values(args: argparse.Namespace) -> list[str]:
 
 def add_threads_argument(parser: argparse.ArgumentParser, help: str = "threads (default: all "
                          "cores)", default: int | None = None) -> None:
-    """``--threads N``, at least 1 (default ``default``; None: all cores)."""
-    parser.add_argument("--threads", **whole_number(1), default=default, metavar="N", help=help)
+    """``--threads N``, 1..MAX_THREADS (default ``default``; None: all cores)."""
+    parser.add_argument("--threads", **whole_number(1, MAX_THREADS), default=default,
+                        metavar="N", help=help)
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from bgengine.cli.options import (STATE_HELP, add_player_argument, add_quiet_argument,
-                                  add_threads_argument, parse_dice, plies_number, seed_number,
-                                  whole_number)
+                                  add_threads_argument, parse_dice, plays_number, plies_number,
+                                  seed_number, trials_number, truncate_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.players import NETWORK_SPEC_HELP
@@ -54,12 +54,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("position_id", metavar="STATE",
                    help=STATE_HELP + "; the side on roll plays")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
-    p.add_argument("--candidates", **whole_number(1), default=5,
+    p.add_argument("--candidates", **plays_number, default=5,
                    help="plays to roll out with --dice (default 5)")
-    p.add_argument("--trials", **whole_number(1), default=1296,
-                   help="games per rollout (default 1296)")
-    p.add_argument("--truncate", **whole_number(0), default=0,
-                   help="stop after this many plays and use the network (default 0: play out)")
+    p.add_argument("--trials", **trials_number, default=1296,
+                   help="games per rollout (1..10**7, default 1296)")
+    p.add_argument("--truncate", **truncate_number, default=0,
+                   help="stop after this many plays (at most 10000) and use the network "
+                        "(default 0: play out)")
     p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
     p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the plays in the trials (0-3, default 0)")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bgengine.cli.options import (add_backend_arguments, add_quiet_argument, backend_from_args,
-                                  whole_number)
+                                  games_number, whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.distributed import Backend
@@ -85,12 +85,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "sources (600k games): TD +0.26, backprop -0.18, mutation -0.91 "
                                    "against pubeval.")
     p.add_argument("--out", default="runs/compare", help="directory (default runs/compare)")
-    p.add_argument("--games", type=int, default=100_000, help="training games per method (default 100000)")
-    p.add_argument("--hidden", type=int, default=40, help="hidden units (default 40)")
-    p.add_argument("--rr-games", type=int, default=10_000, help="games per round-robin pairing (default 10000)")
-    p.add_argument("--eval-games", type=int, default=1000,
+    p.add_argument("--games", **games_number, default=100_000,
+                   help="training games per method, a multiple of 4 (default 100000)")
+    p.add_argument("--hidden", **whole_number(1, 1024), default=40,
+                   help="hidden units (1..1024, default 40)")
+    p.add_argument("--rr-games", **games_number, default=10_000,
+                   help="games per round-robin pairing (default 10000)")
+    p.add_argument("--eval-games", **whole_number(2, 10**7, "2..10**7"), default=1000,
                    help="games of each learning-curve evaluation against pubeval (default 1000)")
-    p.add_argument("--seed", type=int, default=1, help="seed of weights, dice and the round robin (default 1)")
+    p.add_argument("--seed", **whole_number(0, 2**62, "0..2**62"), default=1,
+                   help="seed of weights, dice and the round robin (default 1)")
     add_backend_arguments(p)
     add_quiet_argument(p)
     add_json_argument(p)

@@ -8,8 +8,11 @@ import math
 import textwrap
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, backend_from_args, whole_number
+from bgengine.agents import MAX_GAMES
+from bgengine.cli.options import (add_backend_arguments, backend_from_args, games_number,
+                                  whole_number)
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.movegen import MAX_THREADS
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.match import default_threads
@@ -62,12 +65,12 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="tournament", metavar="KIND")
 
     def common(q: argparse.ArgumentParser, games_help: str, games_default: int, out: str) -> None:
-        q.add_argument("--games", type=int, default=games_default, help=games_help)
+        q.add_argument("--games", **games_number, default=games_default, help=games_help)
         q.add_argument("--seed", type=int, default=0,
                        help="master seed (default 0); every pairing's dice seed is derived from "
                             "it and the two players' names, so the same seed gives the same "
                             "results")
-        q.add_argument("--threads", **whole_number(1), default=None, metavar="N",
+        q.add_argument("--threads", **whole_number(1, MAX_THREADS), default=None, metavar="N",
                        help=f"threads for the games (default: all cores, here {default_threads()})")
         add_backend_arguments(q)
         q.add_argument("--out", default=out,
@@ -118,9 +121,10 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                         "benchmark specs may be added")
     common(q, f"at most this many games per pairing (default {KNOCKOUT_MAX_GAMES}); at the cap "
               "the higher ppg goes through", KNOCKOUT_MAX_GAMES, "tournament")
-    q.add_argument("--margin", type=int, default=KNOCKOUT_MARGIN,
+    q.add_argument("--margin", **whole_number(1), default=KNOCKOUT_MARGIN,
                    help=f"points behind at which a player is out (default {KNOCKOUT_MARGIN})")
-    q.add_argument("--batch", type=int, default=KNOCKOUT_BATCH,
+    q.add_argument("--batch", **whole_number(1, MAX_GAMES // 2, "1..5*10**7"),
+                   default=KNOCKOUT_BATCH,
                    help=f"game pairs between checks of the margin (default {KNOCKOUT_BATCH}, "
                         f"i.e. {2 * KNOCKOUT_BATCH} games)")
 
@@ -139,9 +143,9 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                        epilog=_EPILOG_COMMON)
     q.add_argument("source", help="a run directory or a folder of network checkpoints")
     common(q, "games against each older network (default 1000)", 1000, "tournament")
-    q.add_argument("--every", type=int, default=1,
+    q.add_argument("--every", **whole_number(1), default=1,
                    help="play every k-th older network, counting back from the latest (default 1)")
-    q.add_argument("--max-opponents", type=int, default=None,
+    q.add_argument("--max-opponents", **whole_number(1), default=None,
                    help="play at most this many older networks, the nearest first")
     return p
 

@@ -7,7 +7,9 @@ import logging
 import sys
 
 from bgengine.cli.options import (ID_RULES, JACOBY_RULE, add_player_argument, plies_number,
-                                  whole_number)
+                                  seed_number, whole_number)
+from bgengine.movegen import MAX_THREADS
+from bgengine.search import MAX_TRIALS as MAX_ROLLOUT_TRIALS
 from bgengine.players import SPEC_HELP
 from bgengine.serve import DEFAULT_HOST, check_host
 
@@ -41,15 +43,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         "(the server has no authentication)")
     p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the engine's plays, evaluations and hints, 0-3 (default 0)")
-    p.add_argument("--max-sessions", type=int, default=100, metavar="N",
+    p.add_argument("--max-sessions", **whole_number(1), default=100, metavar="N",
                    help="browser games kept at once (default 100)")
-    p.add_argument("--max-trials", type=int, default=None, metavar="N",
-                   help="the most trials one rollout request may ask for (default 5184)")
-    p.add_argument("--threads", **whole_number(1), default=1, metavar="N",
+    p.add_argument("--max-trials", **whole_number(1, MAX_ROLLOUT_TRIALS, "1..10**7"),
+                   default=None, metavar="N",
+                   help="the most trials one rollout request may ask for (at most 10**7; "
+                        "default 5184)")
+    p.add_argument("--threads", **whole_number(1, MAX_THREADS), default=1, metavar="N",
                    help="threads of a rollout (default 1)")
     p.add_argument("--save-dir", default=None, metavar="DIR",
                    help="write each browser match to DIR as a .mat file after every game")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", **seed_number, default=None,
                    help="dice seed: the n-th game session rolls with seed + n (default: random)")
     p.set_defaults(func=web_main)
     return p

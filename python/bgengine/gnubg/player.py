@@ -7,7 +7,7 @@ import dataclasses
 import logging
 from collections.abc import Callable
 
-from bgengine._checks import is_int
+from bgengine._checks import game_pairs
 from bgengine.board import validate_board
 from bgengine.cube import CubeInfo
 from bgengine.game import CubeQuestion, Decision
@@ -137,10 +137,9 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
     ``a`` and ``b``, one or both a :class:`GnubgPlayer`, as a
     :class:`bgengine.results.MatchResult` from ``a``'s side.  Games with a bad
     reply are counted in ``bad_games`` and their pairs left out.  With
-    ``luck``, the result has luck-adjusted figures too (:mod:`bgengine.luck`)."""
-    if not is_int(games) or games < 2:
-        raise ValueError(f"games must be at least 2 (one pair), got {games!r}")
-    res = play_gnubg_pairs(a, b, (games + 1) // 2, seed, config=config, progress=progress,
+    ``luck``, the result has luck-adjusted figures too (:mod:`bgengine.luck`).
+    ``games``: an integer in 2..10**8 (:data:`bgengine.agents.MAX_GAMES`)."""
+    res = play_gnubg_pairs(a, b, game_pairs(games), seed, config=config, progress=progress,
                            luck=luck)
     log.info("gnubg match: %d games in %.1f s (%.1f games/s), %d requests, %d replays",
              res.points.size, res.seconds, res.points.size / max(res.seconds, 1e-9),

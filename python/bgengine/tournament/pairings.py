@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from bgengine._checks import is_int
+from bgengine._checks import game_pairs
 from bgengine.distributed import Backend, LocalBackend
 from bgengine.gnubg import GnubgPlayer
 from bgengine.match import default_threads
@@ -110,6 +110,5 @@ def resolve_threads(threads: int | None) -> int:
 
 
 def pairs_of_games(games: int, what: str = "games") -> int:
-    if not is_int(games) or games < 2:
-        raise ValueError(f"{what} must be an integer of at least 2 (one game pair), got {games!r}")
-    return (int(games) + 1) // 2
+    """The game pairs of ``games`` (an integer in 2..10**8), or ``ValueError`` naming ``what``."""
+    return game_pairs(games, what)

@@ -187,16 +187,12 @@ def test_fit_moves_a_network_toward_its_labels(tmp_path):
     teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
     student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
     boards = play_positions(teacher, 40, seed=2, epsilon=0.5)
-    keys = boards_to_keys(boards)
-    keep = np.unique(keys, axis=0, return_index=True)[1]
-    boards, keys = boards[keep], keys[keep]
-    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
-                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+    boards, labels = _labelled_by(teacher, boards)
     fitted, reports = fit_evaluator(student, labels, FitConfig(epochs=6, lr=3e-3, seed=1))
     (r,) = reports
     assert r.name == "contact" and r.held > 50 and r.trained > 500
     assert r.after < 0.7 * r.before and r.best_epoch > 0
-    held = held_out_mask(keys, 0.1)
+    held = held_out_mask(labels.keys, 0.1)
     err = lambda net: np.abs(net.evaluate(boards[held]) - labels.outputs[held]).mean()
     assert err(fitted) < err(student)
     fitted.save(tmp_path / "f.npz")
@@ -379,6 +375,16 @@ def test_a_store_adopts_shards_its_manifest_lost(tmp_path, small_net, boards):
     assert np.array_equal(again.keys, full.keys) and np.array_equal(again.outputs, full.outputs)
 
 
+def _labelled_by(teacher, boards):
+    """``boards`` without repeats, and labels giving them ``teacher``'s outputs, noise-free."""
+    keys = boards_to_keys(boards)
+    keep = np.unique(keys, axis=0, return_index=True)[1]
+    boards, keys = boards[keep], keys[keep]
+    outputs = np.clip(teacher.evaluate(boards), 0, 1).astype(np.float32)
+    return boards, Labels(keys, classify_positions(boards), outputs,
+                          np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+
+
 def test_widening_keeps_the_outputs_and_is_checked(boards):
     from bgengine.labelling.fit import widen_network
     net = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=4)
@@ -440,11 +446,7 @@ def test_positions_around_are_the_positions_after_legal_plays(boards):
 def test_keep_trains_on_the_positions_around_the_labels(boards):
     teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
     student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
-    keys = boards_to_keys(boards)
-    keep = np.unique(keys, axis=0, return_index=True)[1]
-    boards, keys = boards[keep], keys[keep]
-    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
-                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
+    boards, labels = _labelled_by(teacher, boards)
     _, (plain,) = fit_evaluator(student, labels, FitConfig(epochs=1, seed=1))
     _, (kept,) = fit_evaluator(student, labels, FitConfig(epochs=1, seed=1, keep=0.5,
                                                            keep_plays=2))
@@ -457,16 +459,12 @@ def test_keep_differences_keeps_the_starts_ranking_of_plays(boards):
     from bgengine.labelling.fit import play_positions_around
     teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
     student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
-    keys = boards_to_keys(boards)
-    keep = np.unique(keys, axis=0, return_index=True)[1]
-    boards, keys = boards[keep], keys[keep]
+    boards, labels = _labelled_by(teacher, boards)
     config = dict(epochs=20, lr=1e-2, seed=1, keep_plays=3, patience=20)
     around, origin = play_positions_around(boards, 3, seed=1, evaluator=student)
     for k in np.unique(origin):     # the student's best plays of the roll, best first
         eq = -student.equity(around[origin == k])
         assert len(eq) <= 3
-    labels = Labels(keys, classify_positions(boards), teacher.evaluate(boards).astype(np.float32),
-                    np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
 
     def differences(net):
         eq = net.equity(around)

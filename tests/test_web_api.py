@@ -92,10 +92,10 @@ def test_rollout_of_a_position_and_of_plays(client):
     ("/move", {"state": START, "extra": 1}, 422, "extra"),
     ("/eval", {}, 422, "state"),
     ("/eval", {"state": START, "plies": 2}, 400, "plies"),
-    ("/hint", {"state": START, "rollout": 101}, 400, "too many rollout trials"),
+    ("/hint", {"state": START, "rollout": 101}, 422, "too many rollout trials"),
     ("/hint", {"state": START, "num": 0}, 422, "num"),
     ("/hint", {"state": START, "plies": 1}, 400, "more than this server searches"),
-    ("/rollout", {"state": START, "trials": 101}, 400, "too many trials: 101"),
+    ("/rollout", {"state": START, "trials": 101}, 422, "too many trials: 101"),
     ("/rollout", {"state": START, "trials": "many"}, 422, "integer"),
     ("/rollout", {"state": "AAAAAAAAAAAAAA"}, 400, ""),
 ])

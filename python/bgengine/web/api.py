@@ -14,14 +14,17 @@ The API (OpenAPI documentation at ``/docs``, the schema at ``/openapi.json``):
 * ``/api/game...``: the browser board's game (:class:`bgengine.web.session.BoardSession`),
   one per browser, found by a cookie.
 
-Bad input gets a 400 (a state that cannot be read, dice that do not fit, too many
-trials: the message says what) or a 422 (a field of the wrong type or out of range:
-FastAPI's validation, which names the field); an action the game does not allow now
-gets a 409; never a 500.  Each request is logged at INFO, one line.
+Bad input gets a 400 (a state that cannot be read, dice that do not fit: the message
+says what) or a 422 (a field of the wrong type or out of range: FastAPI's validation,
+which names the field; more work than the server's limits); an action the game does not
+allow now gets a 409; a body too large a 413, a busy server a 503 with ``Retry-After``;
+never a 500.  The limits are one policy, :class:`bgengine.web.limits.WebLimits`.  Each
+request is logged at INFO, one line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import asdict
@@ -36,8 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from bgengine.engine import Engine, EngineError
 from bgengine.rollouts import rollout_moves, rollout_position
 from bgengine.state import GameState
+from bgengine.web.limits import BodyLimit, Busy, TooMuchWork, WebLimits, WorkPool, check_work
 from bgengine.web.session import BoardSession, SessionError
-from bgengine.web.store import SessionStore, StoreFull
+from bgengine.web.store import OwnerFull, SessionStore, StoreFull
 
 __all__ = ["create_app", "COOKIE", "MAX_TRIALS"]
 
@@ -46,8 +50,8 @@ log = logging.getLogger("bgengine.web")
 #: The cookie that holds a browser's session key.
 COOKIE = "bgengine_session"
 
-#: Default ceiling on the trials of one rollout request.
-MAX_TRIALS = 5184
+#: Default ceiling on the trials of one rolled-out play.
+MAX_TRIALS = WebLimits.max_trials
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -109,22 +113,38 @@ class BadRequest(ValueError):
     """Input the API refuses with a 400."""
 
 
-def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 3600.0,
-               max_trials: int = MAX_TRIALS, threads: int = 1, seed: int | None = None,
-               save_dir: str | Path | None = None) -> FastAPI:
+def create_app(engine: Engine, *, limits: WebLimits | None = None, threads: int = 1,
+               seed: int | None = None, save_dir: str | Path | None = None,
+               max_sessions: int | None = None, session_ttl: float | None = None,
+               max_trials: int | None = None) -> FastAPI:
     """The application around ``engine``.
 
-    ``max_sessions`` browser games at once, each kept ``session_ttl`` seconds after its
-    last request at least; ``max_trials``: the most trials a rollout may ask for;
-    ``threads``: a rollout's threads; ``seed``: the dice of the n-th game session are
-    ``seed + n`` (random when ``None``); ``save_dir``: write every finished match (or
-    money game) there as a ``.mat`` file.
+    ``limits``: the server's resource limits (default :class:`WebLimits()`);
+    ``max_sessions``, ``session_ttl`` and ``max_trials``, when given, replace those of
+    ``limits``; ``threads``: a rollout's threads; ``seed``: the dice of the n-th game
+    session are ``seed + n`` (random when ``None``); ``save_dir``: write every finished
+    match (or money game) there as a ``.mat`` file.
     """
+    limits = limits or WebLimits()
+    given = {k: v for k, v in (("max_sessions", max_sessions), ("session_ttl", session_ttl),
+                               ("max_trials", max_trials)) if v is not None}
+    if "max_trials" in given:
+        given.setdefault("max_work", max(limits.max_work, given["max_trials"]))
+    if "max_sessions" in given:
+        given.setdefault("sessions_per_client",
+                         min(limits.sessions_per_client, given["max_sessions"]))
+    limits = dataclasses.replace(limits, **given)
     app = FastAPI(title="bgengine", summary="A backgammon engine over HTTP",
                   description="Plays, evaluations, hints and rollouts of game states, and a "
                               "browser board at `/`.  States are Position IDs, gnubg's "
                               "`PositionID:MatchID` or XGIDs.")
-    store: SessionStore[BoardSession] = SessionStore(max_sessions, session_ttl)
+    store: SessionStore[BoardSession] = SessionStore(
+        limits.max_sessions, limits.session_ttl, per_owner=limits.sessions_per_client,
+        unused_ttl=limits.unplayed_ttl)
+    pool = WorkPool(limits)
+    app.state.limits, app.state.pool = limits, pool
+    # outside every other layer: a body is refused before anything reads it
+    app.add_middleware(BodyLimit, max_body=limits.max_body)
     counter = iter(range(1 << 62))
     saves = Path(save_dir) if save_dir is not None else None
 
@@ -147,9 +167,19 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
     async def engine_refused(request: Request, exc: EngineError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=400)
 
+    @app.exception_handler(TooMuchWork)
+    async def too_much(request: Request, exc: TooMuchWork) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
     @app.exception_handler(StoreFull)
     async def full(request: Request, exc: StoreFull) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=503)
+        return JSONResponse({"detail": str(exc)}, headers={"Retry-After": str(exc.retry_after)},
+                            status_code=429 if isinstance(exc, OwnerFull) else 503)
+
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, headers={"Retry-After": str(exc.retry_after)},
+                            status_code=503)
 
     def state_of(text: str, dice=None, need_dice: bool = False) -> GameState:
         state = GameState.from_string(text)
@@ -175,7 +205,8 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
         state = state_of(req.state, req.dice, need_dice=True)
         d1, d2 = state.dice
         legal = state.position.legal_moves(d1, d2)
-        k = engine.choose_index(state.board, d1, d2) if len(legal) > 1 else 0
+        with pool.slot():
+            k = engine.choose_index(state.board, d1, d2) if len(legal) > 1 else 0
         m = legal[k]
         return {"state": state.to_gnubgid(), "dice": [d1, d2], "play": m.notation,
                 "steps": [list(s) for s in m.steps],
@@ -186,34 +217,39 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
         state = state_of(req.state)
         if state.match.game_state_name != "playing":
             raise BadRequest(f"no evaluation: {state.summary()}")
-        return engine.evaluate_state(state, plies=req.plies).to_dict()
+        with pool.slot():
+            return engine.evaluate_state(state, plies=req.plies).to_dict()
 
     @app.post("/hint", tags=["engine"],
               summary="The best plays of a roll, or the cube action before it")
     def hint(req: HintRequest) -> dict[str, Any]:
-        if req.rollout > max_trials:
-            raise BadRequest(f"too many rollout trials: {req.rollout} (at most {max_trials})")
         state = state_of(req.state, req.dice)
+        if req.rollout:
+            # a play hint rolls out each play shown; a cube hint the position with and
+            # without the double
+            check_work(limits, req.rollout, req.num if state.dice != (0, 0) else 2,
+                       what="rollout trials")
         if req.plies is not None and req.plies > engine.plies:
             raise BadRequest(f"{req.plies}-ply is more than this server searches "
                              f"({engine.plies}-ply; start it with --plies {req.plies})")
-        return engine.hint(state, n=req.num, plies=req.plies, rollout=req.rollout,
-                           seed=req.seed, threads=threads).to_dict()
+        with pool.slot():
+            return engine.hint(state, n=req.num, plies=req.plies, rollout=req.rollout,
+                               seed=req.seed, threads=threads).to_dict()
 
     @app.post("/rollout", tags=["engine"],
               summary="Roll out the position before the roll, or the best plays of a roll")
     def rollout(req: RolloutRequest) -> dict[str, Any]:
-        if req.trials > max_trials:
-            raise BadRequest(f"too many trials: {req.trials} (at most {max_trials})")
         state = state_of(req.state, req.dice)
+        check_work(limits, req.trials, req.candidates if state.dice != (0, 0) else 1)
         if state.position.is_game_over():
             raise BadRequest("the game is over in this position: nothing to roll out")
         kw = dict(seed=req.seed, truncate=req.truncate, n_threads=threads)
-        if state.dice != (0, 0):
-            results = rollout_moves(network(), state.board, *state.dice, trials=req.trials,
-                                    candidates=req.candidates, **kw)
-        else:
-            results = [rollout_position(network(), state.board, req.trials, **kw)]
+        with pool.slot():
+            if state.dice != (0, 0):
+                results = rollout_moves(network(), state.board, *state.dice,
+                                        trials=req.trials, candidates=req.candidates, **kw)
+            else:
+                results = [rollout_position(network(), state.board, req.trials, **kw)]
         return {"state": state.to_gnubgid(), "dice": list(state.dice) if state.dice[0] else None,
                 "results": [asdict(r) for r in results]}
 
@@ -226,7 +262,7 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
 
     def act(request: Request, action) -> dict[str, Any]:
         s = session_of(request)
-        with s.lock:
+        with pool.slot(), s.lock:
             action(s)
             if saves is not None and (path := s.save_mat(saves)) is not None:
                 log.info("the match is saved in %s", path)
@@ -237,9 +273,10 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
         s = BoardSession(engine, match_length=req.length, jacoby=req.jacoby,
                          seed=None if seed is None else seed + next(counter))
         key = request.cookies.get(COOKIE)
-        key = store.put(s, key if store.get(key) is not None else None)
+        key = store.put(s, key if store.get(key) is not None else None,
+                        owner=request.client.host if request.client else None)
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
-        with s.lock:
+        with pool.slot(), s.lock:
             return s.view()
 
     @app.get("/api/game", tags=["board"], summary="The table of this browser's game")
@@ -266,7 +303,7 @@ def create_app(engine: Engine, *, max_sessions: int = 100, session_ttl: float = 
     @app.post("/api/game/hint", tags=["board"], summary="The engine's advice for you now")
     def game_hint(request: Request) -> dict[str, Any]:
         s = session_of(request)
-        with s.lock:
+        with pool.slot(), s.lock:
             return s.hint()
 
     @app.get("/api/game/match.mat", tags=["board"], response_class=PlainTextResponse,

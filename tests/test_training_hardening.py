@@ -156,7 +156,7 @@ def test_unreadable_log_lines_do_not_block_resume(half, runs, caplog):
 def test_unreadable_log_file_is_named(half):
     (half / "log.jsonl").unlink()
     (half / "log.jsonl").mkdir()
-    assert_refused(half, tiny(), "log.jsonl: cannot read the run's log")
+    assert_refused(half, tiny(), r"log.jsonl: not a regular file \(a folder\)")
 
 
 # ---------------------------------------------------------------- config.toml
@@ -253,7 +253,7 @@ def test_bad_configs_are_one_line_errors(name, tmp_path, capsys):
 
 def test_missing_or_odd_config_paths(tmp_path, capsys):
     for path, match in ((tmp_path / "nope.toml", "nope.toml: cannot read the training config"),
-                        (tmp_path, "cannot read the training config")):
+                        (tmp_path, "not a regular file (a folder)")):
         assert main(["train", str(tmp_path / "r"), "--config", str(path), "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and match in err[0], err

@@ -54,6 +54,7 @@ import numpy as np
 
 from bgengine._checks import is_int
 from bgengine.board import validate_boards
+from bgengine.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
            "cubeful_value", "cubeful_values",
@@ -97,10 +98,12 @@ class MatchEquityTable:
     def load(cls, path: str | Path) -> MatchEquityTable:
         """Read a table written by ``tools/make_met.py``; ``ValueError`` if it is malformed."""
         try:
-            doc = json.loads(Path(path).read_text())
+            doc = json.loads(read_regular(path, "match equity table", MAX_TEXT_BYTES))
             pre = tuple(tuple(float(v) for v in row) for row in doc["pre_crawford"])
             post = tuple(float(v) for v in doc["post_crawford"])
             name, source = str(doc["name"]), str(doc.get("source", ""))
+        except NotARegularFile:
+            raise                   # its own message names the file
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot read match equity table {path}: {exc}") from exc
         n = len(pre)

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import gzip
+import io
 import warnings
 from pathlib import Path
 
-from bgengine.fileio import atomic_write
+from bgengine.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
 from bgengine.matchrecord import MatchFileWarning, MatchRecord, MatchRecordError
 from bgengine.matfile import read_mat, write_mat
 from bgengine.sgf import read_sgf, write_sgf
@@ -52,8 +53,14 @@ def read_match_file(path: str | Path) -> MatchRecord:
     readers' :class:`bgengine.matchrecord.MatchFileWarning` (a match that stops short
     of its end, ...) are issued with the file's name in them."""
     kind, gz = file_format(path)
-    raw = Path(path).read_bytes()
-    text = decode_text(gzip.decompress(raw) if gz else raw)
+    raw = read_regular(path, "match file", MAX_TEXT_BYTES)
+    if gz:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as f:
+            raw = f.read(MAX_TEXT_BYTES + 1)        # a gzip bomb is cut short
+        if len(raw) > MAX_TEXT_BYTES:
+            raise MatchRecordError(f"inflates to more than the {MAX_TEXT_BYTES} bytes a match "
+                                   f"file may have", path=str(path))
+    text = decode_text(raw)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MatchFileWarning)
         try:

@@ -33,6 +33,7 @@ import numpy as np
 from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.evaluator import CLASSES, Evaluator
+from bgengine.fileio import open_regular
 from bgengine.game import game_decisions
 from bgengine.growth import last_hidden
 from bgengine.network import Network
@@ -90,7 +91,7 @@ class GameOutcomes:
 
     @classmethod
     def load(cls, path: str | Path) -> GameOutcomes:
-        with np.load(path) as d:
+        with open_regular(path, "outcomes file") as fh, np.load(fh, allow_pickle=False) as d:
             missing = {"boards", "classes", "points", "games"} - set(d.files)
             if missing:
                 raise ValueError(f"{path}: not an outcomes file (missing {sorted(missing)})")

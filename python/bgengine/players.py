@@ -64,16 +64,7 @@ def load_network(path: str | Path) -> Network | Evaluator:
     exact values).  Either plays, searches, rolls out and trains alike.  ``ValueError``
     naming the file (``FILE: ...``) for a file that is missing, cannot be read (a folder,
     no permission) or is not a network file."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"{p}: no such network file")
-    try:
-        with open(p, "rb"):     # a folder, a file without read permission: said so
-            pass
-    except OSError as exc:
-        raise ValueError(f"{p}: cannot read the network file "
-                         f"({exc.strerror or type(exc).__name__})") from None
-    evaluator = load_evaluator(path)
+    evaluator = load_evaluator(path)     # its reader says what is wrong with the file
     return evaluator.contact if evaluator.single else evaluator
 
 

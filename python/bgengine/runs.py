@@ -31,7 +31,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.fileio import atomic_write
+from bgengine.fileio import NotARegularFile, atomic_write, open_regular, read_regular
 from bgengine.network import MAX_MEMBER_BYTES
 
 __all__ = ["RunDir", "read_log", "write_checkpoint", "read_checkpoint"]
@@ -143,7 +143,7 @@ class RunDir:
         """Every line of the log with its record (None: unreadable).  A torn last line
         (no newline: a crash while it was written) is left out."""
         try:
-            data = self.log.read_bytes()
+            data = read_regular(self.log, "run's log")
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -175,7 +175,7 @@ class RunDir:
                 f.write(b"".join(u if u.endswith(b"\n") else u + b"\n" for u in unreadable))
             log.warning("%s: %d unreadable line(s) moved to %s", self.log, len(unreadable),
                         self.unreadable_log)
-        if not self.log.exists() or self.log.read_bytes() != text:
+        if not self.log.exists() or read_regular(self.log, "run's log") != text:
             atomic_write(self.log, lambda f: f.write(text))
 
 
@@ -226,7 +226,7 @@ def read_checkpoint(run: str | os.PathLike, keys: Iterable[str] = ()
     archive, JSON or key problem; the values' meaning is the caller's to check."""
     path = RunDir(run).checkpoint
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, "checkpoint") as f:
             with zipfile.ZipFile(f) as zf:
                 big = [i.filename for i in zf.infolist() if i.file_size > MAX_MEMBER_BYTES]
                 if big:
@@ -243,6 +243,8 @@ def read_checkpoint(run: str | os.PathLike, keys: Iterable[str] = ()
                 if not isinstance(snap_games, list) or not all(is_int(g) for g in snap_games):
                     raise ValueError(f"snapshot_games must list game numbers, got {snap_games!r}")
                 snaps = {int(g): z[f"snapshot_{g}"] for g in snap_games}
+    except NotARegularFile:
+        raise
     except Exception as exc:  # zip, npz, JSON, missing keys, wrong types alike
         raise ValueError(f"unreadable checkpoint ({type(exc).__name__}: {exc})") from None
     return state, weights, snaps

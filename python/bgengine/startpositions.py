@@ -23,7 +23,7 @@ from bgengine.agents import Player
 from bgengine.board import validate_boards
 from bgengine.dice import Dice
 from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
-from bgengine.fileio import atomic_write
+from bgengine.fileio import NotARegularFile, atomic_write, open_regular
 from bgengine.game import game_decisions
 from bgengine.network import Network
 
@@ -115,11 +115,13 @@ def load_positions(path: str | Path) -> tuple[np.ndarray, dict]:
     """The boards and metadata of a file written by :func:`save_positions`; ``ValueError``
     naming the file when it is not one."""
     try:
-        with np.load(path, allow_pickle=False) as f:
+        with open_regular(path, "positions file") as fh, np.load(fh, allow_pickle=False) as f:
             if "boards" not in f.files:
                 raise ValueError("no 'boards' array")
             boards = validate_boards(f["boards"])
             meta = json.loads(str(f["metadata"])) if "metadata" in f.files else {}
+    except NotARegularFile:
+        raise                   # its own message names the file
     except (OSError, ValueError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a positions file ({exc})") from None
     return boards, meta

@@ -69,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from bgengine._checks import game_pairs, is_int
+from bgengine.fileio import MAX_TEXT_BYTES, read_regular
 from bgengine.games.study import GameRunConfig
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.players import load_network
@@ -130,8 +131,7 @@ class SweepSpec:
     @classmethod
     def from_toml(cls, path: str | Path) -> SweepSpec:
         try:
-            with open(path, "rb") as f:
-                doc = tomllib.load(f)
+            doc = tomllib.loads(read_regular(path, "sweep file", MAX_TEXT_BYTES).decode("utf-8"))
         except OSError as exc:
             raise ValueError(f"{path}: cannot read the sweep file "
                              f"({exc.strerror or type(exc).__name__})") from None

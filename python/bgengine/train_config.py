@@ -12,6 +12,7 @@ from typing import Any
 
 from bgengine._checks import is_int, is_number
 from bgengine.agents import MAX_GAMES
+from bgengine.fileio import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -260,11 +261,8 @@ class TrainConfig:
     def from_toml(cls, path: str | os.PathLike) -> "TrainConfig":
         """Read a TOML file; every problem is a ``ValueError`` naming ``path``."""
         try:
-            if os.path.getsize(path) > _MAX_CONFIG_BYTES:
-                raise ValueError(f"{path}: larger than {_MAX_CONFIG_BYTES} bytes: not a training "
-                                 f"config")
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            data = tomllib.loads(read_regular(path, "training config",
+                                              _MAX_CONFIG_BYTES).decode("utf-8"))
         except OSError as exc:
             raise ValueError(f"{path}: cannot read the training config "
                              f"({exc.strerror or type(exc).__name__})") from None

@@ -4,3 +4,13 @@ import os
 from typing import BinaryIO, Callable
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]) -> None: ...
+
+MAX_FILE_BYTES: int
+MAX_TEXT_BYTES: int
+
+class NotARegularFile(ValueError): ...
+
+def open_regular(path: str | os.PathLike[str], what: str = "file",
+                 max_bytes: int = ...) -> BinaryIO: ...
+def read_regular(path: str | os.PathLike[str], what: str = "file",
+                 max_bytes: int = ...) -> bytes: ...

@@ -18,6 +18,8 @@ import json
 from pathlib import Path
 
 import numpy as np
+
+from bgengine.fileio import NotARegularFile, open_regular
 cimport numpy as cnp
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free
@@ -594,7 +596,7 @@ def read_archive(path, required=()) -> tuple:
     path = Path(path)
     try:
         # our own handle, so that it is closed whatever np.load makes of the bytes
-        with open(path, "rb") as f:
+        with open_regular(path, "network file") as f:
             if f.read(4) != b"PK\x03\x04":
                 raise ValueError("not an .npz (zip) file")
             f.seek(0)
@@ -612,6 +614,11 @@ def read_archive(path, required=()) -> tuple:
                 meta = json.loads(str(z["metadata"]))
     except FileNotFoundError:
         raise ValueError(f"{path}: no such network file") from None
+    except NotARegularFile:
+        raise
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the network file "
+                         f"({exc.strerror or type(exc).__name__})") from None
     except ValueError as exc:
         raise ValueError(f"{path}: not a bgengine network file ({exc})") from None
     except Exception as exc:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.fileio import NotARegularFile
 
 __all__ = ["register", "summary", "stop_note", "read_match", "read_match_notes"]
 
@@ -126,7 +127,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             text = file_error_text(exc)
             print(f"bgengine: error: {text}", file=sys.stderr)
             files.append({"file": path, "ok": False, "error": text})
-            status = max(status, EXIT_USAGE if isinstance(exc, OSError) else EXIT_FAILURE)
+            status = max(status, EXIT_USAGE if isinstance(exc, (OSError, NotARegularFile)) else EXIT_FAILURE)
             continue
         lines.append(f"ok: {path}: {summary(match)}")
         files.append({"file": path, "ok": True, "summary": summary(match)})

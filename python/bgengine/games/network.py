@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.fileio import atomic_write
+from bgengine.fileio import atomic_write, open_regular
 from bgengine.games import game_module
 from bgengine.smalllearners import REPRESENTATIONS
 
@@ -90,7 +90,7 @@ def _read(path: str | os.PathLike) -> tuple[dict, dict]:
     """The archive's arrays and metadata; ``ValueError`` unless it holds a small game's network."""
     import zipfile
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open_regular(path, "network file") as fh, np.load(fh, allow_pickle=False) as z:
             if "metadata" not in z.files or "params" not in z.files:
                 raise ValueError("missing params or metadata")
             meta = json.loads(str(z["metadata"]))

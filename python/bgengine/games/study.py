@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from bgengine.fileio import atomic_write
+from bgengine.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
 from bgengine.games import GAMES
 from bgengine.games.learners import (GameRecord, play, player_names, train_q, train_simulation,
                                      train_td)
@@ -133,8 +133,7 @@ class GameRunConfig:
 
 def _read_toml(path: str | os.PathLike) -> dict[str, Any]:
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(read_regular(path, "training config", MAX_TEXT_BYTES).decode("utf-8"))
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the training config ({exc.strerror})") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

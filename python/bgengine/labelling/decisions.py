@@ -26,7 +26,7 @@ import numpy as np
 
 from bgengine.board import game_result
 from bgengine.evaluator import Evaluator
-from bgengine.fileio import atomic_write
+from bgengine.fileio import NotARegularFile, atomic_write, open_regular
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import boards_to_keys, keys_to_boards
 from bgengine.movegen import legal_afterstates
@@ -86,9 +86,11 @@ class DecisionSet:
     @classmethod
     def load(cls, path: str | Path) -> "DecisionSet":
         try:
-            with np.load(path, allow_pickle=False) as f:
+            with open_regular(path, "decision set") as fh, np.load(fh, allow_pickle=False) as f:
                 return cls(f["keys"], f["dice"], f["classes"], f["candidates"], f["equity"],
                            f["stderr"], json.loads(str(f["metadata"])))
+        except NotARegularFile:
+            raise                   # its own message names the file
         except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
             raise ValueError(f"{path}: not a decision set ({exc})") from None
 

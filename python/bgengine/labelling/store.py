@@ -39,7 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.fileio import atomic_write
+from bgengine.fileio import (MAX_TEXT_BYTES, NotARegularFile, atomic_write, open_regular,
+                             read_regular)
 from bgengine.labelling.classes import POSITION_CLASSES, class_counts
 
 __all__ = ["FORMAT", "LabelSettings", "Pool", "LabelStore", "Labels", "keys_to_boards",
@@ -88,7 +89,7 @@ class LabelSettings:
 def file_sha256(path: str | Path) -> str:
     """The SHA-256 of a file's bytes, in hex."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
@@ -174,12 +175,14 @@ def load_pool(path: str | Path) -> Pool:
     """A pool file; ``ValueError`` naming the file when it is not one."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as f:
+        with open_regular(path, "pool") as fh, np.load(fh, allow_pickle=False) as f:
             missing = {"keys", "classes", "sources", "metadata"} - set(f.files)
             if missing:
                 raise ValueError(f"missing {', '.join(sorted(missing))}")
             keys, classes, sources = f["keys"], f["classes"], f["sources"]
             meta = json.loads(str(f["metadata"]))
+    except NotARegularFile:
+        raise                   # its own message names the file
     except (OSError, ValueError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a positions pool ({exc})") from None
     if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 10 \
@@ -241,7 +244,7 @@ class LabelStore:
         manifest = self.root / "manifest.json"
         if manifest.exists():
             try:
-                data = json.loads(manifest.read_text())
+                data = json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))
                 if data.get("format") != FORMAT:
                     raise ValueError(f"format {data.get('format')!r}, expected {FORMAT!r}")
                 stored = LabelSettings(**data["settings"])
@@ -293,7 +296,7 @@ class LabelStore:
             path = self.root / s["file"]
             if verify and file_sha256(path) != s["sha256"]:
                 raise ValueError(f"{path}: checksum differs from the manifest's")
-            with np.load(path, allow_pickle=False) as f:
+            with open_regular(path, "label shard") as fh, np.load(fh, allow_pickle=False) as f:
                 parts.append(Labels(f["keys"], f["classes"], f["outputs"].astype(np.float32),
                                     f["outputs_stderr"].astype(np.float32),
                                     f["equity_stderr"].astype(np.float32)))
@@ -319,7 +322,7 @@ class LabelStore:
             # other processes may be labelling other pools into this store: take their shards
             manifest = self.root / "manifest.json"
             if manifest.exists():
-                self.shards = list(json.loads(manifest.read_text())["shards"])
+                self.shards = list(json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"])
             self.shards = [s for s in self.shards
                            if not (s["pool"]["sha256"] == pool.sha256 and s["index"] == index)]
             self.shards.append(entry)
@@ -340,7 +343,7 @@ class LabelStore:
         with self._locked():
             manifest = self.root / "manifest.json"
             if manifest.exists():
-                self.shards = list(json.loads(manifest.read_text())["shards"])
+                self.shards = list(json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"])
             named = {s["file"] for s in self.shards}
             for path in sorted(self.root.glob(f"{pool.path.stem}-[0-9][0-9][0-9][0-9][0-9].npz")):
                 if path.name in named:
@@ -348,7 +351,8 @@ class LabelStore:
                 index = int(path.stem.rsplit("-", 1)[1])
                 expected = pool.keys[index * size:(index + 1) * size]
                 try:
-                    with np.load(path, allow_pickle=False) as f:
+                    with open_regular(path, "label shard") as fh, \
+                            np.load(fh, allow_pickle=False) as f:
                         keys, classes = f["keys"], f["classes"]
                         n = len(f["outputs"])
                 except (OSError, ValueError, KeyError) as exc:

@@ -505,3 +505,67 @@ def test_fuzzed_lines_over_a_socket(engine, serve_errors):
     finally:
         srv.close()
     assert serve_errors.bugs() == []
+
+
+# ---------------------------------------------------------------- fairness
+
+def test_64_busy_clients_do_not_lock_out_a_new_client(engine):
+    """Clients each sending a line a second are never idle: the oldest gives way."""
+    srv = start_server(engine, evict_age=1.0)
+    stop = threading.Event()
+    talkers = [Client(srv) for _ in range(64)]
+    assert wait_for(lambda: srv.active_clients == 64)
+
+    def talk(c):
+        while not stop.is_set():
+            try:
+                c.ask("set debug off")
+            except OSError:
+                return                      # evicted
+            stop.wait(0.5)
+
+    threads = [threading.Thread(target=talk, args=(c,), daemon=True) for c in talkers]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(1.2)
+        t0 = time.monotonic()
+        newcomer = Client(srv)
+        assert newcomer.ask("version") == "Interface: 2"
+        assert time.monotonic() - t0 < 5.0
+        assert srv.active_clients == 64
+        newcomer.close()
+    finally:
+        stop.set()
+        for c in talkers:
+            c.close()
+        srv.close()
+
+
+def test_one_address_holds_at_most_its_share(engine):
+    srv = start_server(engine, max_clients=10, max_per_address=2, evict_idle=60, evict_age=0.2)
+    try:
+        a, b = Client(srv), Client(srv)
+        assert a.ask("version") == "Interface: 2" and b.ask("version") == "Interface: 2"
+        time.sleep(0.3)
+        c = Client(srv)                     # the same address (this machine): a gives way
+        assert c.ask("version") == "Interface: 2"
+        assert a.closed_by_server()
+        assert b"Error: connection closed: 2 connections from its address" in a.buf
+        assert srv.active_clients == 2
+        for x in (a, b, c):
+            x.close()
+    finally:
+        srv.close()
+
+
+def test_a_lone_nul_line_is_answered(engine):
+    srv = start_server(engine)
+    try:
+        c = Client(srv)
+        c.send(b"\0\n")
+        assert c.line().startswith("Error: no command given")
+        assert c.ask("version") == "Interface: 2"
+        c.close()
+    finally:
+        srv.close()

@@ -315,9 +315,10 @@ class Session:
 
     def _dispatch(self, line: str, raw: RawLine) -> Reply:
         if not line:
-            if raw.nul or self.gnubg:
+            if self.gnubg:
                 # gnubg's framing (docs/gnubg-external.md §3: ignore empty lines); a reply would desynchronise it
                 return Reply(None, role="player", kind="ignored")
+            # before gnubg's framing is seen every line is answered, a lone NUL included
             return Reply("Error: no command given", kind="error", error="empty line")
         if self._player_role(line):
             return self._board(line, player=True)

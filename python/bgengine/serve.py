@@ -33,7 +33,7 @@ from bgengine.engine import Engine
 from bgengine.protocol import ExchangeLog, Session
 
 __all__ = ["BgServer", "start_server", "check_host", "DEFAULT_HOST", "DEFAULT_PORT",
-           "MAX_LINE_BYTES", "EVICT_IDLE", "ADMIT_WAIT", "KEEPALIVE_IDLE"]
+           "MAX_LINE_BYTES", "EVICT_IDLE", "EVICT_AGE", "ADMIT_WAIT", "KEEPALIVE_IDLE"]
 
 log = logging.getLogger("bgengine.serve")
 
@@ -44,6 +44,9 @@ MAX_LINE_BYTES = 65536
 #: Seconds without a complete line after which a connection may lose its slot to a
 #: waiting one when the server is full.
 EVICT_IDLE = 2.0
+#: Seconds a connection is served at least before, the server full and no connection idle,
+#: it may lose its slot to a waiting one (the oldest first): busy clients cannot hold it.
+EVICT_AGE = 5.0
 #: Seconds a new connection waits for a slot before it is told the server is busy.
 ADMIT_WAIT = 10.0
 #: Connections that may wait for a slot; more are told at once that the server is busy.
@@ -58,6 +61,11 @@ KEEPALIVE_IDLE = 20.0
 
 # ====================================================================== socket server
 
+def _host(peer: str) -> str:
+    """The address of a ``host:port`` peer."""
+    return peer.rsplit(":", 1)[0]
+
+
 @dataclass(eq=False)
 class _Conn:
     """An admitted connection as the slot bookkeeping sees it.
@@ -69,6 +77,7 @@ class _Conn:
     sock: socket.socket
     peer: str
     quiet_since: float             # admission or the last complete line
+    admitted: float = 0.0          # when it got its slot
     spoke: bool = False            # has sent at least one complete line
     gnubg: bool = False            # gnubg's NUL framing seen: its long-lived connection
     busy: bool = False             # answering a line right now: never evicted
@@ -108,9 +117,14 @@ class BgServer(socketserver.TCPServer):
     * When the server is full, a waiting connection takes the slot of a
       connection that has sent no complete line for ``evict_idle`` and is not
       being answered: first one that has never sent a line, then one that has,
-      then gnubg's (NUL-framed) connection, each time the one quiet longest.  So
-      silent clients cannot lock others out, while gnubg's long-lived connection
-      is kept while any other is idle.
+      then gnubg's (NUL-framed) connection, each time the one quiet longest.  When
+      none is idle, it takes the slot of the oldest connection served ``evict_age``
+      or more (gnubg's last).  So neither silent nor busy clients can lock others
+      out, while gnubg's long-lived connection is kept while any other can go.
+    * ``max_per_address`` connections of one client address are served at once
+      (default ``max_clients``; every client on the server's own machine has the
+      same address): a new one from an address at its limit takes the slot of that
+      address's idlest or oldest connection, by the same rules, never another's.
     * ``keepalive``: TCP keepalive probes after that many silent seconds, every
       quarter of it, 3 unanswered = dead: a peer that vanished without closing
       frees its slot within ``1.75 * keepalive`` (an idle but live gnubg is kept).
@@ -136,7 +150,8 @@ class BgServer(socketserver.TCPServer):
                  send_timeout: float = 30.0, poll_interval: float = 0.5,
                  max_line_bytes: int = MAX_LINE_BYTES, evict_idle: float = EVICT_IDLE,
                  admit_wait: float = ADMIT_WAIT, max_waiting: int = MAX_WAITING,
-                 keepalive: float = KEEPALIVE_IDLE) -> None:
+                 keepalive: float = KEEPALIVE_IDLE, evict_age: float = EVICT_AGE,
+                 max_per_address: int | None = None) -> None:
         self.engine = engine
         self.exchange_log = exchange_log or ExchangeLog()
         self.max_clients = max_clients
@@ -146,6 +161,8 @@ class BgServer(socketserver.TCPServer):
         self.poll_interval = poll_interval
         self.max_line_bytes = max_line_bytes
         self.evict_idle = evict_idle
+        self.evict_age = evict_age
+        self.max_per_address = max_clients if max_per_address is None else max_per_address
         self.admit_wait = admit_wait
         self.max_waiting = max_waiting
         self.keepalive = keepalive
@@ -207,15 +224,17 @@ class BgServer(socketserver.TCPServer):
         except OSError as exc:  # pragma: no cover - platform without these options
             log.debug("cannot set TCP keepalive: %s", exc)
 
-    def _victim(self, now: float) -> _Conn | None:
-        """The connection to evict for a waiting one (lock held), or None."""
-        best = None
-        for c in self._active.values():
-            if c.busy or c.evicted or now - c.quiet_since < self.evict_idle:
-                continue
-            if best is None or (c.gnubg, c.spoke, c.quiet_since) < (best.gnubg, best.spoke, best.quiet_since):
-                best = c
-        return best
+    def _victim(self, now: float, among: list[_Conn] | None = None) -> _Conn | None:
+        """The connection of ``among`` (default: all) to evict for a waiting one (lock
+        held), or None: the idlest (one never heard first, gnubg's last), else the oldest
+        served ``evict_age`` (gnubg's last)."""
+        free = [c for c in (self._active.values() if among is None else among)
+                if not c.busy and not c.evicted]
+        idle = [c for c in free if now - c.quiet_since >= self.evict_idle]
+        if idle:
+            return min(idle, key=lambda c: (c.gnubg, c.spoke, c.quiet_since))
+        old = [c for c in free if now - c.admitted >= self.evict_age]
+        return min(old, key=lambda c: (c.gnubg, c.admitted)) if old else None
 
     def _admit_waiting(self, arrived: _Waiting | None = None) -> None:
         """Queue ``arrived`` (a new connection), give free slots, or slots of idle
@@ -239,20 +258,33 @@ class BgServer(socketserver.TCPServer):
                 for w in self._waiting:
                     (gone if w.gone() else live).append(w)
                 self._waiting = live
-            while self._waiting and self._threads < self.max_clients + EXIT_THREADS:
-                if self._waiting[0].gone():         # no slot, no thread for a peer that left
-                    gone.append(self._waiting.popleft())
-                    continue
-                if len(self._active) >= self.max_clients:
-                    victim = self._victim(now)
-                    if victim is None:
-                        break
-                    self._evict(victim, now)
+            kept: deque[_Waiting] = deque()
+            while self._waiting:
                 w = self._waiting.popleft()
-                conn = _Conn(w.conn_id, w.sock, w.peer, quiet_since=now)
+                if self._threads >= self.max_clients + EXIT_THREADS:
+                    kept.append(w)
+                    continue
+                if w.gone():                        # no slot, no thread for a peer that left
+                    gone.append(w)
+                    continue
+                mine = [c for c in self._active.values() if _host(c.peer) == _host(w.peer)]
+                at_limit = len(mine) >= self.max_per_address
+                victim, why = None, ""
+                if at_limit or len(self._active) >= self.max_clients:
+                    victim = self._victim(now, mine if at_limit else None)
+                    why = (f"{len(mine)} connections from its address, the most"
+                           if at_limit and self.max_per_address < self.max_clients
+                           else f"the server is full ({self.max_clients} clients)")
+                if why and victim is None:
+                    kept.append(w)                  # first come, first served, when one frees
+                    continue
+                if victim is not None:
+                    self._evict(victim, now, why)
+                conn = _Conn(w.conn_id, w.sock, w.peer, quiet_since=now, admitted=now)
                 self._active[conn.conn_id] = conn
                 self._threads += 1
                 started.append(conn)
+            self._waiting = kept
             while self._waiting and now - self._waiting[0].since >= self.admit_wait:
                 refused.append((self._waiting.popleft(), f"no slot free within {self.admit_wait:g} s"))
             while len(self._waiting) > self.max_waiting:
@@ -272,23 +304,25 @@ class BgServer(socketserver.TCPServer):
                 log.error("cannot start a thread for connection %d: %s", conn.conn_id, exc)
                 self._finish(conn, f"no thread: {exc}")
 
-    def _evict(self, victim: _Conn, now: float) -> None:
+    def _evict(self, victim: _Conn, now: float, why: str = "the server is full") -> None:
         """Take ``victim``'s slot back (lock held): it is told (unless it is gnubg,
         whom any unexpected line would desynchronise) and its socket shut down, which
         ends its thread's ``recv``.  Non-blocking; the lock keeps its thread from
         closing the socket meanwhile."""
-        idle = now - victim.quiet_since
-        victim.evicted = (f"evicted: server full, no complete line for {idle:.1f} s")
+        idle, age = now - victim.quiet_since, now - victim.admitted
+        state = (f"idle {idle:.0f} s" if idle >= self.evict_idle
+                 else f"connected {age:.1f} s, the longest")
+        victim.evicted = f"evicted: {why}, this one {state}"
         del self._active[victim.conn_id]
         self.exchange_log.write(event="evicted", conn=victim.conn_id, peer=victim.peer,
-                                idle_s=round(idle, 3), spoke=victim.spoke, gnubg=victim.gnubg)
-        log.info("connection %d (%s) evicted: the server is full and it was idle %.1f s",
-                 victim.conn_id, victim.peer, idle)
+                                idle_s=round(idle, 3), age_s=round(age, 3), spoke=victim.spoke,
+                                gnubg=victim.gnubg, why=why)
+        log.info("connection %d (%s) evicted: %s, it was %s", victim.conn_id, victim.peer,
+                 why, state)
         if victim.closed:
             return
         if not victim.gnubg and hasattr(socket, "MSG_DONTWAIT"):
-            msg = (f"Error: connection closed: the server is full ({self.max_clients} clients) "
-                   f"and this one was idle {idle:.0f} s\n")
+            msg = f"Error: connection closed: {why}; this one was {state}\n"
             try:
                 victim.sock.send(msg.encode(), socket.MSG_DONTWAIT)
             except OSError:

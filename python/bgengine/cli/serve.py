@@ -13,8 +13,8 @@ from bgengine.engine import Engine, NotSupported
 from bgengine.interrupts import handling, raise_keyboard_interrupt
 from bgengine.players import SPEC_HELP
 from bgengine.protocol import ExchangeLog
-from bgengine.serve import (ADMIT_WAIT, DEFAULT_HOST, DEFAULT_PORT, EVICT_IDLE, KEEPALIVE_IDLE,
-                            MAX_LINE_BYTES, BgServer, check_host)
+from bgengine.serve import (ADMIT_WAIT, DEFAULT_HOST, DEFAULT_PORT, EVICT_AGE, EVICT_IDLE,
+                            KEEPALIVE_IDLE, MAX_LINE_BYTES, BgServer, check_host)
 
 __all__ = ["register", "serve_main"]
 
@@ -71,6 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="when the server is full, a client that has sent no line for this long "
                         "may lose its slot to a new one; gnubg's connection goes last "
                         f"(default {EVICT_IDLE:g})")
+    p.add_argument("--evict-age", type=float, default=EVICT_AGE, metavar="SECONDS",
+                   help="when the server is full and no client is idle, the one connected "
+                        "longest, if this long or more, loses its slot to a new one: busy "
+                        f"clients cannot hold the server (default {EVICT_AGE:g})")
+    p.add_argument("--max-per-address", type=int, default=None, metavar="N",
+                   help="clients of one address served at once; a new one at the limit takes "
+                        "the slot of that address's idlest or oldest client (default "
+                        "--max-clients; clients on this machine share one address)")
     p.add_argument("--line-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="close a client that takes longer than this to send one line, from its "
                         f"first byte to its newline (default 30); lines longer than "
@@ -91,7 +99,9 @@ def serve_main(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     if args.max_clients < 1:
         raise ValueError("--max-clients must be at least 1")
-    for name in ("line_timeout", "idle_timeout", "evict_idle", "keepalive"):
+    if args.max_per_address is not None and args.max_per_address < 1:
+        raise ValueError("--max-per-address must be at least 1")
+    for name in ("line_timeout", "idle_timeout", "evict_idle", "evict_age", "keepalive"):
         v = getattr(args, name)
         if not (v >= 0 and math.isfinite(v)):
             raise ValueError(f"--{name.replace('_', '-')} must be a number of seconds >= 0")
@@ -106,7 +116,8 @@ def serve_main(args: argparse.Namespace) -> int:
         srv = BgServer((args.host, args.port), engine, exchange_log=xlog,
                        max_clients=args.max_clients, line_timeout=args.line_timeout,
                        idle_timeout=args.idle_timeout, evict_idle=args.evict_idle,
-                       keepalive=args.keepalive)
+                       keepalive=args.keepalive, evict_age=args.evict_age,
+                       max_per_address=args.max_per_address)
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None

@@ -132,3 +132,17 @@ def test_the_file_is_write_mat_s_and_finished_games_are_not_replayed_again(tmp_p
     assert replayed == [1] and log.path.read_text() == write_mat(log.record)
     log.rewind((1, 0))                   # the first game's end taken back: replayed again
     assert replayed == [1, 0] and log.path.read_text() == write_mat(log.record)
+
+
+def test_continuing_a_session_draws_no_warning_that_it_is_unfinished(tmp_path):
+    """A session file stops short of the match's end by design."""
+    import warnings
+
+    from bgengine.matchrecord import MatchFileWarning
+    path = tmp_path / "s.mat"
+    path.write_text(" 3 point match\n\n Game 1\n player0 : 0                    You : 0\n"
+                    "  1) 31: 8/5 6/5\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MatchFileWarning)
+        saved = load_session(path)
+    assert saved.record.length == 3

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -37,8 +38,8 @@ from typing import Any
 from bgengine.fileio import atomic_write
 from bgengine.game import is_crawford_game
 from bgengine.matchfiles import read_match_file
-from bgengine.matchrecord import (Action, GameRecord, GameStanding, MatchRecord, MatchRecordError,
-                                  check_scores, game_standing)
+from bgengine.matchrecord import (Action, GameRecord, GameStanding, MatchFileWarning, MatchRecord,
+                                  MatchRecordError, check_scores, game_standing)
 from bgengine.matfile import mat_game, mat_head
 
 __all__ = ["TAG", "SessionLog", "SavedSession", "SessionFileError", "load_session",
@@ -195,7 +196,11 @@ def load_session(path: str | Path) -> SavedSession:
     wrong; a file that cannot be read raises ``OSError``."""
     path = check_session_path(path)
     try:
-        record = read_match_file(path)
+        with warnings.catch_warnings():
+            # a session to continue stops short of the match's end by design: no warning
+            warnings.filterwarnings("ignore", message=".*the match is unfinished",
+                                    category=MatchFileWarning)
+            record = read_match_file(path)
     except MatchRecordError as exc:
         raise SessionFileError(f"cannot continue {exc}") from None
     s = _score_after(record)

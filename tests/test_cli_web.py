@@ -45,24 +45,31 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
         return exc.code, json.load(exc)
 
 
-def test_the_server_answers_and_logs_each_request(tmp_path):
+def start_web(cwd, stderr=subprocess.PIPE) -> tuple[subprocess.Popen, int]:
+    """``bgengine web --player pubeval`` on a free port, once it answers; ``(process, port)``."""
     pytest.importorskip("fastapi")
     pytest.importorskip("uvicorn")
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "bgengine", "web", "--port", str(port),
-                             "--player", "pubeval"], stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                             "--player", "pubeval"], stderr=stderr, text=True,
+                            cwd=cwd, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=5).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError("the server did not start: "
+                                     f"{proc.communicate()[1]}") from None
+            time.sleep(0.2)
+
+
+def test_the_server_answers_and_logs_each_request(tmp_path):
+    proc, port = start_web(tmp_path)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(base + "/openapi.json", timeout=5).close()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read()
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.2)
         status, doc = _post(base + "/move", {"state": "4HPwATDgc/ABMA", "dice": [6, 5]})
         assert status == 200 and doc["player"] == "pubeval" and doc["play"]
         status, doc = _post(base + "/move", {"state": "4HPwATDgc/ABMA", "dice": [0, 5]})

@@ -36,13 +36,21 @@ def _within(seconds, fn, *args):
     return box["error"]
 
 
+def _fifo(path):
+    os.mkfifo(path)
+    return path
+
+
+def _zero_link(path):
+    path.symlink_to("/dev/zero")
+    return path
+
+
 @pytest.fixture
 def odd(tmp_path):
     """Paths that are not regular files, by what they are."""
-    fifo = tmp_path / "fifo.npz"
-    os.mkfifo(fifo)
-    zero = tmp_path / "zero.npz"
-    zero.symlink_to("/dev/zero")
+    fifo = _fifo(tmp_path / "fifo.npz")
+    zero = _zero_link(tmp_path / "zero.npz")
     folder = tmp_path / "folder.npz"
     folder.mkdir()
     sock_path = tmp_path / "s.npz"
@@ -112,10 +120,7 @@ def test_every_reader_refuses_them_at_once(reader, odd):
 @pytest.mark.parametrize("reader", _MATCH_READERS)
 def test_match_readers_refuse_them_at_once(reader, tmp_path):
     fn = _readers()[reader]
-    fifo = tmp_path / "fifo.mat"
-    os.mkfifo(fifo)
-    zero = tmp_path / "zero.mat"
-    zero.symlink_to("/dev/zero")
+    fifo, zero = _fifo(tmp_path / "fifo.mat"), _zero_link(tmp_path / "zero.mat")
     for path, kind in ((fifo, "a FIFO"), (zero, "a character device")):
         err = _within(20, fn, path)
         assert isinstance(err, ValueError) and f"not a regular file ({kind})" in str(err), err
@@ -144,17 +149,13 @@ def test_a_gzip_bomb_is_cut_short(tmp_path):
     ["train", "{run}", "--quiet"],
 ])
 def test_the_commands_say_so_in_one_line(argv, tmp_path):
-    fifo = tmp_path / "n.npz"
-    os.mkfifo(fifo)
-    fifo_mat = tmp_path / "m.mat"
-    os.mkfifo(fifo_mat)
-    zero_mat = tmp_path / "z.mat"
-    zero_mat.symlink_to("/dev/zero")
     from bgengine.train_config import TrainConfig
+    fifo, fifo_mat = _fifo(tmp_path / "n.npz"), _fifo(tmp_path / "m.mat")
+    zero_mat = _zero_link(tmp_path / "z.mat")
     run = tmp_path / "run"
     run.mkdir()
     (run / "config.toml").write_text(TrainConfig().to_toml())
-    (run / "checkpoint.npz").symlink_to("/dev/zero")
+    _zero_link(run / "checkpoint.npz")
     args = [a.format(fifo=fifo, fifo_mat=fifo_mat, zero_mat=zero_mat, run=run) for a in argv]
     p = subprocess.run([sys.executable, "-m", "bgengine", *args], capture_output=True,
                        text=True, timeout=120, stdin=subprocess.DEVNULL)

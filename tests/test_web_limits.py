@@ -4,7 +4,6 @@ sessions; and a live server's memory under an endless body and 500 concurrent re
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import signal
 import socket
 import subprocess
@@ -25,6 +24,7 @@ from bgengine.web.api import create_app  # noqa: E402
 from bgengine.web.limits import WebLimits, WorkPool, Busy  # noqa: E402
 from bgengine.web.store import OwnerFull, SessionStore, StoreFull  # noqa: E402
 from engine_doubles import small_net_engine  # noqa: E402
+from test_cli_web import start_web  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 
@@ -179,12 +179,6 @@ def test_a_flood_of_new_games_from_one_address_gets_429(engine):
 
 
 # ---------------------------------------------------------------- a live server
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _rss_mb(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -195,22 +189,9 @@ def _rss_mb(pid: int) -> float:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_live_server_stays_small_under_an_endless_body_and_500_requests(tmp_path):
-    pytest.importorskip("uvicorn")
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "bgengine", "web", "--port", str(port),
-                             "--player", "pubeval"], stderr=subprocess.DEVNULL,
-                            cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc, port = start_web(tmp_path, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(base + "/openapi.json", timeout=5).close()
-                break
-            except OSError:
-                assert proc.poll() is None
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.2)
         # an endless chunked body: the server answers 413 and stops reading
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
             s.sendall(b"POST /eval HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

@@ -480,3 +480,69 @@ def test_keep_differences_keeps_the_starts_ranking_of_plays(boards):
     assert drift(paired) < 0.7 * drift(plain)
     with pytest.raises(ValueError, match="keep_form"):
         FitConfig(keep_form="ranks")
+
+
+def test_keep_plies_fits_the_differences_of_the_starts_search(boards, tmp_path):
+    from bgengine.labelling.fit import play_positions_around
+    from bgengine.labelling.teacher import search_outputs
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    boards, labels = _labelled_by(teacher, boards)
+    config = dict(epochs=20, lr=1e-2, seed=1, keep_plays=3, patience=20, keep=5.0,
+                  keep_form="differences")
+    around, origin = play_positions_around(boards, 3, seed=1, evaluator=student)
+    from bgengine.evaluator import as_evaluator
+    from bgengine.network import equity_of
+    searched = equity_of(search_outputs(as_evaluator(student), around, 1))
+
+    static = student.equity(around)
+
+    def drift(net, target):      # from the target's equity differences within each roll
+        d = net.equity(around) - target
+        means = np.bincount(origin, d) / np.maximum(np.bincount(origin), 1)
+        return np.abs(d - means[origin]).mean()
+
+    at0, _ = fit_evaluator(student, labels, FitConfig(**config))
+    at1, _ = fit_evaluator(student, labels, FitConfig(**config, keep_plies=1),
+                           n_threads=2, search_cache=tmp_path / "cache")
+    assert drift(at1, searched) < drift(at0, searched)      # each keeps its own teacher's
+    assert drift(at0, static) < drift(at1, static)
+    assert any((tmp_path / "cache").iterdir())
+    for bad in (3, -1, 1.0, True):
+        with pytest.raises(ValueError, match="keep_plies"):
+            FitConfig(keep_plies=bad)
+
+
+def test_search_outputs_are_the_searchers_and_cached(boards, tmp_path, monkeypatch):
+    import bgengine.labelling.teacher as teacher
+    from bgengine.evaluator import as_evaluator
+    from bgengine.search import Searcher
+    net = as_evaluator(Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=5))
+    boards = boards[:37]
+    searcher = Searcher(net)
+    expected = np.array([searcher.evaluate(b, 1) for b in boards])
+    monkeypatch.setattr(teacher, "CHUNK", 8)
+    seen = []
+    got = teacher.search_outputs(net, boards, 1, n_threads=2, cache=tmp_path,
+                                 progress=lambda done, total: seen.append((done, total)))
+    assert np.array_equal(got, expected)
+    assert seen[0] == (0, 37) and seen[-1] == (37, 37) and len(seen) == 6
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 5
+    np.save(files[0], np.full((8, 5), np.nan, np.float32))     # a bad chunk is redone
+    files[1].write_bytes(b"not an array")
+    assert np.array_equal(teacher.search_outputs(net, boards, 1, cache=tmp_path), expected)
+    # cached chunks are read, not searched: a searcher that fails proves it
+    import bgengine.search
+
+    class Failing:
+        def __init__(self, *args, **kw):
+            raise AssertionError("searched although cached")
+
+    monkeypatch.setattr(bgengine.search, "Searcher", Failing)
+    assert np.array_equal(teacher.search_outputs(net, boards, 1, cache=tmp_path), expected)
+    other = as_evaluator(Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=6))
+    assert teacher.evaluator_digest(other) != teacher.evaluator_digest(net)
+    assert np.array_equal(teacher.search_outputs(net, boards, 0), net.evaluate(boards))
+    with pytest.raises(ValueError, match="n_threads"):
+        teacher.search_outputs(net, boards, 1, n_threads=0)

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, add_player_argument, \
-    add_quiet_argument, backend_from_args
+    add_quiet_argument, add_threads_argument, backend_from_args
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.fit import KEEP_FORMS
@@ -216,21 +216,26 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
 def _cmd_fit(args: argparse.Namespace) -> int:
     from bgengine.labelling.fit import FitConfig, fit_evaluator
     from bgengine.labelling.store import LabelStore, Labels
+    from bgengine.labelling.teacher import default_search_cache
+    from bgengine.match import default_threads
     from bgengine.players import load_network_spec
 
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed,
                        spill=args.spill, keep=args.keep, keep_plays=args.keep_plays,
-                       keep_form=args.keep_form)
+                       keep_form=args.keep_form, keep_plies=args.keep_plies)
     stores = [LabelStore(p) for p in args.store]
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
         raise ValueError("the stores hold no labelled positions")
     model = load_network_spec(args.player)
-    fitted, reports = fit_evaluator(model, labels, config,
-                                    only=set(args.only) if args.only else None,
-                                    progress=None if args.quiet or args.json else
-                                    (lambda line: print(line, flush=True)))
+    quiet = args.quiet or args.json
+    with ProgressBar("search", "plays", quiet=args.quiet or not config.keep_plies) as bar:
+        fitted, reports = fit_evaluator(
+            model, labels, config, only=set(args.only) if args.only else None,
+            progress=None if quiet else (lambda line: print(line, flush=True)),
+            n_threads=args.threads or default_threads(),
+            search_cache=args.search_cache or default_search_cache(), search_progress=bar)
     meta = dict(fitted.metadata)
     meta["fitted_to_rollouts"] = {"start": args.player or "net", "stores": args.store,
                                   "positions": len(labels), "config": config.__dict__,
@@ -379,6 +384,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="outputs: random plays fitted to the start's outputs; differences: "
                         "the start's best plays, fitted to its equity differences between "
                         "the plays of a roll (default outputs)")
+    f.add_argument("--keep-plies", type=int, choices=(0, 1, 2), default=0,
+                   help="lookahead at which the starting evaluator values the kept plays "
+                        "(default 0; 2: its 2-ply search, about 4 ms a play a core)")
+    f.add_argument("--search-cache", default=None, metavar="DIR",
+                   help="folder where the kept plays' search values are kept, so a killed "
+                        "or repeated fit does not search again (default "
+                        "$XDG_CACHE_HOME/bgengine/search)")
+    add_threads_argument(f)
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")
     add_quiet_argument(f)

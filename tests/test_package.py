@@ -65,3 +65,5 @@ def test_python_dash_m_bgengine_is_the_command_line():
     proc = subprocess.run([sys.executable, "-m", "bgengine", "--version"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("bgengine ")
+    from bgengine.network import kernel
+    assert f"(network kernel {kernel()};" in proc.stdout

@@ -24,6 +24,15 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXI
 
 log = logging.getLogger(__name__)
 
+def _version() -> str:
+    """``bgengine 0.1.0 (network kernel avx2; this CPU has avx2, avx512, c)``: the kernel
+    the network evaluations use, chosen at run time from the CPU's flags."""
+    from bgengine.network import available_kernels, kernel
+
+    return (f"bgengine {bgengine.__version__} (network kernel {kernel()}; this CPU has "
+            f"{', '.join(available_kernels())})")
+
+
 def _epilog() -> str:
     import textwrap
 
@@ -72,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="bgengine: a backgammon engine that learns from the rules alone by self-play.",
         epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"bgengine {bgengine.__version__}")
+    parser.add_argument("--version", action="version", version=_version())
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in (demo, position, hint, match, train, rollout, serve, play, sweep, tournament,

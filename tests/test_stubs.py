@@ -64,6 +64,8 @@ def stub_names(path: Path) -> dict[str, set[str] | None]:
 
     out: dict[str, set[str] | None] = {}
     for name, node in declared(ast.parse(path.read_text()).body):
+        if name == "__all__":
+            continue
         if isinstance(node, ast.ClassDef):
             out[name] = {n for n, _ in declared(node.body) if not n.startswith("_")}
         else:
@@ -103,7 +105,9 @@ def test_stubtest_agrees_with_the_modules(tmp_path):
     for name in COMPILED:
         shutil.copy(stub_path(importlib.import_module(f"bgengine.{name}")), package)
     allow = tmp_path / "allowlist.txt"
-    allow.write_text("".join(f".*\\.{n}\n" for n in CYTHON_INTERNALS))
+    # connect4.Board's __init__ takes no argument, which Cython shows as (*args, **kwargs)
+    allow.write_text("".join(f".*\\.{n}\n" for n in CYTHON_INTERNALS)
+                     + "bgengine\\.connect4\\.Board\\.__init__\n")
     env = {**os.environ, "MYPYPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "--allowlist", str(allow),
                            "--ignore-disjoint-bases", "--mypy-config-file", os.devnull,

@@ -3,6 +3,9 @@
 import os
 from typing import BinaryIO, Callable
 
+__all__ = ["atomic_write", "open_regular", "read_regular", "NotARegularFile", "MAX_FILE_BYTES",
+           "MAX_TEXT_BYTES"]
+
 def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]) -> None: ...
 
 MAX_FILE_BYTES: int

@@ -12,9 +12,9 @@ ROLLS: int
 
 
 class RaceGammonTables:
-    def __init__(self, database: BearoffDatabase | None = ..., max_outside: int = ...,
-                 state_budget: int = ..., max_entries: int = ..., wins: bool = ...,
-                 shards: int | None = ...) -> None: ...
+    def __new__(cls, database: BearoffDatabase | None = ..., max_outside: int = ...,
+                state_budget: int = ..., max_entries: int = ..., wins: bool = ...,
+                shards: int | None = ...) -> RaceGammonTables: ...   # Cython's __cinit__
     def bear_off_distribution(self, row: ArrayLike) -> np.ndarray | None: ...    # float64 (32,)
     def clear(self) -> None: ...
     @property

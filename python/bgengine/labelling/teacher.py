@@ -113,36 +113,28 @@ def search_outputs(evaluator: Evaluator, boards: np.ndarray, plies: int, *,
     log.info("searching %d positions at %d-ply on %d threads (%d of %d chunks cached)",
              sum(b - a for a, b, _ in todo), plies, n_threads,
              -(-len(boards) // CHUNK) - len(todo), -(-len(boards) // CHUNK))
-    searchers = [Searcher(evaluator) for _ in range(min(n_threads, len(todo)))]
+    n_lanes = min(n_threads, len(todo))
     told = threading.Lock()
 
-    def run(job: tuple[int, tuple[int, int, Path | None]]) -> None:
-        i, (start, stop, path) = job
-        searcher = searchers[i % len(searchers)]
-        block = np.empty((stop - start, k), np.float32)
-        for j in range(start, stop):
-            block[j - start] = searcher.evaluate(boards[j], plies)
-        out[start:stop] = block
-        if path is not None:
-            atomic_write(path, lambda f: np.save(f, block))
+    def lane_run(lane: int) -> None:
+        # one searcher a thread, every n_lanes-th chunk: a searcher is never shared
+        nonlocal done
+        searcher = Searcher(evaluator)
+        for start, stop, path in todo[lane::n_lanes]:
+            block = np.empty((stop - start, k), np.float32)
+            for j in range(start, stop):
+                block[j - start] = searcher.evaluate(boards[j], plies)
+            out[start:stop] = block
+            if path is not None:
+                atomic_write(path, lambda f: np.save(f, block))
+            with told:
+                before, done = done, done + stop - start
+                if progress:
+                    progress(done, len(boards))
+                if done * 10 // len(boards) > before * 10 // len(boards):
+                    log.info("searched %d of %d positions", done, len(boards))
 
-    # chunk i runs on searcher i mod threads; a pool of as many threads keeps each
-    # searcher on one thread at a time (a searcher's lock would serialise them anyway)
-    with ThreadPoolExecutor(max_workers=len(searchers)) as pool:
-        lanes = [[(i, job) for i, job in enumerate(todo) if i % len(searchers) == lane]
-                 for lane in range(len(searchers))]
-
-        def lane_run(lane: list) -> None:
-            for job in lane:
-                run(job)
-                nonlocal done
-                with told:
-                    before, done = done, done + job[1][1] - job[1][0]
-                    if progress:
-                        progress(done, len(boards))
-                    if done * 10 // len(boards) > before * 10 // len(boards):
-                        log.info("searched %d of %d positions", done, len(boards))
-
-        for f in [pool.submit(lane_run, lane) for lane in lanes]:
+    with ThreadPoolExecutor(max_workers=n_lanes) as pool:
+        for f in [pool.submit(lane_run, lane) for lane in range(n_lanes)]:
             f.result()
     return out

@@ -1,9 +1,7 @@
 """bgengine.growth: widening a trained network keeps what it computes."""
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+import json
 
 import numpy as np
 import pytest
@@ -16,6 +14,7 @@ from bgengine.search import Searcher
 from bgengine.startpositions import play_positions
 from bgengine.td import train_games
 from bgengine import load_default_network
+from bgengine.cli import main
 from td_reference import without_experts
 from game_positions import random_positions
 
@@ -188,17 +187,53 @@ def test_deepen_evaluator_round_trip(shipped, fit_boards, boards, tmp_path):
     np.testing.assert_allclose(deep.evaluate(boards), shipped.evaluate(boards), atol=0.02)
 
 
-def test_deepen_tool_writes_a_deeper_evaluator(shipped, tmp_path):
-    """tools/deepen_network.py: the file a deeper run's init_from names."""
-    tool = Path(__file__).resolve().parents[1] / "tools" / "deepen_network.py"
+def test_network_deepen_writes_a_deeper_evaluator(shipped, tmp_path, capsys):
+    """``bgengine network deepen``: the file a deeper run's init_from names."""
     source = tmp_path / "in.npz"
     shipped.save(source)
-    subprocess.run([sys.executable, str(tool), str(source), str(tmp_path / "out.npz"),
-                    "--width", "136", "--fit-games", "20", "--seed", "3"],
-                   check=True, capture_output=True, text=True)
+    assert main(["network", "deepen", str(source), str(tmp_path / "out.npz"),
+                 "--width", "136", "--fit-games", "20", "--seed", "3"]) == 0
     out = load_evaluator(tmp_path / "out.npz")
     assert out.contact.hidden == (128, 136) and out.race.hidden == shipped.race.hidden
     boards = play_positions(shipped, 20, seed=3, epsilon=0.1)
     contact_fit = boards[np.asarray(shipped.classify(boards)) == 0]
     assert np.array_equal(out.contact.params,
                           deepen(shipped.contact, 136, boards=contact_fit, seed=3).params)
+    assert "-> " in capsys.readouterr().out
+
+
+def test_network_widen_writes_a_wider_evaluator(shipped, tmp_path, capsys):
+    """``bgengine network widen``: the same networks as ``widen_evaluator`` gives."""
+    source = tmp_path / "in.npz"
+    shipped.save(source)
+    assert main(["network", "widen", str(source), str(tmp_path / "out.npz"),
+                 "--contact", "140", "--race", "70", "--seed", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == str(tmp_path / "out.npz")
+    out = load_evaluator(tmp_path / "out.npz")
+    expected = widen_evaluator(shipped, [140], [70], noise=0.01, seed=5)
+    assert out.contact.hidden == (140,) and out.race.hidden == (70,)
+    assert np.array_equal(out.contact.params, expected.contact.params)
+    assert np.array_equal(out.race.params, expected.race.params)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["widen", "IN", "IN", "--contact", "140"], "overwrite its source"),
+    (["widen", "IN", "OUT", "--contact", "0"], "widths >= 1"),
+    (["widen", "IN", "OUT", "--contact", "1.5"], "expected widths"),
+    (["deepen", "IN", "OUT", "--fit-epsilon", "2"], "share in [0, 1]"),
+    (["deepen", "IN", "OUT", "--noise", "nan"], "finite number"),
+    (["widen", "MISSING", "OUT", "--contact", "140"], "missing.npz: no such"),
+])
+def test_network_refuses_bad_input_in_one_line(shipped, tmp_path, capsys, argv, message):
+    source = tmp_path / "in.npz"
+    shipped.save(source)
+    names = {"IN": str(source), "OUT": str(tmp_path / "out.npz"),
+             "MISSING": str(tmp_path / "missing.npz")}
+    try:
+        status = main(["network"] + [names.get(a, a) for a in argv])
+    except SystemExit as exc:            # argparse's usage errors
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "out.npz").exists()

@@ -157,3 +157,39 @@ def test_contact_experts_are_each_calibrated_on_their_own_positions(shipped, out
         np.testing.assert_array_equal(net.params, alone.params)
     assert not np.array_equal(calibrated.contact.params, calibrated.experts[0].params)
     assert np.array_equal(calibrated.race.params, shipped.race.params)
+
+
+def test_network_outcomes_and_calibrate_commands(shipped, tmp_path, capsys):
+    """``bgengine network outcomes`` records what ``play_outcomes`` does; ``network
+    calibrate`` saves what ``calibrate_evaluator`` gives, and names the output it cannot fit."""
+    import json
+
+    from bgengine.cli import main
+    from bgengine.evaluator import load_evaluator
+
+    single = without_experts(shipped)
+    source = tmp_path / "single.npz"
+    single.save(source)
+    player = f"net:{source}"
+    assert main(["network", "outcomes", str(tmp_path / "o.npz"), "--games", "24", "--seed", "7",
+                 "--player", player, "--quiet"]) == 0
+    recorded = GameOutcomes.load(tmp_path / "o.npz")
+    expected = play_outcomes(single, games=24, seed=7)
+    assert np.array_equal(recorded.boards, expected.boards)
+    assert np.array_equal(recorded.points, expected.points)
+    capsys.readouterr()
+    assert main(["network", "calibrate", str(tmp_path / "c.npz"), str(tmp_path / "o.npz"),
+                 "--player", player, "--classes", "contact", "--outputs", "0", "1", "3",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["classes"]["contact"]
+    calibrated, reports = calibrate_evaluator(single, expected, classes=("contact",),
+                                              outputs=(0, 1, 3))
+    assert report["a"] == pytest.approx(list(reports["contact"].a))
+    got = load_evaluator(tmp_path / "c.npz")
+    assert np.array_equal(got.contact.params, calibrated.contact.params)
+    assert got.metadata["output_calibration"]["files"] == [str(tmp_path / "o.npz")]
+    # all five outputs of 24 games: no backgammon was won, so output 2 cannot be fitted
+    assert main(["network", "calibrate", str(tmp_path / "d.npz"), str(tmp_path / "o.npz"),
+                 "--player", player, "--classes", "contact"]) == 2
+    assert "output 2 (win backgammon)" in capsys.readouterr().err
+    assert not (tmp_path / "d.npz").exists()

@@ -3,7 +3,7 @@
     python tools/calibration_vs_gnubg.py DATA.npz [DATA.npz ...] --player net
         [--player net:PATH ...] [--positions 4000] [--plies 2] [--jobs 2] [--seed 0] [--json]
 
-Samples ``--positions`` boards (side on roll in row 1, as ``tools/distill_search_targets.py
+Samples ``--positions`` boards (side on roll in row 1, as ``bgengine distill
 collect`` stores them) from the files, has gnubg value them at ``--plies``
 (:func:`bgengine.gnubg.evaluate.gnubg_outputs`, ``--jobs`` processes, niced) and compares each player's 0-ply
 outputs with gnubg's: the root mean squared error of each of the five probabilities and of

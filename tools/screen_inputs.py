@@ -3,7 +3,7 @@
     python tools/screen_inputs.py DATA.npz [DATA.npz ...] --player net:FIT.npz [--seed 0]
     python tools/screen_inputs.py DATA.npz ... --player net:START.npz --hidden   # a positive control
 
-The files are ``tools/distill_search_targets.py`` data (positions, decisions, search values).
+The files are ``bgengine distill`` data (positions, decisions, search values).
 For each position the residual r = (the player's contact network's equity - the search's)
 is taken within its decision (minus the decision's mean: only the differences between a
 decision's plays choose the play), and regressed by ridge on candidate features, also
@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 # a sibling script (tools/ is on the path when this one runs as a script)
-from distill_search_targets import load_decisions, pair_residuals, split_decisions
+from bgengine.distillation import load_decisions, pair_residuals, split_decisions
 
 from bgengine.encoders import encode
 from bgengine.evaluator import as_evaluator

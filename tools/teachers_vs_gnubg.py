@@ -3,7 +3,7 @@
     python tools/teachers_vs_gnubg.py --player net:PATH --two A2.npz [B2.npz ...] \
         --three A3.npz [B3.npz ...] [--referee-plies 2] [--jobs 2]
 
-The files are ``tools/distill_search_targets.py collect`` outputs of the same games (same
+The files are ``bgengine distill collect`` outputs of the same games (same
 player, ``--seed`` and ``--games``), made with ``--plies 2`` and ``--plies 3``: the same
 positions (the best three plays of a third of the decisions) with our 2-ply and 3-ply values.
 The player's 1-ply values are computed here.  gnubg values every position at
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     from calibration_vs_gnubg import gnubg_outputs   # sibling scripts (tools/ is on the path)
-    from distill_search_targets import check_same_positions
+    from bgengine.distillation import check_same_positions
 
     two, three = load(args.two), load(args.three)
     try:

@@ -223,7 +223,11 @@ def calibrate_network(net: Network, outcomes: GameOutcomes,
     y = outcome_events(outcomes.points)
     a, b = np.ones(5), np.zeros(5)
     for j in chosen:
-        a[j], b[j] = platt_fit(z[:, j], y[:, j])
+        try:
+            a[j], b[j] = platt_fit(z[:, j], y[:, j])
+        except ValueError as exc:
+            raise ValueError(f"output {j} ({OUTPUT_EVENTS[j]}) over {len(y)} positions: "
+                             f"{exc}") from None
     zc = z * a + b
     sig = lambda x: 1.0 / (1.0 + np.exp(-x))                                    # noqa: E731
     report = OutputCalibration(

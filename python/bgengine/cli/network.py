@@ -1,6 +1,9 @@
-"""``bgengine network``: grow a trained evaluator file, wider or deeper, keeping what it
-computes (:mod:`bgengine.growth`), so that a run of the bigger networks starts where the
-smaller ones stopped (``init_from = "OUT.npz"`` in the run's config)."""
+"""``bgengine network``: steps on a trained evaluator file.
+
+``widen`` and ``deepen`` grow it, keeping what it computes (:mod:`bgengine.growth`), so that a
+run of the bigger networks starts where the smaller ones stopped (``init_from = "OUT.npz"`` in
+the run's config); ``outcomes`` and ``calibrate`` Platt-scale its outputs to the results of its
+own games (:mod:`bgengine.outcomes`)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ import argparse
 import logging
 from pathlib import Path
 
+from bgengine.cli.options import add_player_argument, add_quiet_argument
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.progress import ProgressBar
 
 __all__ = ["register"]
 
@@ -114,15 +119,69 @@ def _cmd_deepen(args: argparse.Namespace) -> int:
     return _report(args, source, grown, target)
 
 
+def _positive(text: str) -> int:
+    v = _count(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
+    return v
+
+
+def _cmd_outcomes(args: argparse.Namespace) -> int:
+    from bgengine.evaluator import as_evaluator
+    from bgengine.outcomes import play_outcomes
+    from bgengine.players import load_network_spec
+
+    evaluator = as_evaluator(load_network_spec(args.player))
+    with ProgressBar("self-play", "games", total=args.games, quiet=args.quiet) as bar:
+        outcomes = play_outcomes(evaluator, args.games, args.seed, progress=bar)
+    outcomes.save(args.out)
+    emit(args, {"out": args.out, "positions": len(outcomes), "games": args.games,
+                "seed": args.seed}, f"{args.out}: {len(outcomes)} positions of {args.games} games")
+    return 0
+
+
+def calibration_table(name: str, report: object) -> str:
+    """One class's calibration figures as a Markdown table (one row per output)."""
+    from bgengine.outcomes import OUTPUT_EVENTS
+
+    r = report
+    lines = [f"{name}: {r.positions} positions of {r.games} games",
+             "| output | a | b | mean before | mean after | frequency | log loss before | after |",
+             "|---|---|---|---|---|---|---|---|"]
+    for j, event in enumerate(OUTPUT_EVENTS):
+        lines.append(f"| {event} | {r.a[j]:.4f} | {r.b[j]:+.4f} | {r.mean_before[j]:.4f} | "
+                     f"{r.mean_after[j]:.4f} | {r.frequency[j]:.4f} | "
+                     f"{r.log_loss_before[j]:.5f} | {r.log_loss_after[j]:.5f} |")
+    return "\n".join(lines)
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from bgengine.evaluator import as_evaluator
+    from bgengine.outcomes import GameOutcomes, calibrate_evaluator
+    from bgengine.players import load_network_spec
+
+    evaluator = as_evaluator(load_network_spec(args.player))
+    outcomes = GameOutcomes.concatenate([GameOutcomes.load(f) for f in args.files])
+    calibrated, reports = calibrate_evaluator(evaluator, outcomes, classes=args.classes,
+                                              outputs=args.outputs)
+    calibrated.metadata["output_calibration"] = {"player": args.player or "net",
+                                                 "files": list(args.files)}
+    calibrated.save(args.out)
+    emit(args, {"out": args.out, "classes": {k: r.as_dict() for k, r in reports.items()}},
+         "\n\n".join(calibration_table(k, r) for k, r in reports.items()) + f"\nsaved {args.out}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``network widen`` and ``network deepen``."""
+    """Add ``network widen|deepen|outcomes|calibrate``."""
     from bgengine.growth import DEEPEN_SLOPE
 
-    p = sub.add_parser("network", help="grow an evaluator file: wider or deeper networks",
-                       description="Grow a trained evaluator file, wider or deeper, keeping "
-                                   "what it computes, so that a training run of the bigger "
-                                   "networks starts where the smaller ones stopped "
-                                   "(init_from = \"OUT.npz\" in the run's config).")
+    p = sub.add_parser("network", help="steps on an evaluator file: widen, deepen, calibrate",
+                       description="Steps on a trained evaluator file: grow it wider or "
+                                   "deeper, keeping what it computes, so that a training run of "
+                                   "the bigger networks starts where the smaller ones stopped "
+                                   "(init_from = \"OUT.npz\" in the run's config); calibrate "
+                                   "its outputs to the results of its own games.")
     nsub = p.add_subparsers(dest="network_command", metavar="STEP")
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
@@ -162,3 +221,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--seed", type=int, default=0, help="seed of the dice and the noise")
     add_json_argument(d)
     d.set_defaults(func=_cmd_deepen)
+
+    o = nsub.add_parser("outcomes", help="record self-play positions with their games' results",
+                        description="Record every position before a roll of a player's own "
+                                    "self-play at 0-ply with its game's result, for calibrate. "
+                                    "The player recorded must be the one calibrated. Run "
+                                    "several seeds side by side to use both cores.")
+    o.add_argument("out", help="outcomes file to write (.npz)")
+    o.add_argument("--games", type=_positive, default=5000, help="games (default 5000)")
+    o.add_argument("--seed", type=int, default=0, help="dice seed (game i: stream i)")
+    add_player_argument(o, "the network whose games are recorded (default: the shipped one)")
+    add_quiet_argument(o)
+    add_json_argument(o)
+    o.set_defaults(func=_cmd_outcomes)
+
+    c = nsub.add_parser("calibrate", help="Platt-scale the outputs to recorded results",
+                        description="Platt-scale each output of a player's class networks to "
+                                    "recorded results (each network on the positions of its "
+                                    "class), fold the maps into the output layers and save the "
+                                    "evaluator; prints per class and output the map (a, b), "
+                                    "the mean output before and after against the event's "
+                                    "frequency, and the log loss before and after.")
+    c.add_argument("out", help="calibrated evaluator file to write")
+    c.add_argument("files", nargs="+", help="outcomes files written by 'network outcomes'")
+    add_player_argument(c, "the network to calibrate (default: the shipped one)")
+    c.add_argument("--classes", nargs="+", default=["contact", "race"],
+                   choices=["contact", "race"], help="which networks (default: both)")
+    c.add_argument("--outputs", nargs="+", type=int, choices=range(5), metavar="J",
+                   help="which outputs, 0-4: win, win gammon, win backgammon, lose gammon, "
+                        "lose backgammon (default: all five; the backgammon outputs need tens "
+                        "of thousands of games)")
+    add_json_argument(c)
+    c.set_defaults(func=_cmd_calibrate)

@@ -1,15 +1,17 @@
-"""tools/distill_search_targets.py: decision groups and the pairwise (play-ranking) loss."""
+"""bgengine.distillation and ``bgengine distill``: decision groups and the pairwise
+(play-ranking) loss."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from tool_modules import load_tool
 
 
 @pytest.fixture(scope="module")
 def distill():
-    return load_tool("distill_search_targets")
+    import bgengine.distillation
+
+    return bgengine.distillation
 
 
 @pytest.fixture(scope="module")
@@ -272,8 +274,10 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
         except StopIteration as done:
             return done.value
 
-    monkeypatch.setattr(distill, "make_player", lambda spec: Recorder())
-    monkeypatch.setattr(distill, "game_decisions", watched)
+    import bgengine.distillation.targets as targets   # where collect looks them up
+
+    monkeypatch.setattr(targets, "make_player", lambda spec: Recorder())
+    monkeypatch.setattr(targets, "game_decisions", watched)
     recorded = distill.collect("net", opponent="x", **dict(kw, games=1))
     assert np.array_equal(recorded["boards"], weak["boards"][:len(recorded["boards"])])
     assert len(asked) == turns.count(1) > 0               # game 0: seat 1 is the opponent's
@@ -413,66 +417,6 @@ def test_phase_fit_trains_on_that_phase_only_and_errors_report_by_phase(distill,
     assert errors["all"]["decisions"] == 3          # the held-out tenth of 30 decisions
 
 
-@pytest.fixture(scope="module")
-def screen_tool():
-    import sys
-    from tool_modules import TOOLS
-
-    sys.path.insert(0, str(TOOLS))          # its sibling, distill_search_targets
-    try:
-        return load_tool("screen_inputs")
-    finally:
-        sys.path.remove(str(TOOLS))
-
-
-def test_screen_finds_a_planted_feature_and_not_noise(screen_tool, distill):
-    """Residuals made of a feature's within-decision differences plus noise: the screen
-    must explain most of the held-out error with that feature and next to none with an
-    unrelated one."""
-    rng = np.random.default_rng(0)
-    n_dec, per = 3000, 3
-    group = np.repeat(np.arange(n_dec), per)
-    feature = rng.normal(size=len(group))
-    unrelated = rng.normal(size=len(group))
-    targets = np.zeros((len(group), 5))
-    outputs = np.zeros((len(group), 5))
-    # equity is affine in the outputs: put the residual on the win output
-    w = distill.EQUITY_WEIGHTS[0]
-    outputs[:, 0] = (0.03 * feature + 0.01 * rng.normal(size=len(group))) / w
-    held = (group % 10) == 0
-    screen = screen_tool.ResidualScreen(outputs, targets, group, held, block=500)
-    planted, _ = screen.explained(lambda lo, hi: feature[lo:hi, None])
-    noise, _ = screen.explained(lambda lo, hi: unrelated[lo:hi, None])
-    assert 0.8 < planted < 0.95          # 0.03^2 / (0.03^2 + 0.01^2) = 0.9
-    assert abs(noise) < 0.01
-    # a constant within every decision carries no information on the choice
-    per_decision = np.repeat(rng.normal(size=n_dec), per)
-    assert abs(screen.explained(lambda lo, hi: per_decision[lo:hi, None])[0]) < 1e-9
-
-
-def test_hand_made_features_of_a_known_position(screen_tool):
-    """The opening position with the other side's back checker on our bar point's run:
-    our 6- and 8-points are not consecutive, so the longest run is one point."""
-    from bgengine.position import STARTING_BOARD
-
-    b = np.asarray(STARTING_BOARD, np.uint8)[None]
-    f = screen_tool.hand_made_features(b)
-    assert f["roll:prime"][0] == 1 / 6
-    assert f["roll:trapped3"][0] == 0
-    assert f["roll:blots_direct"][0] == 0
-    assert f["roll:lead_ratio"][0] == 0
-    # a five-point prime on our points 2..6 in front of the other side's two back checkers
-    row = np.zeros((1, 2, 25), np.uint8)
-    row[0, 1, 1:6] = 2
-    row[0, 1, 12] = 5
-    row[0, 0, 23] = 2                       # on its 24-point: our index 0, facing 1..5
-    row[0, 0, 5] = 13
-    f = screen_tool.hand_made_features(row)
-    assert f["roll:prime"][0] == 5 / 6
-    assert f["roll:trapped5"][0] == 2 / 5 and f["roll:trapped6"][0] == 0
-    assert f["roll:rear_faces"][0] == 5 / 6
-
-
 def _final_held_out_pair_error(records) -> float:
     import re
 
@@ -590,3 +534,46 @@ def test_blend_moves_every_contact_expert(distill, tmp_path):
     other.save(tmp_path / "other.npz")
     with pytest.raises(ValueError, match="routing"):
         distill.blend(spec, [fits[0], str(tmp_path / "other.npz")], 0.5)
+
+
+def test_distill_commands_save_what_the_functions_give(distill, tmp_path, capsys):
+    """``bgengine distill collect | mean | fit | blend``: the files hold what the
+    functions return; bad values are refused in one line before any work."""
+    from bgengine.cli import main
+    from bgengine.evaluator import load_evaluator
+
+    data = tmp_path / "d.npz"
+    assert main(["distill", "collect", str(data), "--games", "2", "--seed", "4", "--every", "1",
+                 "--top", "2", "--plies", "0"]) == 0
+    expected = distill.collect("net", games=2, seed=4, every=1, top=2, plies=0)
+    got = dict(np.load(data))
+    assert set(got) == set(expected)
+    for key in expected:
+        assert np.array_equal(got[key], expected[key]), key
+    capsys.readouterr()
+    assert main(["distill", "mean", str(tmp_path / "m.npz"), str(data)]) == 2
+    assert "at least two data sets" in capsys.readouterr().err
+    deeper = tmp_path / "d1.npz"
+    assert main(["distill", "collect", str(deeper), "--games", "2", "--seed", "4", "--every",
+                 "1", "--top", "2", "--plies", "1"]) == 0
+    assert main(["distill", "mean", str(tmp_path / "m.npz"), str(data), str(deeper)]) == 0
+    mean = distill.mean_targets([dict(np.load(data)), dict(np.load(deeper))])
+    assert np.array_equal(np.load(tmp_path / "m.npz")["targets"], mean["targets"])
+    assert main(["distill", "fit", str(tmp_path / "f.npz"), str(data), "--epochs", "1",
+                 "--pairwise", "8", "--seed", "2"]) == 0
+    fitted = distill.fit("net", [str(data)], 3e-4, 1, pairwise=8.0, seed=2)
+    saved = load_evaluator(tmp_path / "f.npz")
+    assert np.array_equal(saved.contact.params, fitted.contact.params)
+    assert main(["distill", "blend", str(tmp_path / "b.npz"), str(tmp_path / "f.npz"),
+                 "--share", "0.5"]) == 0
+    blended = load_evaluator(tmp_path / "b.npz")
+    assert np.array_equal(blended.contact.params,
+                          distill.blend("net", [str(tmp_path / "f.npz")], 0.5).contact.params)
+    capsys.readouterr()
+    for argv in (["collect", "x.npz", "--games", "0"], ["fit", "x.npz", "y.npz", "--lr", "nan"],
+                 ["collect", "x.npz", "--top", "1.5"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["distill", *argv])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err

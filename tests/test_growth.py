@@ -237,3 +237,17 @@ def test_network_refuses_bad_input_in_one_line(shipped, tmp_path, capsys, argv, 
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "out.npz").exists()
+
+def test_network_widen_race_alone_keeps_the_contact_experts(tmp_path, capsys):
+    """``network widen net OUT --race 128``: the shipped file's race network widened, its
+    contact experts untouched; nothing to widen is one line and exit 2."""
+    full = load_default_network()
+    assert main(["network", "widen", "net", str(tmp_path / "r.npz"), "--race", "96"]) == 0
+    out = load_evaluator(tmp_path / "r.npz")
+    assert out.race.hidden == (96,) and len(out.experts) == len(full.experts)
+    assert np.array_equal(out.race.params, widen(full.race, [96], noise=0.01, seed=1).params)
+    for mine, theirs in zip(out.experts, full.experts):
+        assert np.array_equal(mine.params, theirs.params)
+    capsys.readouterr()
+    assert main(["network", "widen", "net", str(tmp_path / "x.npz")]) == 2
+    assert "nothing to widen" in capsys.readouterr().err

@@ -70,7 +70,9 @@ def _noise(text: str) -> float:
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    source, target = Path(args.source), Path(args.target)
+    from bgengine.cli.data import evaluator_file
+
+    source, target = evaluator_file(args.source), Path(args.target)
     if target.resolve() == source.resolve():
         raise ValueError(f"{target}: the output would overwrite its source; name another file")
     return source, target
@@ -85,7 +87,10 @@ def _report(args: argparse.Namespace, source: object, grown: object, target: Pat
 def _cmd_widen(args: argparse.Namespace) -> int:
     from bgengine.evaluator import Evaluator, load_evaluator
     from bgengine.growth import widen, widen_evaluator
+    from bgengine.labelling.fit import replace_networks
 
+    if args.contact is None and args.race is None:
+        raise ValueError("nothing to widen: give --contact WIDTHS, --race WIDTHS or both")
     source_path, target = _paths(args)
     source = load_evaluator(source_path)
     if source.single:
@@ -93,6 +98,9 @@ def _cmd_widen(args: argparse.Namespace) -> int:
             raise ValueError(f"{source_path}: a single network has no race network to widen")
         grown = Evaluator.from_network(widen(source.contact, args.contact, noise=args.noise,
                                              seed=args.seed))
+    elif args.contact is None:          # the race network alone (contact experts kept)
+        grown = replace_networks(source, {"race": widen(source.race, args.race,
+                                                        noise=args.noise, seed=args.seed + 1)})
     else:
         grown = widen_evaluator(source, args.contact, args.race, noise=args.noise,
                                 seed=args.seed)
@@ -188,10 +196,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     w = nsub.add_parser("widen", help="more hidden units, each a perturbed copy of an old one",
                         description="Widen the networks of an evaluator file; the wider file "
                                     "computes nearly what the source does.")
-    w.add_argument("source", help="evaluator or network file (.npz)")
+    w.add_argument("source", help="evaluator or network file (.npz), or net (the shipped one)")
     w.add_argument("target", help="the wider file to write")
-    w.add_argument("--contact", type=_widths, required=True, metavar="WIDTHS",
-                   help="new hidden widths of the contact (or single) network, e.g. 256")
+    w.add_argument("--contact", type=_widths, metavar="WIDTHS",
+                   help="new hidden widths of the contact (or single) network, e.g. 256 "
+                        "(not for a file with contact experts)")
     w.add_argument("--race", type=_widths, metavar="WIDTHS",
                    help="new hidden widths of the race network (default: unchanged)")
     w.add_argument("--noise", type=_noise, default=0.01,
@@ -205,7 +214,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "file by one hidden layer started so that the outputs stay "
                                     "nearly the same; the new outgoing layer is refit on the "
                                     "positions of a few self-play games.")
-    d.add_argument("source", help="evaluator or network file (.npz)")
+    d.add_argument("source", help="evaluator or network file (.npz), or net (the shipped one)")
     d.add_argument("target", help="the deeper file to write")
     d.add_argument("--width", type=_width, help="width of the new layer (default: the last "
                                                 "hidden layer's)")

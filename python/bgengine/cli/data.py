@@ -7,8 +7,8 @@ import json
 import logging
 from pathlib import Path
 
-from bgengine.cli.options import add_backend_arguments, add_player_argument, \
-    add_quiet_argument, add_threads_argument, backend_from_args
+from bgengine.cli.options import add_backend_arguments, add_player_argument, games_number, \
+    add_quiet_argument, add_threads_argument, backend_from_args, whole_number
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.fit import KEEP_FORMS
@@ -29,16 +29,6 @@ def evaluator_file(spec: str | None) -> Path:
     if path is None:
         raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
     return path
-
-
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
-    return v
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
@@ -264,7 +254,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "closed-out checkers) and keep positions met, tagged by "
                                     "class, deduplicated.")
     s.add_argument("pool", metavar="POOL.npz", help="the pool file to write")
-    s.add_argument("--games", type=_positive, default=1000, help="games to play (default 1000)")
+    s.add_argument("--games", **games_number, default=1000, help="games to play (default 1000)")
     s.add_argument("--first-game", type=int, default=0,
                    help="number of the first game (runs of one seed continue; default 0)")
     s.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
@@ -273,7 +263,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--alternatives", type=float, default=0.0, metavar="P",
                    help="probability that a kept position is replaced by the position after "
                         "one of the roll's six best plays, drawn at random (default 0)")
-    s.add_argument("--per-class", type=_positive, default=None, metavar="N",
+    s.add_argument("--per-class", **whole_number(1), default=None, metavar="N",
                    help="keep at most N positions of each class (e.g. for a benchmark set)")
     s.add_argument("--exclude", nargs="*", default=[], metavar="POOL_OR_STORE",
                    help="positions already held in these pools or stores are not kept")
@@ -290,7 +280,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lab.add_argument("store", metavar="STORE", help="the store folder (made if new)")
     lab.add_argument("--pool", nargs="+", required=True, metavar="POOL.npz",
                      help="pool files to label, in order")
-    lab.add_argument("--trials", type=_positive, default=648,
+    lab.add_argument("--trials", **whole_number(1), default=648,
                      help="games per position (default 648)")
     lab.add_argument("--plies", type=int, default=0, choices=(0, 1),
                      help="lookahead of the plays in the trials (default 0)")
@@ -298,11 +288,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="stop after this many plays and use the evaluator (default 0: play out)")
     lab.add_argument("--vr", action="store_true", help="luck-based variance reduction")
     lab.add_argument("--seed", type=int, default=0, help="enters every position's seed (default 0)")
-    lab.add_argument("--shard-size", type=_positive, default=500,
+    lab.add_argument("--shard-size", **whole_number(1), default=500,
                      help="positions a shard (default 500)")
-    lab.add_argument("--max-shards", type=_positive, default=None,
+    lab.add_argument("--max-shards", **whole_number(1), default=None,
                      help="stop after this many new shards")
-    lab.add_argument("--threads", type=_positive, default=None,
+    lab.add_argument("--threads", **whole_number(1), default=None,
                      help="threads (default: all cores)")
     add_player_argument(lab, f"the evaluator playing the rollouts: {NETWORK_SPEC_HELP} "
                              "(default net)")
@@ -323,7 +313,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lookahead of the evaluators (default 0)")
     b.add_argument("--gnubg", nargs="*", type=int, default=[], choices=(0, 1, 2), metavar="PLIES",
                    help="also GNU Backgammon at these plies (needs gnubg installed)")
-    b.add_argument("--jobs", type=_positive, default=2, help="gnubg processes (default 2)")
+    b.add_argument("--jobs", **whole_number(1), default=2, help="gnubg processes (default 2)")
     b.add_argument("--decisions", default=None, metavar="DECISIONS.npz",
                    help="also the chequer-play error on this decision set (data decisions)")
     b.add_argument("--judge", default=None, metavar="SPEC",
@@ -340,13 +330,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "every 50 positions; a stopped build resumes.")
     d.add_argument("out", metavar="DECISIONS.npz")
     d.add_argument("--pool", required=True, metavar="POOL.npz")
-    d.add_argument("--per-class", type=_positive, default=None, metavar="N",
+    d.add_argument("--per-class", **whole_number(1), default=None, metavar="N",
                    help="the first N positions of each class only")
-    d.add_argument("--trials", type=_positive, default=1296, help="games per play (default 1296)")
-    d.add_argument("--top0", type=_positive, default=5, help="best plays at 0-ply (default 5)")
-    d.add_argument("--top2", type=_positive, default=3, help="best plays at 2-ply (default 3)")
+    d.add_argument("--trials", **whole_number(1), default=1296,
+                   help="games per play (default 1296)")
+    d.add_argument("--top0", **whole_number(1), default=5, help="best plays at 0-ply (default 5)")
+    d.add_argument("--top2", **whole_number(1), default=3, help="best plays at 2-ply (default 3)")
     d.add_argument("--seed", type=int, default=0, help="dice and rollout seed (default 0)")
-    d.add_argument("--threads", type=_positive, default=None, help="threads (default: all cores)")
+    d.add_argument("--threads", **whole_number(1), default=None,
+                   help="threads (default: all cores)")
     add_player_argument(d, f"the evaluator that ranks and rolls out: {NETWORK_SPEC_HELP}")
     add_quiet_argument(d)
     add_json_argument(d)
@@ -362,11 +354,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("out", metavar="OUT.npz", help="the evaluator file to write")
     f.add_argument("--store", nargs="+", required=True, metavar="STORE", help="label stores")
     add_player_argument(f, f"the evaluator to start from: {NETWORK_SPEC_HELP} (default net)")
-    f.add_argument("--epochs", type=_positive, default=40, help="at most this many (default 40)")
+    f.add_argument("--epochs", **whole_number(1), default=40, help="at most this many (default 40)")
     f.add_argument("--lr", type=float, default=1e-3, help="Adam's step size (default 0.001)")
-    f.add_argument("--batch", type=_positive, default=128, help="positions a step (default 128)")
+    f.add_argument("--batch", **whole_number(1), default=128, help="positions a step (default 128)")
     f.add_argument("--held-out", type=float, default=0.1, help="share held out (default 0.1)")
-    f.add_argument("--patience", type=_positive, default=4,
+    f.add_argument("--patience", **whole_number(1), default=4,
                    help="stop after this many epochs without held-out gain (default 4)")
     f.add_argument("--anchor", type=float, default=0.0,
                    help="decay of the weights toward the start's (default 0)")

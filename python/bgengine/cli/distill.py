@@ -6,43 +6,12 @@ from __future__ import annotations
 import argparse
 import logging
 
+from bgengine.cli.options import finite_number, games_number, whole_number
 from bgengine.cli.output import emit
 
 __all__ = ["register"]
 
 log = logging.getLogger(__name__)
-
-
-def positive(text: str) -> int:
-    """argparse type: a whole number >= 1."""
-    v = count(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
-    return v
-
-
-def count(text: str) -> int:
-    """argparse type: a whole number >= 0."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v}")
-    return v
-
-
-def finite(text: str) -> float:
-    """argparse type: a finite number."""
-    import math
-
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return v
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -128,20 +97,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("out", help="file to write (.npz)")
     c.add_argument("--player", default="net", metavar="SPEC",
                    help="the network whose self-play and search are collected (default: net)")
-    c.add_argument("--games", type=positive, default=2000, help="self-play games (default 2000)")
+    c.add_argument("--games", **games_number, default=2000, help="self-play games (default 2000)")
     c.add_argument("--seed", type=int, default=101, help="dice seed (game i: stream i)")
-    c.add_argument("--every", type=positive, default=3, help="keep a decision with probability 1/EVERY")
-    c.add_argument("--top", type=positive, default=3, help="plays kept per decision")
-    c.add_argument("--plies", type=count, default=2, help="search depth of the values (default 2)")
-    c.add_argument("--sample", type=positive, default=None,
+    c.add_argument("--every", **whole_number(1), default=3,
+                   help="keep a decision with probability 1/EVERY")
+    c.add_argument("--top", **whole_number(1), default=3, help="plays kept per decision")
+    c.add_argument("--plies", **whole_number(0), default=2,
+                   help="search depth of the values (default 2)")
+    c.add_argument("--sample", **whole_number(1), default=None,
                    help="sampled search: the deepest ply averages this many of the 36 rolls "
                         "(divides 36); also keeps the exact values one ply less")
-    c.add_argument("--rollout", type=positive, default=None, metavar="TRIALS",
+    c.add_argument("--rollout", **whole_number(1), default=None, metavar="TRIALS",
                    help="value the positions by rollouts of TRIALS trials (variance reduction, "
                         "0-ply plays) instead of a search")
     c.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the positions kept: in this class")
-    c.add_argument("--race-gammons", type=count, default=None, metavar="N",
+    c.add_argument("--race-gammons", **whole_number(0), default=None, metavar="N",
                    help="the player's race values at N checkers outside (0: off)")
     c.add_argument("--opponent", default=None, metavar="SPEC",
                    help="a player (e.g. net@0.1) making one seat's plays, alternating seats by "
@@ -158,23 +129,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the evaluator to start from (default: net)")
     f.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact",
                    help="the network fitted")
-    f.add_argument("--lr", type=finite, default=3e-4, help="Adam step size (default 3e-4)")
-    f.add_argument("--lr-end", type=finite, default=None,
+    f.add_argument("--lr", type=finite_number, default=3e-4, help="Adam step size (default 3e-4)")
+    f.add_argument("--lr-end", type=finite_number, default=None,
                    help="the step size at the end (linear from --lr; default: constant)")
-    f.add_argument("--epochs", type=positive, default=12, help="passes over the data (default 12)")
-    f.add_argument("--pairwise", type=finite, default=0.0,
+    f.add_argument("--epochs", **whole_number(1), default=12,
+                   help="passes over the data (default 12)")
+    f.add_argument("--pairwise", type=finite_number, default=0.0,
                    help="weight of the equity differences between plays of one decision")
-    f.add_argument("--top-layers", type=positive, default=None,
+    f.add_argument("--top-layers", **whole_number(1), default=None,
                    help="fit only this many layers from the output down (default: all)")
-    f.add_argument("--absolute", type=finite, default=1.0,
+    f.add_argument("--absolute", type=finite_number, default=1.0,
                    help="weight of the outputs' squared error")
-    f.add_argument("--anchor", type=finite, default=0.0,
+    f.add_argument("--anchor", type=finite_number, default=0.0,
                    help="decay of the weights toward the start's, per unit step size (AdamW-style)")
-    f.add_argument("--listwise", type=finite, default=0.0,
+    f.add_argument("--listwise", type=finite_number, default=0.0,
                    help="weight of the softmax cross-entropy over the plays of one decision")
-    f.add_argument("--temperature", type=finite, default=0.02,
+    f.add_argument("--temperature", type=finite_number, default=0.02,
                    help="the listwise softmax's temperature, in equity")
-    f.add_argument("--race-gammons", type=count, default=None, metavar="N",
+    f.add_argument("--race-gammons", **whole_number(0), default=None, metavar="N",
                    help="the saved evaluator's race values at N checkers outside (0: off; "
                         "default: the player's)")
     f.add_argument("--seed", type=int, default=0,
@@ -197,7 +169,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("out", help="file to write (.npz)")
     b.add_argument("fits", nargs="+", help="evaluator files written by fit")
     b.add_argument("--player", default="net", metavar="SPEC", help="the start (default: net)")
-    b.add_argument("--share", type=finite, default=0.5,
+    b.add_argument("--share", type=finite_number, default=0.5,
                    help="how far toward the fits' mean (0: the start, 1: the mean)")
     b.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact")
     b.set_defaults(func=_cmd_blend)

@@ -11,7 +11,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from bgengine.cli.options import add_player_argument, add_quiet_argument
+from bgengine.cli.options import add_player_argument, add_quiet_argument, \
+    games_number, non_negative_number, share, whole_number
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 
@@ -37,36 +38,6 @@ def _width(text: str) -> int:
     if len(widths) != 1:
         raise argparse.ArgumentTypeError(f"expected one width, got {text!r}")
     return widths[0]
-
-
-def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v}")
-    return v
-
-
-def _share(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a share in [0, 1], got {text!r}")
-    return v
-
-
-def _noise(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= v < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return v
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
@@ -125,13 +96,6 @@ def _cmd_deepen(args: argparse.Namespace) -> int:
                                  boards=boards, noise=args.noise, seed=args.seed)
     grown.save(target)
     return _report(args, source, grown, target)
-
-
-def _positive(text: str) -> int:
-    v = _count(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
-    return v
 
 
 def _cmd_outcomes(args: argparse.Namespace) -> int:
@@ -203,7 +167,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(not for a file with contact experts)")
     w.add_argument("--race", type=_widths, metavar="WIDTHS",
                    help="new hidden widths of the race network (default: unchanged)")
-    w.add_argument("--noise", type=_noise, default=0.01,
+    w.add_argument("--noise", type=non_negative_number, default=0.01,
                    help="relative noise on the copied units' incoming weights (default 0.01)")
     w.add_argument("--seed", type=int, default=0, help="seed of the noise")
     add_json_argument(w)
@@ -219,14 +183,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--width", type=_width, help="width of the new layer (default: the last "
                                                 "hidden layer's)")
     d.add_argument("--race", action="store_true", help="deepen the race network too")
-    d.add_argument("--slope", type=_noise, default=DEEPEN_SLOPE,
+    d.add_argument("--slope", type=non_negative_number, default=DEEPEN_SLOPE,
                    help=f"slope of the new layer's units at the origin (default {DEEPEN_SLOPE})")
-    d.add_argument("--fit-games", type=_count, default=300,
+    d.add_argument("--fit-games", **whole_number(0), default=300,
                    help="self-play games whose positions the new layer is refit on "
                         "(0: no refit; default 300)")
-    d.add_argument("--fit-epsilon", type=_share, default=0.1,
+    d.add_argument("--fit-epsilon", type=share, default=0.1,
                    help="share of random plays in those games (default 0.1)")
-    d.add_argument("--noise", type=_noise, default=0.01, help="weight noise (default 0.01)")
+    d.add_argument("--noise", type=non_negative_number, default=0.01,
+                   help="weight noise (default 0.01)")
     d.add_argument("--seed", type=int, default=0, help="seed of the dice and the noise")
     add_json_argument(d)
     d.set_defaults(func=_cmd_deepen)
@@ -237,7 +202,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "The player recorded must be the one calibrated. Run "
                                     "several seeds side by side to use both cores.")
     o.add_argument("out", help="outcomes file to write (.npz)")
-    o.add_argument("--games", type=_positive, default=5000, help="games (default 5000)")
+    o.add_argument("--games", **games_number, default=5000, help="games (default 5000)")
     o.add_argument("--seed", type=int, default=0, help="dice seed (game i: stream i)")
     add_player_argument(o, "the network whose games are recorded (default: the shipped one)")
     add_quiet_argument(o)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from bgengine import distributed
 from bgengine._checks import MAX_LISTED_PLAYS
@@ -172,3 +173,34 @@ def complete_player(prefix: str, **_: object) -> list[str]:
 def deprecations(args: argparse.Namespace) -> list[str]:
     """The warnings of the deprecated options ``args`` was parsed from."""
     return list(getattr(args, "_deprecations", None) or [])
+
+
+# ---------------------------------------------------------------- argparse types
+# Real-valued options (whole numbers: whole_number above).  argparse turns the
+# ArgumentTypeError into one usage line and exit 2.
+
+def finite_number(text: str) -> float:
+    """A finite number (no nan or inf)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return v
+
+
+def non_negative_number(text: str) -> float:
+    """A finite number >= 0."""
+    v = finite_number(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return v
+
+
+def share(text: str) -> float:
+    """A number in [0, 1]."""
+    v = finite_number(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share in [0, 1], got {text!r}")
+    return v

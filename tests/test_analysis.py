@@ -17,7 +17,7 @@ from bgengine.engine import Engine
 from bgengine.matfile import read_mat
 from bgengine.matchfiles import read_match_file
 from bgengine.state import GameState
-from tool_modules import load_tool
+from bgengine.gnubg.analysis import analyse_golden, analysis_script, compare_analyses
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "analysis"
@@ -139,10 +139,6 @@ def test_no_double_decisions_are_counted_when_close_or_missed():
     assert p.pr == pytest.approx(p.error_rate / 2)
 
 
-def _compare_tool():
-    return load_tool("compare_analysis")
-
-
 #: The golden matches the test analyses (the shorter ones; the tool does all ten).
 GOLDEN_FILES = ["net-eps05_vs_net-eps30.mat", "net_vs_net-eps10.mat", "net_vs_net-eps05.mat",
                 "pubeval_vs_net-eps20.mat", "net-eps02_vs_net-eps10.mat"]
@@ -152,10 +148,9 @@ def test_against_gnubg_golden_analysis():
     """bgengine at 2-ply against gnubg 1.07's ``analyse match`` at 2-ply: the same
     decisions counted (within 2 a player), error rates that correlate, most of gnubg's
     blunders flagged (docs/analysis.md has the figures over all ten matches)."""
-    tool = _compare_tool()
     golden = json.loads((DATA / "gnubg_2ply.json").read_text())
     golden["matches"] = [m for m in golden["matches"] if m["file"] in GOLDEN_FILES]
-    result = tool.compare(golden, tool.analyse_golden(golden, DATA, 2))
+    result = compare_analyses(golden, analyse_golden(golden, DATA, 2))
     for p in result["players"]:
         assert abs(p["decisions"] - p["gnubg_decisions"]) <= 2, p
         assert p["unforced"] == p["gnubg_unforced"], p
@@ -172,11 +167,10 @@ def test_live_gnubg_analysis_counts_the_same_decisions(tmp_path):
     out = tmp_path / "gnubg.json"
     env = dict(os.environ, HOME=str(tmp_path), ANALYSE_FILES=str(match), ANALYSE_OUT=str(out),
                ANALYSE_PLIES="0")
-    subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(ROOT / "tools" / "gnubg_analyse.py")],
+    subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(analysis_script())],
                    env=env, cwd=ROOT, check=True, capture_output=True, timeout=300)
     golden = json.loads(out.read_text())
-    tool = _compare_tool()
-    result = tool.compare(golden, tool.analyse_golden(golden, DATA, 0))
+    result = compare_analyses(golden, analyse_golden(golden, DATA, 0))
     for p in result["players"]:
         assert p["unforced"] == p["gnubg_unforced"]
         assert abs(p["close_cube"] - p["gnubg_close_cube"]) <= 2

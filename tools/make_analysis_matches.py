@@ -3,7 +3,7 @@
     python tools/make_analysis_matches.py tests/data/analysis
 
 The matches are the test set of ``bgengine analyse`` against GNU Backgammon's own
-``analyse match`` (``tools/gnubg_analyse.py``, ``docs/analysis.md``): players of
+``analyse match`` (``bgengine/data/gnubg_analyse.py``, ``docs/analysis.md``): players of
 different strengths make real errors of different sizes.  A player ``net@EPS`` is the
 shipped network at 0-ply playing a random legal play with probability ``EPS``; its cube
 decisions are the network's, each turned the wrong way round with the same probability

@@ -1,11 +1,12 @@
 """GNU Backgammon's own ``analyse match`` of match files, as JSON: the golden data of
 ``bgengine analyse``.
 
-Run inside gnubg (its Python), from the repository root:
+Run inside gnubg (its Python), from the repository root (``bgengine.gnubg.analysis``
+compares bgengine's analyses with what it writes):
 
     HOME=$(mktemp -d) ANALYSE_FILES="tests/data/analysis/*.mat" \\
         ANALYSE_OUT=tests/data/analysis/gnubg_2ply.json ANALYSE_PLIES=2 \\
-        gnubg -t -q -r -p tools/gnubg_analyse.py
+        gnubg -t -q -r -p python/bgengine/data/gnubg_analyse.py
 
 For each file gnubg imports it (``import mat``), analyses it with its chequer play and
 cube decisions at ``ANALYSE_PLIES`` (luck at 0-ply, its default; ``ANALYSE_THREADS``

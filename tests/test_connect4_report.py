@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bgengine.connect4 import Board
 from bgengine.games import learners
 from bgengine.games.connect4_report import (AGREEMENT_STONES, agreement_positions,
                                             network_report, seat_results)
 from bgengine.games.network import GameNetwork
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_seat_results_are_the_nets_from_both_seats():

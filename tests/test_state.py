@@ -1,7 +1,7 @@
 """Game states (bgengine.state): gnubg's Position ID + Match ID and eXtreme Gammon's XGID.
 
 The golden states in tests/data/gnubg/game_states.jsonl.gz come from GNU Backgammon 1.07
-(tools/make_state_golden.py, run inside gnubg): its own Position ID and Match ID encoders on
+(lab/make_state_golden.py, run inside gnubg): its own Position ID and Match ID encoders on
 3000 random states, and an XGID for each state an XGID can hold, which gnubg's ``set xgid``
 read back into the same IDs.
 """

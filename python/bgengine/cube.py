@@ -32,7 +32,7 @@ double/pass (``dp``), all from the doubler's side: double when
 
 The match equity table is Kazaross-XG2 (Neil Kazaross, 2011: eXtreme Gammon
 rollouts to 9 points, gnubg rollouts to 15, extended to 25 points), gnubg's
-default table, made from gnubg's copy by ``tools/make_met.py``.  It covers
+default table, made from gnubg's copy by ``lab/make_met.py``.  It covers
 matches of up to 25 points; :meth:`MatchEquityTable.extended` extends it the way
 gnubg 1.07 does (``ExtendMET`` in gnubg's ``matchequity.c``), to gnubg's longest
 match, 64 points: David Montgomery's normal approximation for every pre-Crawford
@@ -96,7 +96,7 @@ class MatchEquityTable:
 
     @classmethod
     def load(cls, path: str | Path) -> MatchEquityTable:
-        """Read a table written by ``tools/make_met.py``; ``ValueError`` if it is malformed."""
+        """Read a table written by ``lab/make_met.py``; ``ValueError`` if it is malformed."""
         try:
             doc = json.loads(read_regular(path, "match equity table", MAX_TEXT_BYTES))
             pre = tuple(tuple(float(v) for v in row) for row in doc["pre_crawford"])

@@ -9,7 +9,7 @@ cube 1 centred, gnubg's player 1 on roll, no dice), gnubg's combined ``PositionI
 gnubg's player 1 (drawn at the bottom, X) is XG's bottom player, player 0 the top one.
 
 The golden data in ``tests/data/gnubg/game_states.jsonl.gz`` (made by
-``tools/make_state_golden.py`` inside gnubg) check all three forms against gnubg.
+``lab/make_state_golden.py`` inside gnubg) check all three forms against gnubg.
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ def _crashed(rows: np.ndarray) -> np.ndarray:
 
 def position_phases(boards: np.ndarray) -> np.ndarray:
     """The phase of contact positions (uint8, (N, 2, 25)), either side's view, as
-    ``tools/diagnose_vs_gnubg.py`` classes them (without its opening): ``crashed``
+    ``lab/diagnose_vs_gnubg.py`` classes them (without its opening): ``crashed``
     (either side, by gnubg's rule), else ``back game`` (a side holds two or more points
     in its opponent's home board and trails by 30 pips or more), else ``holding`` (a
     point on the opponent's 4- to 7-point, trailing by 10 or more), else ``middle``."""

@@ -306,7 +306,7 @@ CONCEPTS_FILE = "connect4_concepts.txt"
 
 
 def load_concepts() -> list[Concept]:
-    """The 60 concept positions shipped in bgengine/data (made by tools/connect4_concepts.py):
+    """The 60 concept positions shipped in bgengine/data (made by lab/connect4_concepts.py):
     30 attack, 10 each by column, diagonal and row, then the same 30 inverted (the same stones,
     the other side to move: defence), in the same order."""
     text = resources.files("bgengine").joinpath("data", CONCEPTS_FILE).read_text()

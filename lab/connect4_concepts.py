@@ -8,7 +8,7 @@ game too: the stones' counts fit either side to move), and both members of each 
 checked by the exact solver to have exactly one correct move (``classify_concept``).  One pair
 a game at most, and none earlier than MIN_STONES (the solver's checks stay quick).  Usage::
 
-    python tools/connect4_concepts.py [--seed 0]
+    python lab/connect4_concepts.py [--seed 0]
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     concepts = find(args.seed)
-    lines = ["# Connect Four concept positions, written by tools/connect4_concepts.py "
+    lines = ["# Connect Four concept positions, written by lab/connect4_concepts.py "
              f"(seed {args.seed}).",
              "# A line: the columns played (1-based), attack|defence, the line made or blocked,",
              "# and the one correct column (1-based), checked by the exact solver."]

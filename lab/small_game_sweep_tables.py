@@ -2,7 +2,7 @@
 grid's marginal means per training opponent, the best and worst point of each, and every
 point.
 
-    python tools/small_game_sweep_tables.py OUT/sweep.json [--opponents random primitive smart]
+    python lab/small_game_sweep_tables.py OUT/sweep.json [--opponents random primitive smart]
         [--all]
 
 A point's score is the mean over seeds and over both seats of win - loss (+1 a win, 0 a draw,

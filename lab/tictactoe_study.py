@@ -2,7 +2,7 @@
 solver, self-play) and, optionally, per alpha x gamma x epsilon of a grid; prints a Markdown
 table of the last evaluation (greedy games from both seats against each reference player).
 
-    python tools/tictactoe_study.py OUT_DIR [--games 30000] [--alpha 0.3 ...] [--gamma 0.9 ...]
+    python lab/tictactoe_study.py OUT_DIR [--games 30000] [--alpha 0.3 ...] [--gamma 0.9 ...]
         [--epsilon 0.2 ...] [--method q|td]
 
 Each run is an ordinary small-game run directory (OUT_DIR/<name>), resumable, with its curve

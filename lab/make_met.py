@@ -5,7 +5,7 @@ GNU Backgammon Supremo rollouts to 15, extended to 25 by projecting take points;
 gnubg by Michael Petch) is gnubg's default table.  Its licence permits copying with the notice kept,
 which the JSON carries.  Usage::
 
-    python tools/make_met.py [/usr/share/gnubg/met/Kazaross-XG2.xml]
+    python lab/make_met.py [/usr/share/gnubg/met/Kazaross-XG2.xml]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Head to head from given start positions: which of two players plays them better.
 
-    python tools/match_from_positions.py A B POSITIONS.npz [--limit N] [--seed 7]
+    python lab/match_from_positions.py A B POSITIONS.npz [--limit N] [--seed 7]
 
 Every position of the file (``bgengine.startpositions``: e.g. races sampled from
 self-play) is played twice with the same dice (stream ``i`` of ``--seed`` for position

@@ -3,9 +3,9 @@ configs/connect4-td-grid.toml: representation x hidden x lambda), then report ea
 (greedy games from both seats against random and MM1..MM4, the 60 concept positions) as a
 Markdown table, one row per run.
 
-    python tools/connect4_study.py OUT_DIR [--grid configs/connect4-td-grid.toml] [--games N]
+    python lab/connect4_study.py OUT_DIR [--grid configs/connect4-td-grid.toml] [--games N]
         [--eval-games 1000] [--json OUT_DIR/study.json]
-    python tools/connect4_study.py OUT_DIR --simulation GAMES [--best 3 --trials 30]
+    python lab/connect4_study.py OUT_DIR --simulation GAMES [--best 3 --trials 30]
 
 ``--simulation``: instead, the network-guided simulation learner (self-play, the network's
 ``best`` moves get ``trials`` playouts each), GAMES games in OUT_DIR/simulation, then its search

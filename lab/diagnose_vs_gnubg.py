@@ -1,6 +1,6 @@
 """Where a network loses against GNU Backgammon's 0-ply: every checker play judged by gnubg 2-ply.
 
-    python tools/diagnose_vs_gnubg.py OUT [--player net] [--pairs 200] [--seed 0]
+    python lab/diagnose_vs_gnubg.py OUT [--player net] [--pairs 200] [--seed 0]
                                           [--plies 2] [--top 4] [--jobs 2]
 
 Three steps, each skipped when its output is already in OUT:
@@ -11,7 +11,7 @@ Three steps, each skipped when its output is already in OUT:
    with more than one legal play goes to ``OUT/decisions.jsonl`` with the play made and
    the play the OTHER engine would have made in the same spot (gnubg 0-ply is asked at
    the network's decisions, the network at gnubg's).
-2. ``judge``: gnubg (``tools/gnubg_judge.py``, ``--jobs`` processes, niced) values every
+2. ``judge``: gnubg (``lab/gnubg_judge.py``, ``--jobs`` processes, niced) values every
    legal play at its 0-ply and the ``--top`` best plus both engines' plays at
    ``--plies`` (``OUT/judged-*.jsonl``).
 3. ``report``: equity lost per decision against the best judged play, for each side,

@@ -1,6 +1,6 @@
 """bgengine's analysis of the test matches against GNU Backgammon's (the golden data).
 
-    python tools/compare_analysis.py [--golden tests/data/analysis/gnubg_2ply.json]
+    python lab/compare_analysis.py [--golden tests/data/analysis/gnubg_2ply.json]
                                      [--plies 2] [--json]
 
 For every match of the golden file (made by ``bgengine/data/gnubg_analyse.py``), ``bgengine

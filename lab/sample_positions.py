@@ -1,6 +1,6 @@
 """Sample start positions of one class from a network's self-play (bgengine.startpositions).
 
-    python tools/sample_positions.py OUT.npz [--player net] [--class race] [-n 4000] [--seed 1]
+    python lab/sample_positions.py OUT.npz [--player net] [--class race] [-n 4000] [--seed 1]
 
 From each 0-ply self-play game of the player's network (game ``i`` rolls stream ``i`` of
 ``--seed``), the first position of the class; ``-n`` positions in all.  The file can

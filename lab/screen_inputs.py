@@ -1,7 +1,7 @@
 """Screen candidate contact inputs before training with them (an experiment).
 
-    python tools/screen_inputs.py DATA.npz [DATA.npz ...] --player net:FIT.npz [--seed 0]
-    python tools/screen_inputs.py DATA.npz ... --player net:START.npz --hidden   # a positive control
+    python lab/screen_inputs.py DATA.npz [DATA.npz ...] --player net:FIT.npz [--seed 0]
+    python lab/screen_inputs.py DATA.npz ... --player net:START.npz --hidden   # a positive control
 
 The files are ``bgengine distill`` data (positions, decisions, search values).
 For each position the residual r = (the player's contact network's equity - the search's)
@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable
 
 import numpy as np
-# a sibling script (tools/ is on the path when this one runs as a script)
+# a sibling script (lab/ is on the path when this one runs as a script)
 from bgengine.distillation import load_decisions, pair_residuals, split_decisions
 
 from bgengine.encoders import encode

@@ -1,9 +1,9 @@
 """Rollouts as the referee where the network and gnubg 0-ply chose different plays.
 
-    python tools/rollout_referee.py OUT [--class race] [--trials 1296] [--player net]
-    python tools/rollout_referee.py OUT --candidate net:CAND.npz [...]
+    python lab/rollout_referee.py OUT [--class race] [--trials 1296] [--player net]
+    python lab/rollout_referee.py OUT --candidate net:CAND.npz [...]
 
-``OUT`` is a folder written by ``tools/diagnose_vs_gnubg.py``: its ``decisions.jsonl``
+``OUT`` is a folder written by ``lab/diagnose_vs_gnubg.py``: its ``decisions.jsonl``
 holds, at every decision of the games, the play the network chose and the play gnubg 0-ply
 chose.  Where they differ (in positions of ``--class`` by our evaluator's classes: race,
 contact or exact; or ``all``), both plays are rolled out by bgengine (``--trials`` games each
@@ -127,7 +127,7 @@ def summary(rows: list[dict], games: int, judged: dict[int, float],
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("out", type=Path, help="a folder of tools/diagnose_vs_gnubg.py")
+    ap.add_argument("out", type=Path, help="a folder of lab/diagnose_vs_gnubg.py")
     ap.add_argument("--class", dest="klass", choices=(*CLASSES, "all"), default="race")
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--player", default=None, help="the network that plays the rollouts")

@@ -2,7 +2,7 @@
 
 Runs *inside* gnubg's embedded Python (it needs ``import gnubg``), from the repository root::
 
-    /usr/games/gnubg -t -q -p tools/make_state_golden.py > /dev/null
+    /usr/games/gnubg -t -q -p lab/make_state_golden.py > /dev/null
 
 (gnubg's own chatter goes to stdout, the summary to stderr) and writes ``tests/data/gnubg/game_states.jsonl.gz`` (gzip with mtime 0; about a minute).
 ``STATE_GOLDEN_N`` in the environment sets the number of states (default 3000).

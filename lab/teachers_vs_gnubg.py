@@ -1,6 +1,6 @@
 """Which search values would teach the network best, judged by GNU Backgammon (a referee only).
 
-    python tools/teachers_vs_gnubg.py --player net:PATH --two A2.npz [B2.npz ...] \
+    python lab/teachers_vs_gnubg.py --player net:PATH --two A2.npz [B2.npz ...] \
         --three A3.npz [B3.npz ...] [--referee-plies 2] [--jobs 2]
 
 The files are ``bgengine distill collect`` outputs of the same games (same
@@ -61,7 +61,7 @@ def main() -> None:
     ap.add_argument("--referee-plies", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
-    from calibration_vs_gnubg import gnubg_outputs   # sibling scripts (tools/ is on the path)
+    from calibration_vs_gnubg import gnubg_outputs   # sibling scripts (lab/ is on the path)
     from bgengine.distillation import check_same_positions
 
     two, three = load(args.two), load(args.three)

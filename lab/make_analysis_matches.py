@@ -1,6 +1,6 @@
 """Let bgengine players of different strengths play 7-point matches and save them as .mat files.
 
-    python tools/make_analysis_matches.py tests/data/analysis
+    python lab/make_analysis_matches.py tests/data/analysis
 
 The matches are the test set of ``bgengine analyse`` against GNU Backgammon's own
 ``analyse match`` (``bgengine/data/gnubg_analyse.py``, ``docs/analysis.md``): players of

@@ -1,6 +1,6 @@
 """Learning curve of a training run against GNU Backgammon's 0-ply and pubeval.
 
-    python tools/strength_curve.py training/NAME [--gnubg-games 4000] [--pubeval-games 20000]
+    python lab/strength_curve.py training/NAME [--gnubg-games 4000] [--pubeval-games 20000]
         [--luck]
 
 Every snapshot of the run (``RUN/checkpoints/games_N.npz``) and its latest network

@@ -1,4 +1,4 @@
-"""Runs inside GNU Backgammon (``gnubg -t -q -p tools/gnubg_judge.py``): judges checker plays.
+"""Runs inside GNU Backgammon (``gnubg -t -q -p lab/gnubg_judge.py``): judges checker plays.
 
 Reads the path of a JSON-lines file of decisions from the environment variable
 ``JUDGE_IN`` and writes one JSON line per decision to ``JUDGE_OUT``.  A decision is

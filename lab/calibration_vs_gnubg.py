@@ -1,6 +1,6 @@
 """How close evaluators' 0-ply outputs are to GNU Backgammon's N-ply ones (calibration).
 
-    python tools/calibration_vs_gnubg.py DATA.npz [DATA.npz ...] --player net
+    python lab/calibration_vs_gnubg.py DATA.npz [DATA.npz ...] --player net
         [--player net:PATH ...] [--positions 4000] [--plies 2] [--jobs 2] [--seed 0] [--json]
 
 Samples ``--positions`` boards (side on roll in row 1, as ``bgengine distill

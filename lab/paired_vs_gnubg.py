@@ -1,7 +1,7 @@
 """Candidates measured against gnubg (or any opponent) on the same dice, luck-adjusted and paired.
 
-    python tools/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --seeds 17 18 --games 20000
-    python tools/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --opponent pubeval
+    python lab/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --seeds 17 18 --games 20000
+    python lab/paired_vs_gnubg.py OUT net:A.npz net:B.npz ... --opponent pubeval
 
 Each player plays ``--games`` cubeless money games against gnubg 0-ply (or
 ``--opponent gnubg:N``, or any other player spec: those games are played from Python,

@@ -1,11 +1,11 @@
 """The shipped evaluator's learning curve: its TD run, then the distillation rounds.
 
-    python tools/distill_curve.py training/distill-pairwise-c128 --td-run training/classes-c128
+    python lab/distill_curve.py training/distill-pairwise-c128 --td-run training/classes-c128
         [--td-games 9248000] [--gnubg-games 4000] [--pubeval-games 20000] [--out PNG] [--luck]
 
 Each round's evaluator (``ROUNDS/round1.npz``, ``round2.npz``, ... and the last round as
 ``ROUNDS/network.npz``) plays gnubg 0-ply and pubeval on the dice of
-``tools/strength_curve.py`` (the same seeds as the TD run's curve), appending to
+``lab/strength_curve.py`` (the same seeds as the TD run's curve), appending to
 ``ROUNDS/strength.jsonl`` (rounds already measured with as many games are skipped).  The
 figure has two panels: the TD run's curve up to ``--td-games`` (its ``strength.jsonl``) and
 the rounds, with each round's core-hours (``ROUNDS/rounds.json``: the collection and fit

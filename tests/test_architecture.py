@@ -245,3 +245,42 @@ def test_no_python_file_over_600_lines():
     long = {f for f, n in sizes.items() if n > MAX_LINES}
     assert long <= set(PENDING_LONG_FILES), {f: sizes[f] for f in long - set(PENDING_LONG_FILES)}
     assert set(PENDING_LONG_FILES) <= long, f"drop from PENDING_LONG_FILES: {set(PENDING_LONG_FILES) - long}"
+
+
+REPOSITORY = PACKAGE.parents[1]
+#: How a module could reach a script: by name on an extended sys.path, or by file.
+SCRIPT_LOADERS = ("spec_from_file_location", "run_path", "SourceFileLoader")
+
+
+def _reaches_scripts(text: str) -> list[str]:
+    """The lines of ``text`` that import from ``lab/`` (or the old ``tools/``) or load a
+    Python file by path."""
+    return [line.strip() for line in text.splitlines()
+            if re.search(r"""["'/](lab|tools)["'/]|\b(lab|tools)\s*/""", line)
+            and re.search(r"sys\.path|import|" + "|".join(SCRIPT_LOADERS), line)
+            or any(loader in line for loader in SCRIPT_LOADERS)]
+
+
+def test_neither_the_package_nor_the_tests_import_scripts():
+    """Research scripts live in lab/: the package and the tests never import them, by name
+    or by path (a test that needs a script's logic needs it moved into the package)."""
+    this = Path(__file__).resolve()
+    offenders = {}
+    for root in (PACKAGE, REPOSITORY / "tests"):
+        for path in root.rglob("*.py"):
+            if path.resolve() == this:
+                continue
+            found = _reaches_scripts(path.read_text())
+            if found:
+                offenders[str(path.relative_to(REPOSITORY))] = found
+    assert not offenders, offenders
+    assert not (REPOSITORY / "tools").exists(), "scripts belong in lab/"
+    assert not (REPOSITORY / "lab" / "__init__.py").exists(), "lab/ is no package"
+
+
+def test_the_script_check_sees_what_it_looks_for():
+    assert _reaches_scripts('spec = importlib.util.spec_from_file_location(name, TOOLS / "x.py")')
+    assert _reaches_scripts('sys.path.insert(0, str(ROOT / "lab"))')
+    assert _reaches_scripts('runpy.run_path("lab/strength_curve.py")')
+    assert not _reaches_scripts('from bgengine.labelling import store')
+    assert not _reaches_scripts('"""The lab/ scripts are listed in lab/README.md."""')

@@ -1,7 +1,7 @@
 """Analysing a 7-point match at 2-ply: ``bgengine analyse`` against gnubg's ``analyse match``.
 
 The match is ``tests/data/analysis/net_vs_pubeval.mat`` (3 games, 189 plays, 7 cube
-actions).  In the same run: gnubg 1.07 (``tools/gnubg_analyse.py``: chequer play and
+actions).  In the same run: gnubg 1.07 (``bgengine/data/gnubg_analyse.py``: chequer play and
 cube decisions at 2-ply, luck at 0-ply, its defaults otherwise; the time of the
 ``analyse match`` command alone, gnubg started and the file read before) with its
 default threads and with one thread, then ``analyse_match`` at 2-ply on a fresh engine
@@ -17,18 +17,15 @@ paused by ``/work/bench-lock.sh``; other engineers' niced gnubg processes runnin
 =====================  ===============  ===================  ===========  ==============
 run                    gnubg, 1 thread  gnubg, default (2)   bgengine     ratio (1 / 2)
 =====================  ===============  ===================  ===========  ==============
-session 9, before      12.1 s           11.4 s               2.6 s        4.6x / 4.3x
-session 9, run 1       10.1 s           10.2 s               1.9 s        5.4x / 5.5x
-session 9, run 2       10.8 s           11.9 s               2.1 s        5.2x / 5.7x
-session 9, run 3       10.8 s           10.5 s               1.8 s        6.0x / 5.8x
+1                      10.1 s           10.2 s               1.9 s        5.4x / 5.5x
+2                      10.8 s           11.9 s               2.1 s        5.2x / 5.7x
+3                      10.8 s           10.5 s               1.8 s        6.0x / 5.8x
 =====================  ===============  ===================  ===========  ==============
 
-"Before": the luck of each roll took 21 ``best_move`` calls, 21 ``legal_afterstates``
-and 21 cube-model evaluations each converting its own match equities, and every legal
-play became a ``Move`` with its notation.  Now (same output to the last digit): one
-compiled ``Searcher.best_plays`` call for the 21 rolls, ``cube_efficiencies`` over the
-batch, ``cubeful_values`` sharing the match equities, and ``Move`` objects only for the
-plays reported.  Where bgengine's time goes now (CPU time, same match, 2.2 s in all):
+The luck of each roll is one compiled ``Searcher.best_plays`` call for the 21 rolls and
+``cube_efficiencies`` over the batch, ``cubeful_values`` share the match equities, and only
+the plays reported become ``Move`` objects.  Where bgengine's time goes (CPU time, same
+match, 2.2 s in all):
 1.7 s the compiled 2-ply searches of 2.2 candidate plays a roll on average (the play
 made and the best at 0-ply within 0.08), 0.3 s the luck (mostly the Python cube model).
 """
@@ -45,6 +42,7 @@ import pytest
 
 from bgengine.analysis import analyse_match
 from bgengine.engine import Engine
+from bgengine.gnubg.analysis import analysis_script
 from bgengine.matchfiles import read_match_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +59,7 @@ def gnubg_seconds(tmp: Path, threads: int | None) -> float:
                ANALYSE_PLIES="2")
     if threads:
         env["ANALYSE_THREADS"] = str(threads)
-    subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(ROOT / "tools" / "gnubg_analyse.py")],
+    subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(analysis_script())],
                    env=env, cwd=ROOT, check=True, capture_output=True, timeout=1800)
     return float(json.loads(out.read_text())["matches"][0]["seconds"])
 

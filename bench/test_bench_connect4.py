@@ -13,7 +13,7 @@ Figures (AMD EPYC 2-core KVM guest, training paused, two runs 2x apart on the sh
 solver 2.28 / 4.50 M nodes/s; mm1/mm2/mm3/mm4 against random 0.74 M / 92 k / 18.2 k / 2.5 k and
 1.39 M / 203 k / 39.4 k / 5.4 k games/s; random against random 1.56 / 3.29 M games/s, 8700x /
 7200x pure Python (gate 20x).
-Training (session 10, AMD EPYC 2-core KVM guest, two runs under the benchmark lock, the other
+Training (AMD EPYC 2-core KVM guest, two runs under the benchmark lock, the other
 engineers' processes not paused): TD self-play with the default recipe's 84-120-1 network,
 epsilon 0.1, 0..2 opening plies, 8,920 / 10,856 games/s at lambda 0 and 5,621 / 7,395 at lambda
 0.6, 26x / 22x the NumPy learner; solver in the same runs 1.95 / 4.25 M nodes/s.

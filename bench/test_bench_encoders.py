@@ -20,25 +20,23 @@ tesauro198     18.1        37.1        27.6              2.30
 =============  ==========  ==========  ================  =============
 
 On contact positions alone contact runs at 0.39x expert; on 100,000 positions of random
-play (far more blots and checkers on the bar) at 0.26x (0.19x before P1/P2/pip loss went
-into AVX2).
+play (far more blots and checkers on the bar) at 0.26x.
 
-Session 7 (2026-11-24, same machine, training paused; positions now from the shipped class
-evaluator's games; two runs each of this file and of the session's starting commit,
-alternating), M encodings/s, "siblings" the afterstates of one roll of every 10th position
-encoded as a search does (one head per side to roll next, ``_encode_timed(siblings=True)``):
+The same machine, training paused, positions from the shipped class evaluator's games, two
+runs, M encodings/s, "siblings" the afterstates of one roll of every 10th position encoded as
+a search does (one head per side to roll next, ``_encode_timed(siblings=True)``):
 
 =============  ===================  ===================  ===================
-encoder        sparse (start)       head only (start)    siblings (start)
+encoder        sparse               head only            siblings
 =============  ===================  ===================  ===================
-expert         7.9-8.4 (8.3)        22.7 (22.6)          12.0 (11.7)
-contact        2.86-2.91 (2.98)     13.5 (13.5)          3.67 (3.42)
-race           11.3-11.5 (11.7)     23.6 (24.1)          20.2 (19.1)
+expert         7.9-8.4              22.7                 12.0
+contact        2.86-2.91            13.5                 3.67
+race           11.3-11.5            23.6                 20.2
 =============  ===================  ===================  ===================
 
-Contact on siblings: +7% (the side on roll's break-contact, free-pip and timing terms cached
-in its head per rearmost point of the other side; one blot: P1 from the shots); one position
-at a time about 3% slower (the head's cache set up for a single tail).
+The side on roll's break-contact, free-pip and timing terms are cached in its head per
+rearmost point of the other side (one blot: P1 from the shots): +7% for contact on siblings,
+about 3% slower one position at a time (the head's cache set up for a single tail).
 """
 
 from __future__ import annotations

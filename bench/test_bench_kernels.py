@@ -10,8 +10,8 @@ the two workloads that matter: static evaluation of afterstates
 Gate: the preferred kernel (``available_kernels()[0]``) is at least 1.2x the
 portable C kernel on rollouts (skipped when the CPU runs only C).  Figures on the
 development machine (2-core Xeon KVM guest with AVX-512, gcc 12 -O3, idle), three
-runs of this file, each the median of 5 alternating rounds (session 5: first layer
-by fused multiply-adds, the hidden sigmoid fused into the AVX2 row kernel):
+runs of this file, each the median of 5 alternating rounds (first layer by fused
+multiply-adds, the hidden sigmoid fused into the AVX2 row kernel):
 
 =========  ===================  ==================  ============================
 kernel     rollout trials/s     evaluations/s       x the C kernel
@@ -22,9 +22,8 @@ c           531 /  559 /  566   0.31 / 0.32 / 0.34 M  1
 =========  ===================  ==================  ============================
 
 AVX2 wins on rollouts in every round (AVX-512 wins on one-at-a-time static
-evaluations), so the import picks AVX2 first.  The portable C kernel got slower
-(about 1225 trials/s before): on x86-64 without ``-mfma`` its ``fmaf`` is a libm
-call per element.  It runs only where neither SIMD kernel can (no AVX2 and FMA, or
+evaluations), so the import picks AVX2 first.  The portable C kernel is slow on
+x86-64: without ``-mfma`` its ``fmaf`` is a libm call per element.  It runs only where neither SIMD kernel can (no AVX2 and FMA, or
 not x86-64; on arm64 ``fmaf`` is one instruction).
 """
 

@@ -4,13 +4,12 @@ One round rolls the opening out (1296 trials, one thread, 0-ply, full games, no 
 reduction, as ``bench/test_bench_vs_gnubg.py`` does) with ``by_delta=True`` (the default)
 and with ``by_delta=False``, CPU time of this thread's process, rounds interleaved,
 medians.  The gate is the same-run ratio, never absolute times.  Networks: the shipped class
-evaluator (contact 250-128-5: by difference since session 9, its contact tails compared by
-parts, ``LAYER_DELTA_MIN_WIDTH_PARTS``) and the same evaluator with a 250-256-5 contact network
+evaluator (contact 250-128-5: by difference, its contact tails compared by parts,
+``LAYER_DELTA_MIN_WIDTH_PARTS``) and the same evaluator with a 250-256-5 contact network
 (random weights: the speed does not depend on them).  The two runs' equities may differ where
 a near tie between two plays went the other way in some trial (random weights have many).
 
-Figures (AMD EPYC 2-core KVM guest, ``lscpu`` family 25 model 17, training paused): session 8
-in the README's Performance section (shipped: about 1, both summed in full); session 9, one
+Figures (AMD EPYC 2-core KVM guest, ``lscpu`` family 25 model 17, training paused), one
 run: shipped 1.075x (rounds 1.011-1.193), contact 256 1.087x (1.057-1.126).
 """
 

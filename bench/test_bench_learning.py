@@ -26,64 +26,13 @@ the run (and stored in each benchmark's ``extra_info``).
    comparison with item 1.  No numpy TD learner is run.  Gated: compiled
    TD(0.7) 198-80-5 games/s (which also generates moves, backpropagates and
    updates traces) over these numpy forward-only games/s ``>= TD_RATIO_GATE``;
-   measured 1.44x (1237 vs 862 games/s) with one core held by training.
+   measured 3.69x (below).
 
 Figures on the development machine: 2 cores, ``lscpu`` "Intel(R) Xeon(R)
-Processor" (KVM guest, AVX-512 and AMX flags), Python 3.11, gcc 12.2 ``-O3``
-(no ``-march``, so SSE2 code), numpy 2.4 with OpenBLAS 0.3.31 held to 1
-thread.  A training run held one core throughout and other jobs came and went
-(load average 2 to 2.6), so these are noisy.  Median of 6 full runs of
-``pytest bench/test_bench_learning.py`` (each figure itself the median of 7
-rounds), range in brackets:
-
-============================================  =======================  ===========
-benchmark                                     games/s                  k moves/s
-============================================  =======================  ===========
-TD(0.7) 198-40-4                              2100  (2020-2540)           97
-TD(0.7) 198-80-5                              1320  (1080-1440)           61
-TD(0.7) 222-80-5 expert                        490  (450-530)             25
-TD(0)   198-40-4                              3400  (2570-3760)          157
-TD(0)   198-80-5                              2090  (1420-2340)           98
-TD(0)   222-80-5 expert                        580  (280-640)             31
-198-80-5 vs pubeval, 1 thread                 3970  (2400-4150)          203
-198-80-5 vs pubeval, 2 threads [2]            3570  (2890-3980)          182
-2-thread scaling, games/s 2 / 1 [2]           0.97x (0.80-1.00)
-numpy-equivalent, 198-80-5 forward only [1]    880  (800-910)
-Python-driven ``Network.evaluate`` [1]        1330  (1240-1410)
-============================================  =======================  ===========
-
-[1] Item 4: 437 afterstates per game (44 moves) in greedy 198-80-5 self-play,
-divided into the afterstates/s of per-move batches (about 390 k/s for numpy);
-forward passes only, so an upper bound for a learner built that way.
-
-[2] 3 runs, after ``play_match`` stopped sharing RNG state between threads.
-With one of the two cores held by the training run, no scaling can show here;
-rerun on an idle machine for a real figure.
-
-============================================  =======================
-afterstates (198-80-5), 1 thread              M afterstates/s
-============================================  =======================
-``Network.evaluate`` (compiled, sparse)       0.97  (0.69-0.98)
-numpy reference (batches of 2048)             1.37  (1.10-1.45)
-ratio compiled / numpy, interleaved (gated)   0.72x (0.51-0.76) [3], gate 0.3
-ratio compiled / numpy, benchmark medians     0.71x (0.48-0.88)
-============================================  =======================
-
-[3] Over 11 runs, with and without ``--benchmark-disable``; the 0.51x came
-with the whole test suite running alongside (3 busy processes on 2 cores).
-
-The compiled evaluator is *slower* than batched numpy on this AVX-512 machine:
-numpy's dense 198x80 GEMM and vectorised ``exp`` beat our one-position-at-a-
-time SSE2 loops plus a table sigmoid.  On the small per-move batches a game
-gives (~10-16 afterstates) the compiled path wins: 0.58 M/s through one
-Python ``Network.evaluate`` call per move against numpy's 0.39 M/s, and the
-compiled game loops make no such call at all.  The gate is set well below the
-measured ratio so that it catches a regression, not noise.
-
-The tables above are from the sessions that built these loops; everything has got
-faster since (SIMD kernels, then session 5's fused multiply-adds, shared heads and
-fused sigmoid).  One run of this file on the idle machine at the end of session 5
-(each figure the median of 7 rounds):
+Processor" (KVM guest, AVX-512 and AMX flags), Python 3.11, gcc 12.2 ``-O3``,
+numpy 2.4 with OpenBLAS 0.3.31 held to 1 thread; the network's SIMD kernels
+(fused multiply-adds, shared heads and fused sigmoid).  One run of this file on
+the idle machine (each figure the median of 7 rounds):
 
 - TD(0.7) 198-40-4 / 198-80-5 / 222-80-5: 5356 / 3169 / 1948 games/s
   (258 / 145 / 102 k moves/s)
@@ -91,6 +40,12 @@ fused sigmoid).  One run of this file on the idle machine at the end of session 
 - 198-80-5 vs pubeval: 9574 games/s on 1 thread, 18812 on 2 (1.97x)
 - afterstates, 198-80-5: ``Network.evaluate`` 2.00 M/s, numpy batched 1.60 M/s (1.42x)
 - compiled TD(0.7) games/s over numpy forward-only games/s: 3.69x (gate 1.0)
+
+Item 4's numpy-equivalent games/s: the afterstates per game of greedy 198-80-5
+self-play (about 437, 44 moves) divided into numpy's afterstates/s on per-move
+batches; forward passes only, so an upper bound for a learner built that way.
+The gates are set well below the measured ratios so that they catch a
+regression, not noise.
 """
 
 from __future__ import annotations
@@ -120,7 +75,7 @@ NETS = {
 }
 ALPHA = 0.1
 WARM_GAMES = 200            # TD(0.7) games before timing anything
-TD_RATIO_GATE = 1.0         # compiled TD games/s over numpy forward-only games/s (measured ~1.5)
+TD_RATIO_GATE = 1.0         # compiled TD games/s over numpy forward-only games/s (measured 3.69x)
 ROUNDS = 7                  # timed rounds per benchmark (plus one warm-up)
 EVAL_PAIRS = 300            # game pairs per play_match round (600 games)
 EVAL_RATIO_GATE = 0.3       # compiled / numpy afterstates per second, see the docstring

@@ -8,18 +8,15 @@ The gate is the ratio to the pure-Python rules implementation in
 absolute time.  The issue's absolute target is >= 10 million afterstates/s.
 
 Figures on the development machine (2 cores, Intel Xeon KVM guest, Python
-3.11, gcc 12 -O3, one core busy with a training run), median of the runs:
+3.11, gcc 12 -O3, idle), 3 runs (sources found by bit scan of point masks,
+blocked points from one mask per roll):
 
 =============================  ====================  =========
 implementation                 afterstates/s         ratio
 =============================  ====================  =========
-Cython ``count_afterstates``   23.6-25.0 M           161x
-pure-Python oracle             146 k                 1x
+Cython ``count_afterstates``   31.1 / 33.1 / 33.1 M  238-254x
+pure-Python oracle             130-131 k             1x
 =============================  ====================  =========
-
-Session 5 (sources found by bit scan of point masks, blocked points from one mask
-per roll), idle machine, 3 runs: Cython 31.1 / 33.1 / 33.1 M afterstates/s, pure
-Python 130-131 k, ratio 238-254x.
 """
 
 from __future__ import annotations

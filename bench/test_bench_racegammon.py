@@ -9,16 +9,14 @@ Two same-run ratios, rounds interleaved, CPU time of this process, medians of ``
   new races solved as they come: reported, with the settings of 1 (shipped), 2 and 3
   checkers outside.
 
-Figures (Intel Xeon guest, family 6 model 167, 2 cores): session 20, a gnubg match running on
-the other core, so ratios only: static evaluations 0.98x; the main job (20,000 games, 2
-threads, quiet) 2.6 s without, 6.3 s with 1 outside, 46 s with 2, about 4 min with 3.
-Session 21 (the recursion's own play generator, a cache per thread, each mode's last two
-distributions kept), quiet: static evaluations 0.96x (4.68x gnubg's in
-``test_bench_vs_gnubg``; 4.09x at 2 outside); matches 1.4x (1 outside) and 6.7x (2 outside) the race network's time on
-one thread; the main job on the command line (start-up included) 4.1-4.3 s without, 4.6-4.9 s
-with 1 outside, 15.6-15.7 s with 2, 104 s with 3.
+Figures (Intel Xeon guest, family 6 model 167, 2 cores, quiet; the recursion's own play
+generator, a cache per thread, each mode's last two distributions kept): static evaluations
+0.96x (4.68x gnubg's in ``test_bench_vs_gnubg``; 4.09x at 2 outside); matches 1.4x (1 outside)
+and 6.7x (2 outside) the race network's time on one thread; the main job (20,000 games, 2
+threads) on the command line (start-up included) 4.1-4.3 s without, 4.6-4.9 s with 1 outside,
+15.6-15.7 s with 2, 104 s with 3.
 Rollouts and training do not use the race values (the same trials and weights with them on or
-off, ``tests/test_racegammon.py``), so their figures against gnubg are unchanged.
+off, ``tests/test_racegammon.py``), so their figures against gnubg do not depend on them.
 """
 
 from __future__ import annotations

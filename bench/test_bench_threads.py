@@ -4,13 +4,13 @@
 Matches spread game pairs over threads inside the compiled core (the GIL is
 released); results do not depend on the thread count (checked here too).
 
-Figures on the development machine (2-core KVM guest, idle), 3 repetitions,
-medians (session 5): shipped 222-80-5 network vs pubeval, 8000 games: 5914 games/s
+Figures on the development machine (2-core Intel Xeon KVM guest, idle), 3 repetitions,
+medians: the 222-80-5 ``expert`` network vs pubeval, 8000 games: 5914 games/s
 on one thread, 11548 on two, **1.95x** (1.91-2.02); a 198-40-4 network vs pubeval,
 20000 games: 7693 and 15177 games/s, **1.98x** (1.89-2.00); this file's test
 1.90x.  Per-thread move lists and searchers are padded to a cache line of their
-own: side by side in an array they shared one, and the scaling had fallen to
-1.55-1.73x once a game got fast enough for it to show.  Gate: >= 1.5x (noise on a
+own: side by side in an array they share one, and the scaling falls to
+1.55-1.73x once a game is fast enough for it to show.  Gate: >= 1.5x (noise on a
 shared machine), only where 2 cores are available.
 """
 
@@ -118,12 +118,7 @@ def test_training_scaling_on_two_threads(benchmark, kind):
     ``OTHERS_BUSY`` cores (3 wanted, at most 8 tries; skipped if none).  Gates: "round" >= 1.5x, "rolling" >= 1.7x (issue target
     1.8x; noise on a shared machine).
 
-    Session 6 (thread pool, new threads and copies every round, merge by the main thread):
-    1.65x (rounds 1.65, 1.65, 1.77), expert.  Where it went (2400 games, instrumented):
-    2-3% of the wall time outside the games (merges, thread start), 6-11% of each thread's
-    time idle at the end of a round (games differ in length; 15% with 1-ply targets at
-    ``sync_games = 8``), and each thread about 4% slower than one alone (shared caches).
-    Session 7 (threads live for the whole batch, each merges its own change in turn; AMD
+    Figures (threads live for the whole batch, each merges its own change in turn; AMD
     EPYC 2-core KVM guest, training paused, rounds with other processes busy discarded; the
     machine's speed for two threads drifted between runs): this test once, medians of 3
     clean rounds: expert "round" 1.65x, "rolling" 1.77x; classes 1.73x and **1.81x**; a
@@ -184,21 +179,22 @@ def test_training_scaling_of_the_shipped_evaluator(benchmark):
     SGD rolling >= 1.8x (the issue's target), Adam >= 1.75x (its threads wait for each
     other every step: less margin, see below).
 
-    Session 11 (AMD EPYC, ``lscpu`` family 25 model 17, 2-vCPU KVM guest, background
-    training paused by the benchmark lock, other sessions' compilers often busy: rounds
+    Figures (AMD EPYC, ``lscpu`` family 25 model 17, 2-vCPU KVM guest, background
+    training paused by the benchmark lock, other engineers' compilers often busy: rounds
     with other processes on more than 0.05 cores discarded), this test three times,
     medians of 3 clean rounds each: rolling **2.05x / 1.93x / 1.98x**, Adam **1.84x / 1.87x
     / 1.85x** (clean rounds 1.82-2.11 and 1.69-1.91).  Ceiling on this guest: a C busy loop
     1.94-1.98x.  With another process busy on a whole core, Adam 0.96-0.98x (8 rounds);
-    before this session's barrier (a ``prange`` every step, OpenMP's spinning waits)
-    0.59-0.68x (an alternating A/B, 12 rounds each: medians 0.60x before, 1.00x now); on a quiet
-    machine no gain (alternating A/B, 6 clean rounds each: medians 1.85x before, 1.81x
-    now).  By parts (instrumented, quiet): an Adam
+    a ``prange`` every step in place of the barrier (OpenMP's spinning waits) gives
+    0.59-0.68x there (an alternating A/B, 12 rounds each: medians 0.60x against the
+    barrier's 1.00x); on a quiet machine the barrier gains nothing (alternating A/B, 6 clean
+    rounds each: medians 1.81x against the ``prange``'s 1.85x).  By parts (instrumented,
+    quiet): an Adam
     thread plays its share 91-95% of the time, waits 4-7% for the other's share (the
     step's imbalance: 512 positions a thread of varying cost), sums and steps its half of
     the parameters 1.1%; an SGD rolling thread plays its games at 0.96-0.99 of one thread
     alone, waits 0.2-2.4% for the other's merge and merges 0.7-0.9%.  See
-    docs/strength.md ("Both cores").
+    docs/experiments.md ("Training on two threads at equal games").
     """
     from bgengine.optimizer import AdamState
     from bgengine.players import load_default_network

@@ -18,7 +18,7 @@ the 22 contact features of both sides (linear: a control, the network has them);
 990 pairwise products; 20 random features (a control).  ``--hidden``: the network's own
 hidden units (a positive control: for a network not yet fitted to the data, its output
 layer refitted explains part of its error).
-Self-play only: no data from another engine.  Results: docs/strength.md, session 27.
+Self-play only: no data from another engine.  Results: docs/strength.md, (docs/experiments.md, "What did not help").
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ The player's 1-ply values are computed here.  gnubg values every position at
 (0, 1, 2, 3 plies and two means) picks a play, and the table gives how often it is gnubg's
 best, the gnubg equity it loses per decision, and the RMS of the equities centred on the
 decision's mean against gnubg's.  gnubg's values are not used for training anything.
-Results: docs/strength.md ("Session 14").
+Results: docs/strength.md ("docs/experiments.md, "A better teacher: the mean of 2-ply and 3-ply"").
 """
 from __future__ import annotations
 

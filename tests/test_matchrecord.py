@@ -346,3 +346,35 @@ def test_dice_rolled_before_a_resignation_are_not_a_play():
     end = "                                  Wins 2 points"
     rolled = break_line(text, end, f" 26) 42:{'':<25}Wins 2 points")
     assert read_mat(rolled) == read_mat(text)
+
+
+# ------------------------------------------------------------------ found by fuzzing (fuzz/crashes/)
+
+@pytest.mark.parametrize("data", [b"", b"\x1f\x8b", b"not gzip at all", b"\x1f\x8b\x08\x00" + bytes(6),
+                                  __import__("gzip").compress(b" 1 point match\n")[:-6]])
+def test_a_damaged_gzip_file_is_a_match_record_error(tmp_path, data):
+    """A .gz that is no gzip, or is cut short, is bad input like any damaged file (it was
+    gzip's BadGzipFile, EOFError or zlib.error: an OSError's 'cannot read' or a traceback)."""
+    from bgengine.matchfiles import read_match_file
+
+    for name in ("bad.mat.gz", "bad.sgf.gz"):
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(MatchRecordError, match="not a valid gzip file") as info:
+            read_match_file(path)
+        assert str(info.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("players", [("a" * 40, "bob"), ("Anna\nLee", "bo\r\nb"),
+                                     ("x" * 29, "y"), ("line\u2028break", "z")])
+def test_any_names_write_a_file_that_reads_back(players):
+    """A name of 29 characters or more ran into the other's (no blank left between: no
+    score line), a name with a line break (an .sgf value may hold one) broke the line."""
+    from dataclasses import replace
+
+    record = replace(read_mat(mat_text("gnubg_match1")), players=players,
+                     metadata={"Event": "two\nlines"})
+    again = read_mat(write_mat(record))
+    assert again.games == record.games
+    assert again.players == tuple(" ".join(p.split()) for p in players)
+    assert again.metadata["Event"] == "two lines"

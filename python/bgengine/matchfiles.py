@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import warnings
+import zlib
 from pathlib import Path
 
 from bgengine.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
@@ -55,8 +56,13 @@ def read_match_file(path: str | Path) -> MatchRecord:
     kind, gz = file_format(path)
     raw = read_regular(path, "match file", MAX_TEXT_BYTES)
     if gz:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as f:
-            raw = f.read(MAX_TEXT_BYTES + 1)        # a gzip bomb is cut short
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as f:
+                raw = f.read(MAX_TEXT_BYTES + 1)    # a gzip bomb is cut short
+        except (OSError, EOFError, zlib.error) as exc:
+            # the bytes were read: what gzip refuses is the file's content, bad input
+            raise MatchRecordError(f"not a valid gzip file ({exc or type(exc).__name__})",
+                                   path=str(path)) from None
         if len(raw) > MAX_TEXT_BYTES:
             raise MatchRecordError(f"inflates to more than the {MAX_TEXT_BYTES} bytes a match "
                                    f"file may have", path=str(path))

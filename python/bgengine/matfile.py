@@ -414,6 +414,12 @@ def _checked(match: MatchRecord) -> MatchRecord:
 
 # ====================================================================== writing
 
+def _one_line(text: object) -> str:
+    """``text`` on one line: a name or tag read from another format (an ``.sgf`` value
+    may hold line breaks) must not break the file's lines."""
+    return " ".join(str(text).splitlines())
+
+
 def _plural(points: int) -> str:
     return f"{points} point{'s' if points != 1 else ''}"
 
@@ -429,7 +435,7 @@ def write_mat(match: MatchRecord) -> str:
 
 def mat_head(match: MatchRecord) -> str:
     """The head of ``match``'s ``.mat`` file: its tags and the ``N point match`` line."""
-    out = [f'; [{key} "{value}"]' for key, value in match.metadata.items()]
+    out = [f'; [{_one_line(key)} "{_one_line(value)}"]' for key, value in match.metadata.items()]
     if match.length == 0 and match.jacoby:
         out.append('; [Jacoby "On"]')
     if match.length and not match.crawford_rule:        # the rule is taken to be on without it
@@ -453,8 +459,12 @@ def mat_game(match: MatchRecord, index: int) -> str:
         lines[-1].append(text)
 
     g = match.games[index]
-    left = f"{match.players[0]} : {g.score[0]}"
-    out = [f" Game {index + 1}", f" {left:<31}{match.players[1]} : {g.score[1]}"]
+    names = [_one_line(p) for p in match.players]
+    left = f"{names[0]} : {g.score[0]}"
+    # player 1's column; a longer name still needs a blank before it, or the line
+    # reads back as no score line
+    left = f"{left:<31}" if len(left) < 31 else left + " "
+    out = [f" Game {index + 1}", f" {left}{names[1]} : {g.score[1]}"]
     win: Win | None = None
     for m in replay_game(match, index):
         a = m.action

@@ -1,12 +1,12 @@
 """Output calibration: a network's outputs fitted to the results of its own games.
 
 A network fitted round after round to its own search values (the play-ranking distillation,
-``tools/distill_search_targets.py``) never sees how a game ends, so its five outputs can drift
-from the frequencies they estimate.  The shipped round-7 contact network did: in 20,000 games of
-its own self-play it gave the side on roll 0.010 backgammon wins where 0.005 happened, and too
-many gammon wins (docs/strength.md, "Session 22").  Such a drift reweights the outputs against
-each other in the equity that ranks plays (``2 win - 1 + wg - lg + wbg - lbg``), so it costs
-play wherever gammons and backgammons are at stake.
+``bgengine distill``) never sees how a game ends, so its five outputs can drift
+from the frequencies they estimate.  Round 7's contact network did: in 20,000 games of its
+own self-play it gave the side on roll 0.010 backgammon wins where 0.005 happened, and too
+many gammon wins (docs/experiments.md, "Outputs calibrated to game results").  Such a drift
+reweights the outputs against each other in the equity that ranks plays (``2 win - 1 + wg -
+lg + wbg - lbg``), so it costs play wherever gammons and backgammons are at stake.
 
 The correction here is Platt scaling of each output: with ``z`` the output's logit (the sum
 before its sigmoid), the calibrated output is ``sigmoid(a z + b)``, ``a`` and ``b`` fitted by

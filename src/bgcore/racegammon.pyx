@@ -33,7 +33,7 @@ both sides have few enough checkers outside their home boards for the recursion 
 quick (``max_outside``).  An :class:`~bgengine.evaluator.Evaluator` made with
 ``race_gammons=True`` does so for every race it values: measured by rollouts at the race
 decisions of 200 games against GNU Backgammon 0-ply, its plays gain +0.0028 ppg per game
-over the race network's alone (``docs/strength.md``, session 20).
+over the race network's alone (``docs/experiments.md``, "Exact race values").
 
 Solved positions are cached (up to ``max_entries``, then the cache starts over), so a
 game, a decision's afterstates or a rollout's trials pay for each position once.  The

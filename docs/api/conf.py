@@ -1,0 +1,24 @@
+"""Sphinx configuration of bgengine's API reference (built from the docstrings).
+
+    python -m sphinx -W -b html docs/api build/api-html
+"""
+
+from __future__ import annotations
+
+import bgengine
+
+project = "bgengine"
+version = release = bgengine.__version__
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.napoleon"]
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+default_role = "py:obj"
+nitpicky = False
+exclude_patterns = ["_build"]
+html_theme = "alabaster"
+# The top-level face re-exports the classes of the submodules (bgengine.Network is
+# bgengine.network.Network), so a short name has two targets: either is right.
+suppress_warnings = ["ref.python"]

@@ -7,7 +7,7 @@ import argparse
 import logging
 
 from bgengine.cli.options import finite_number, games_number, whole_number
-from bgengine.cli.output import emit
+from bgengine.cli.output import add_json_argument, emit
 
 __all__ = ["register"]
 
@@ -24,7 +24,8 @@ def _cmd_collect(args: argparse.Namespace) -> int:
                    CLASSES.index(args.klass), args.sample, args.rollout, args.opponent,
                    args.race_gammons)
     np.savez(args.out, **data)
-    emit(args, None, f"{args.out}: {len(data['boards'])} positions of {args.games} games")
+    emit(args, {"file": args.out, "positions": len(data["boards"]), "games": args.games},
+         f"{args.out}: {len(data['boards'])} positions of {args.games} games")
     return 0
 
 
@@ -35,7 +36,8 @@ def _cmd_mean(args: argparse.Namespace) -> int:
 
     data = mean_targets([dict(np.load(f)) for f in args.data])
     np.savez(args.out, **data)
-    emit(args, None, f"{args.out}: the mean of {len(args.data)} files' search values")
+    emit(args, {"file": args.out, "sources": list(args.data)},
+         f"{args.out}: the mean of {len(args.data)} files' search values")
     return 0
 
 
@@ -51,7 +53,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.race_gammons is not None:
         fitted = fitted.with_race_gammons(args.race_gammons or False)
     fitted.save(args.out)
-    emit(args, None, f"saved {args.out}")
+    emit(args, {"file": args.out}, f"saved {args.out}")
     return 0
 
 
@@ -60,7 +62,7 @@ def _cmd_blend(args: argparse.Namespace) -> int:
     from bgengine.evaluator import CLASSES
 
     blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
-    emit(args, None, f"saved {args.out}")
+    emit(args, {"file": args.out}, f"saved {args.out}")
     return 0
 
 
@@ -117,10 +119,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--opponent", default=None, metavar="SPEC",
                    help="a player (e.g. net@0.1) making one seat's plays, alternating seats by "
                         "game: lopsided positions, as against weaker opponents")
+    add_json_argument(c)
     c.set_defaults(func=_cmd_collect)
     a = dsub.add_parser("mean", help="average the search values of files from the same games")
     a.add_argument("out", help="file to write (.npz)")
     a.add_argument("data", nargs="+", help="collect files of the same games")
+    add_json_argument(a)
     a.set_defaults(func=_cmd_mean)
     f = dsub.add_parser("fit", help="fit a network of an evaluator to search values")
     f.add_argument("out", help="file to write (.npz)")
@@ -157,6 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="contact experts: the contact network copied into one network per "
                         "group of positions, by stage (pips of both sides) and lead cuts "
                         "(stage:250, lead:0, stage:230/280,lead:0)")
+    add_json_argument(f)
     f.set_defaults(func=_cmd_fit)
     e = dsub.add_parser("errors", help="held-out errors by phase of several players' networks")
     e.add_argument("data", nargs="+", help="collect files")
@@ -164,6 +169,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the networks compared")
     e.add_argument("--seed", type=int, default=0, help="the held-out split of fit --seed")
     e.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact")
+    add_json_argument(e)
     e.set_defaults(func=_cmd_errors)
     b = dsub.add_parser("blend", help="move the start toward the mean of several fits")
     b.add_argument("out", help="file to write (.npz)")
@@ -172,4 +178,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--share", type=finite_number, default=0.5,
                    help="how far toward the fits' mean (0: the start, 1: the mean)")
     b.add_argument("--class", dest="klass", choices=("contact", "race"), default="contact")
+    add_json_argument(b)
     b.set_defaults(func=_cmd_blend)

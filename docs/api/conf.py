@@ -5,7 +5,14 @@
 
 from __future__ import annotations
 
-import bgengine
+import os
+
+# Document the compiled modules themselves, not their .pyi stubs: Sphinx would otherwise put
+# the stub in sys.modules, and the Python modules that import compiled classes would get
+# stub objects (which cannot run) instead.
+os.environ["SPHINX_AUTODOC_IGNORE_NATIVE_MODULE_TYPE_STUBS"] = "1"
+
+import bgengine  # noqa: E402
 
 project = "bgengine"
 version = release = bgengine.__version__
@@ -15,6 +22,9 @@ autosummary_imported_members = False
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
+# A numpydoc "Attributes" section as :ivar: fields, not a second description of each
+# dataclass field that autodoc documents as a member.
+napoleon_use_ivar = True
 default_role = "py:obj"
 nitpicky = False
 exclude_patterns = ["_build"]

@@ -104,6 +104,8 @@ class Engine:
         same way, so that every match gnubg can play (up to 64 points) is
         covered.
 
+    Notes
+    -----
     Boards are ``(2, 25)`` arrays, row 1 = the side on roll (:data:`bgengine.types.Board`).
     Override any method to plug in another brain.
     """

@@ -235,7 +235,10 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
         Measure the luck of every roll (:mod:`bgengine.luck`, on threads of
         their own while the games go on), for luck-adjusted figures.
 
-    Returns a :class:`MatchResult` from A's side.
+    Returns
+    -------
+    MatchResult
+        From A's side.
     """
     n_pairs = game_pairs(games)
     if isinstance(player, str):

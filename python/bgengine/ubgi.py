@@ -158,6 +158,8 @@ class UbgiSession:
     clock : callable
         Seconds, for the ``time_ms`` of ``info`` lines.
 
+    Notes
+    -----
     :meth:`handle` answers one line; :attr:`closed` turns true on ``quit``.
     """
 

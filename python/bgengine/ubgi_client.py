@@ -87,6 +87,8 @@ class UbgiPlayer:
     name : str, optional
         Display name (default ``ubgi:COMMAND``).
 
+    Notes
+    -----
     The engine starts on first use and runs until :meth:`close` (or the end
     of a ``with`` block).  ``identity`` holds its ``id`` lines (``name``,
     ``author``), ``proto`` its protocol version and ``keys`` its ``key``

@@ -14,13 +14,13 @@ EXIT_OK = 0
 #: The work ran and failed: a match file that fails ``matchfile check``, an internal error.
 EXIT_FAILURE = 1
 #: Usage or bad input: an unknown option, a value out of range, a bad ID, a file that is
-#: missing, unreadable or malformed (always one line ``bgengine: error: ...``).
+#: missing, unreadable or malformed (always one line that starts ``bgengine: error:``).
 EXIT_USAGE = 2
 #: Interrupted (Ctrl-C, or SIGTERM where a command stops on it): what was finished is
 #: saved and reported first.
 EXIT_INTERRUPTED = 130
 
-#: Exit status when the reader of standard output went away (``bgengine moves ... | head``):
+#: Exit status when the reader of standard output went away (``bgengine moves ID 31 | head``):
 #: what the shell reports for a program ended by SIGPIPE, so ``set -o pipefail`` sees
 #: ``bgengine`` as it sees ``yes | head``.
 EXIT_BROKEN_PIPE = 128 + 13

@@ -19,7 +19,7 @@ from bgengine.match import default_threads
 from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
                                  load_entrants, older_self, round_robin)
 from bgengine.tournament.entrants import Warn, to_stderr
-from bgengine.tournament.knockout import KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES
+from bgengine.tournament.elimination import KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES
 from bgengine.tournament.pairings import resolve_threads
 from bgengine.tournament.reports import fmt_ppg, write_text
 

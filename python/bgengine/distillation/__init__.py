@@ -8,7 +8,7 @@ loss on the equity differences between the plays of one decision), :func:`blend`
 
 from __future__ import annotations
 
-from bgengine.distillation.fit import blend, fit, phase_errors
+from bgengine.distillation.fitting import blend, fit, phase_errors
 from bgengine.distillation.targets import (CONTACT, EQUITY_WEIGHTS, PHASES, RACE,
                                            check_same_positions, collect, decision_groups,
                                            held_out_figures, load_decisions, mean_targets,

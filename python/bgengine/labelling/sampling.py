@@ -239,7 +239,7 @@ def _alternative(model: Network | Evaluator, d, top: int,
 def sample_positions(model: Network | Evaluator, config: SamplingConfig, *,
                      first_game: int = 0, seen: set[bytes] | None = None,
                      progress: Callable[[int, int], None] | None = None) -> SampledPositions:
-    """Play games ``first_game .. first_game + config.games - 1`` of the run ``config``
+    """Play games ``range(first_game, first_game + config.games)`` of the run ``config``
     with ``model`` at 0-ply and keep positions as the module docstring says.
 
     ``seen``: keys already held (e.g. by earlier pools), not kept again; updated with

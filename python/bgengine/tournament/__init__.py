@@ -44,13 +44,13 @@ games; the partial results are printed and saved, marked as partial.
 
 The modules: :mod:`~bgengine.tournament.entrants` (loading and naming players),
 :mod:`~bgengine.tournament.pairings` (seeds, game pairs in batches, stopping),
-:mod:`~bgengine.tournament.roundrobin`, :mod:`~bgengine.tournament.knockout`,
+:mod:`~bgengine.tournament.roundrobin`, :mod:`~bgengine.tournament.elimination`,
 :mod:`~bgengine.tournament.older` (with a run's history of networks) and
 :mod:`~bgengine.tournament.reports` (number formats, CSV and PNG files).
 """
 
 from bgengine.tournament.entrants import Entrant, load_entrants, load_network_folder
-from bgengine.tournament.knockout import Knockout, KnockoutMatch, knockout
+from bgengine.tournament.elimination import Knockout, KnockoutMatch, knockout
 from bgengine.tournament.older import OlderSelf, history, older_self
 from bgengine.tournament.pairings import derive_seed
 from bgengine.tournament.roundrobin import RoundRobin, round_robin

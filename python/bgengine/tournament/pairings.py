@@ -29,7 +29,7 @@ ROUND_ROBIN_BATCH = 250
 
 def derive_seed(master: int, *parts: object) -> int:
     """A 63-bit dice seed from the master seed and any JSON-able parts
-    (tournament kind, round, player names...).  Stable across platforms and
+    (tournament kind, round, player names, and so on).  Stable across platforms and
     versions: SHA-256 of the JSON text.
 
     Not :func:`bgengine.game.game_seed`, on purpose: that one mixes integer
@@ -75,7 +75,7 @@ def closes_gnubg(fn):
 
 def play_pairing(a: Entrant, b: Entrant, n_pairs: int, seed: int, backend: Backend, batch: int,
           stop: threading.Event | None, points: list, moves: list, done: int = 0) -> bool:
-    """Play pairs ``done .. n_pairs-1`` in batches, appending to ``points``/
+    """Play pairs ``range(done, n_pairs)`` in batches, appending to ``points``/
     ``moves``; False if stopped (by ``stop`` or KeyboardInterrupt) before the end."""
     while done < n_pairs:
         if stop is not None and stop.is_set():

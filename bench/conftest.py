@@ -11,7 +11,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from bgengine.ids import board_from_position_id
+from bgengine.notation.ids import board_from_position_id
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WILDBG = ROOT / "tests" / "data" / "wildbg"

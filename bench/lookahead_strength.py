@@ -16,8 +16,8 @@ import argparse
 import time
 
 from bgengine.agents import Player
-from bgengine.match import run_match
-from bgengine.players import load_default_network, make_player
+from bgengine.matches.run import run_match
+from bgengine.matches.players import load_default_network, make_player
 
 
 def main() -> None:

@@ -40,10 +40,10 @@ from pathlib import Path
 
 import pytest
 
-from bgengine.analysis import analyse_match
-from bgengine.engine import Engine
-from bgengine.gnubg.analysis import analysis_script
-from bgengine.matchfiles import read_match_file
+from bgengine.decisions.analysis import analyse_match
+from bgengine.decisions.engine import Engine
+from bgengine.opponents.gnubg.analysis import analysis_script
+from bgengine.matchfiles.files import read_match_file
 
 ROOT = Path(__file__).resolve().parent.parent
 MATCH = ROOT / "tests" / "data" / "analysis" / "net_vs_pubeval.mat"

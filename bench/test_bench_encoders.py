@@ -48,7 +48,7 @@ import pytest
 
 from bgengine.encoders import _encode_timed
 from bgengine.movegen import legal_afterstates
-from bgengine.players import default_network_path, load_network
+from bgengine.matches.players import default_network_path, load_network
 
 NAMES = ("expert", "contact", "race", "tesauro198")
 

@@ -2,7 +2,7 @@
 (skipped without gnubg).
 
 The shipped network plays ``GAMES`` cubeless money games against ``gnubg``
-(0-ply) with :class:`bgengine.gnubg.GnubgPool` at its default size (16
+(0-ply) with :class:`bgengine.opponents.gnubg.GnubgPool` at its default size (16
 processes per core); the pool is started before the clock starts (about 1.2 s
 for 32 processes) and every reply is checked against our legal plays as in a
 real match.  gnubg waits about 10 ms for each of its own evaluations (its
@@ -40,8 +40,8 @@ import time
 
 import pytest
 
-from bgengine.gnubg import GnubgConfig, GnubgPlayer, GnubgPool, GnubgSettings
-from bgengine.players import default_network_path, make_player
+from bgengine.opponents.gnubg import GnubgConfig, GnubgPlayer, GnubgPool, GnubgSettings
+from bgengine.matches.players import default_network_path, make_player
 
 GNUBG = shutil.which("gnubg") or (
     "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)

@@ -23,7 +23,7 @@ import pytest
 
 from bgengine.evaluator import Evaluator, as_evaluator
 from bgengine.network import Network
-from bgengine.players import default_network_path, load_network
+from bgengine.matches.players import default_network_path, load_network
 from bgengine.position import STARTING_BOARD
 from bgengine.search import rollout
 

@@ -31,7 +31,7 @@ import pytest
 from bgengine.agents import Player, play_match
 from bgengine.evaluator import as_evaluator
 from bgengine.movegen import legal_afterstates_batch
-from bgengine.players import default_network_path, load_network
+from bgengine.matches.players import default_network_path, load_network
 from bgengine.racegammon import RaceGammonTables
 
 ROUNDS = 3

@@ -39,11 +39,11 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.fibs import format_fibs_board
-from bgengine.ids import MatchState
-from bgengine.players import default_network_path, make_player
-from bgengine.engine import Engine
-from bgengine.serve import start_server
+from bgengine.notation.fibs import format_fibs_board
+from bgengine.notation.ids import MatchState
+from bgengine.matches.players import default_network_path, make_player
+from bgengine.decisions.engine import Engine
+from bgengine.protocols.serve import start_server
 
 pytestmark = pytest.mark.skipif(not default_network_path().exists(), reason="no shipped network")
 

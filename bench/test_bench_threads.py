@@ -23,7 +23,7 @@ import time
 import pytest
 
 from bgengine.agents import Player
-from bgengine.match import run_match
+from bgengine.matches.run import run_match
 from bgengine.network import Network
 
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -94,7 +94,7 @@ def _medians_of_clean_rounds(benchmark, ratios, modes: tuple[str, ...], what: st
 def _training_model(kind: str):
     """The benchmark's model, past random weights' long games, and its config."""
     from bgengine.td import train_games
-    from bgengine.training import TrainConfig, _new_network
+    from bgengine.training.trainer import TrainConfig, _new_network
 
     if kind == "expert":
         cfg = TrainConfig(encoder="expert", hidden=[128], lam=0.0, games=100_000, seed=4)
@@ -111,7 +111,7 @@ def _training_model(kind: str):
 def test_training_scaling_on_two_threads(benchmark, kind):
     """TD(0) self-play moves/s of a run on two threads (``train_threads = 2``, ``sync_games =
     16``: each thread plays 16 games on its own copy, then the changes are merged, see
-    ``bgengine.threaded_td``) over one thread, from the same weights, the same games; both
+    ``bgengine.training.threaded_td``) over one thread, from the same weights, the same games; both
     sync modes.  Models: ``expert`` 222-128-5; ``classes`` contact 250-128-5 + race 235-64-5
     + bear-off database (the shipped evaluator's shapes).  A round is 1 thread, "round",
     "rolling" back to back; medians of the rounds during which other processes used at most
@@ -130,7 +130,7 @@ def test_training_scaling_on_two_threads(benchmark, kind):
     1.77x and 1.67x, "rolling" 1.89x and 1.77x.  "rolling" keeps each thread in its games
     93-97% of the time ("round": 82-91%); one thread's games run at the speed of one alone."""
     from bgengine.td import train_games
-    from bgengine.threaded_td import train_games_threaded
+    from bgengine.training.threaded_td import train_games_threaded
 
     cfg, start = _training_model(kind)
     n = 2400 if kind == "expert" else 1600
@@ -196,10 +196,10 @@ def test_training_scaling_of_the_shipped_evaluator(benchmark):
     alone, waits 0.2-2.4% for the other's merge and merges 0.7-0.9%.  See
     docs/experiments.md ("Training on two threads at equal games").
     """
-    from bgengine.optimizer import AdamState
-    from bgengine.players import load_default_network
+    from bgengine.training.optimizer import AdamState
+    from bgengine.matches.players import load_default_network
     from bgengine.td import train_games
-    from bgengine.threaded_td import train_games_threaded
+    from bgengine.training.threaded_td import train_games_threaded
 
     start = load_default_network()
     n = SHIPPED_GAMES

@@ -44,13 +44,13 @@ MAX_LEN = 4096
 
 #: The modules the targets exercise: imported under atheris' instrumentation.
 MODULES = (
-    "bgengine", "bgengine.ids", "bgengine.state_ids", "bgengine.state", "bgengine.notation",
-    "bgengine.matfile", "bgengine.matchreading", "bgengine.matchfiles", "bgengine.matchrecord",
-    "bgengine.sgf", "bgengine.fibs", "bgengine.external", "bgengine.protocol", "bgengine.serve",
-    "bgengine.ubgi", "bgengine.train_config", "bgengine.runs", "bgengine.session_file",
-    "bgengine.position", "bgengine.engine", "bgengine.players", "bgengine.cli",
-    "bgengine.cli.options", "bgengine.fileio", "bgengine.evaluator", "bgengine.web.api",
-    "bgengine.web.session", "bgengine.web.steps", "bgengine.web.limits",
+    "bgengine", "bgengine.notation.ids", "bgengine.notation.state_text", "bgengine.state", "bgengine.notation.moves",
+    "bgengine.matchfiles.mat", "bgengine.matchfiles.reading", "bgengine.matchfiles.files", "bgengine.matchfiles.record",
+    "bgengine.matchfiles.sgf", "bgengine.notation.fibs", "bgengine.opponents.external", "bgengine.protocols.gnubg_socket", "bgengine.protocols.serve",
+    "bgengine.protocols.ubgi", "bgengine.training.config", "bgengine.training.run_dir", "bgengine.matchfiles.session_file",
+    "bgengine.position", "bgengine.decisions.engine", "bgengine.matches.players", "bgengine.cli",
+    "bgengine.cli.options", "bgengine.fileio", "bgengine.evaluator", "bgengine.protocols.web.api",
+    "bgengine.protocols.web.session", "bgengine.protocols.web.steps", "bgengine.protocols.web.limits",
 )
 
 
@@ -65,8 +65,8 @@ def _targets():
 def seeds() -> dict[str, list[bytes]]:
     """Real inputs of every target, in the targets' own byte layout."""
     ft = _targets()
-    from bgengine.matfile import read_mat
-    from bgengine.sgf import write_sgf
+    from bgengine.matchfiles.mat import read_mat
+    from bgengine.matchfiles.sgf import write_sgf
 
     data = TESTS / "data" / "matfiles"
     mats = [(data / n).read_bytes() for n in ("gnubg_match1.mat", "gnubg_money.mat")]

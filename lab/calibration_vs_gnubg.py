@@ -5,10 +5,10 @@
 
 Samples ``--positions`` boards (side on roll in row 1, as ``bgengine distill
 collect`` stores them) from the files, has gnubg value them at ``--plies``
-(:func:`bgengine.gnubg.evaluate.gnubg_outputs`, ``--jobs`` processes, niced) and compares each player's 0-ply
+(:func:`bgengine.opponents.gnubg.evaluate.gnubg_outputs`, ``--jobs`` processes, niced) and compares each player's 0-ply
 outputs with gnubg's: the root mean squared error of each of the five probabilities and of
 the cubeless equity, the mean equity difference (bias), and the money cube action (centred
-cube, bgengine's :func:`bgengine.cube.cube_decision` applied to both sets of outputs):
+cube, bgengine's :func:`bgengine.decisions.cube.cube_decision` applied to both sets of outputs):
 how often the two disagree on "double" and on "take", and the mean cubeful equity the
 doubling side loses by acting on the player's outputs instead of gnubg's (judged by
 gnubg's).  What ranks plays well can still be miscalibrated: this measures the latter.
@@ -20,11 +20,11 @@ import json
 
 import numpy as np
 
-from bgengine.cube import CubeInfo, cube_decision
+from bgengine.decisions.cube import CubeInfo, cube_decision
 from bgengine.evaluator import as_evaluator
-from bgengine.gnubg import evaluate
+from bgengine.opponents.gnubg import evaluate
 from bgengine.network import equity_of
-from bgengine.players import load_network_spec
+from bgengine.matches.players import load_network_spec
 
 NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
 

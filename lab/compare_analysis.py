@@ -21,7 +21,7 @@ import argparse
 import json
 from pathlib import Path
 
-from bgengine.gnubg.analysis import analyse_golden, compare_analyses
+from bgengine.opponents.gnubg.analysis import analyse_golden, compare_analyses
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "analysis" / "gnubg_2ply.json"
 

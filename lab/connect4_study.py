@@ -32,7 +32,7 @@ from typing import Any
 from bgengine.games.connect4_report import STUDY_OPPONENTS, network_report, seat_results
 from bgengine.games.learners import GameRecord, GuidedSearch, play
 from bgengine.games.study import GameRunConfig, train_game_run
-from bgengine.sweep import point_name
+from bgengine.training.sweep import point_name
 
 if sys.version_info >= (3, 11):
     import tomllib

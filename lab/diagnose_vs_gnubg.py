@@ -44,11 +44,11 @@ import numpy as np
 
 from bgengine.board import pip_counts
 from bgengine.dice import Dice
-from bgengine.game import game_decisions
-from bgengine.gnubg.binary import run_gnubg_scripts
-from bgengine.matchrecord import GameRecorder, MatchRecord
-from bgengine.matfile import write_mat
-from bgengine.players import make_player
+from bgengine.matches.game import game_decisions
+from bgengine.opponents.gnubg.binary import run_gnubg_scripts
+from bgengine.matchfiles.record import GameRecorder, MatchRecord
+from bgengine.matchfiles.mat import write_mat
+from bgengine.matches.players import make_player
 
 log = logging.getLogger("diagnose")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from strength_curve import add_luck_argument, luck_meter, measure_against_both, measured, series
 
-from bgengine.players import make_player
+from bgengine.matches.players import make_player
 
 
 def rounds(folder: Path) -> list[tuple[int, Path]]:

@@ -19,10 +19,10 @@ import random
 import re
 from pathlib import Path
 
-from bgengine.engine import Engine
-from bgengine.matchfiles import write_match_file
-from bgengine.matchrecord import MatchRecord, play_recorded_match
-from bgengine.players import load_default_network, make_player
+from bgengine.decisions.engine import Engine
+from bgengine.matchfiles.files import write_match_file
+from bgengine.matchfiles.record import MatchRecord, play_recorded_match
+from bgengine.matches.players import load_default_network, make_player
 
 log = logging.getLogger("make_analysis_matches")
 

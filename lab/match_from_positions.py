@@ -2,7 +2,7 @@
 
     python lab/match_from_positions.py A B POSITIONS.npz [--limit N] [--seed 7]
 
-Every position of the file (``bgengine.startpositions``: e.g. races sampled from
+Every position of the file (``bgengine.training.startpositions``: e.g. races sampled from
 self-play) is played twice with the same dice (stream ``i`` of ``--seed`` for position
 ``i``), A on roll in one game and B in the other; the result is A's points per game with
 a 95% interval over the position pairs.  Much more sensitive than full games to a
@@ -20,9 +20,9 @@ import sys
 import numpy as np
 
 from bgengine.dice import Dice
-from bgengine.game import play_game
-from bgengine.players import make_player
-from bgengine.startpositions import load_positions
+from bgengine.matches.game import play_game
+from bgengine.matches.players import make_player
+from bgengine.training.startpositions import load_positions
 
 
 def play_pairs(a, b, boards: np.ndarray, seed: int) -> np.ndarray:

@@ -6,7 +6,7 @@
 Each player plays ``--games`` cubeless money games against gnubg 0-ply (or
 ``--opponent gnubg:N``, or any other player spec: those games are played from Python,
 as ``bgengine match --luck`` plays them) on each seed's dice, with the luck of every
-roll measured (:mod:`bgengine.luck`, by the shipped network).  Every game's points,
+roll measured (:mod:`bgengine.decisions.luck`, by the shipped network).  Every game's points,
 luck, plays and bad-reply flag are saved in ``OUT/<player>_<seed>.npz`` with the
 opponent's spec (a file already there is read, not played again: an interrupted run
 goes on where it stopped; one saved against another opponent is refused).
@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.gnubg import GnubgConfig, play_gnubg_pairs
-from bgengine.luck import LuckMeter
-from bgengine.match import play_python_pairs
-from bgengine.players import load_default_network, make_player
-from bgengine.results import ci95
+from bgengine.opponents.gnubg import GnubgConfig, play_gnubg_pairs
+from bgengine.decisions.luck import LuckMeter
+from bgengine.matches.run import play_python_pairs
+from bgengine.matches.players import load_default_network, make_player
+from bgengine.matches.results import ci95
 
 
 def file_name(spec: str, seed: int) -> str:

@@ -36,7 +36,7 @@ from bgengine.board import game_result
 from bgengine.evaluator import CLASSES, as_evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import equity_of
-from bgengine.players import load_network_spec, make_player
+from bgengine.matches.players import load_network_spec, make_player
 from bgengine.search import rollout
 
 

@@ -1,4 +1,4 @@
-"""Sample start positions of one class from a network's self-play (bgengine.startpositions).
+"""Sample start positions of one class from a network's self-play (bgengine.training.startpositions).
 
     python lab/sample_positions.py OUT.npz [--player net] [--class race] [-n 4000] [--seed 1]
 
@@ -12,8 +12,8 @@ import argparse
 import logging
 
 from bgengine.evaluator import CLASSES
-from bgengine.players import load_network_spec
-from bgengine.startpositions import sample_positions, save_positions
+from bgengine.matches.players import load_network_spec
+from bgengine.training.startpositions import sample_positions, save_positions
 
 
 def main() -> None:

@@ -29,11 +29,11 @@ from collections.abc import Callable
 
 import numpy as np
 # a sibling script (lab/ is on the path when this one runs as a script)
-from bgengine.distillation import load_decisions, pair_residuals, split_decisions
+from bgengine.training.distillation import load_decisions, pair_residuals, split_decisions
 
 from bgengine.encoders import encode
 from bgengine.evaluator import as_evaluator
-from bgengine.players import load_network_spec
+from bgengine.matches.players import load_network_spec
 
 log = logging.getLogger("screen_inputs")
 

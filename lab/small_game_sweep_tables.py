@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from bgengine.sweep import wdl
+from bgengine.training.sweep import wdl
 
 
 def score(point: dict, opponents: list[str]) -> float:

@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 
 from bgengine.evaluator import load_evaluator
-from bgengine.match import run_match
-from bgengine.players import load_network, make_player
+from bgengine.matches.run import run_match
+from bgengine.matches.players import load_network, make_player
 from bgengine.agents import Player
-from bgengine.runs import RunDir
+from bgengine.training.run_dir import RunDir
 
 GNUBG_SEED = 1000
 PUBEVAL_SEED = 2000
@@ -60,7 +60,7 @@ def measure_against_both(path: Path, key: int, extra: dict, done: dict, out: Pat
     """Play the network at ``path`` against gnubg 0-ply and pubeval on the curve's dice,
     unless ``done[(key, opponent)]`` already has as many games; append each new result
     (``trained_games`` = ``key``, plus ``extra``) to ``out`` and to ``done``.  With
-    ``luck`` (a :class:`bgengine.luck.LuckMeter`) the games against gnubg are
+    ``luck`` (a :class:`bgengine.decisions.luck.LuckMeter`) the games against gnubg are
     luck-adjusted too (and measured again where an earlier record is not)."""
     me = Player("net", load_network(path), name=path.name)
     for opponent, player, n, seed in (("gnubg", gnubg, gnubg_games, GNUBG_SEED),
@@ -130,8 +130,8 @@ def luck_meter(args: argparse.Namespace):
     """The luck meter ``--luck`` asks for, or None."""
     if not args.luck:
         return None
-    from bgengine.luck import LuckMeter
-    from bgengine.players import load_default_network
+    from bgengine.decisions.luck import LuckMeter
+    from bgengine.matches.players import load_default_network
 
     return LuckMeter(load_default_network())
 

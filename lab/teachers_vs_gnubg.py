@@ -19,9 +19,9 @@ import argparse
 
 import numpy as np
 
-from bgengine.engine import Engine
+from bgengine.decisions.engine import Engine
 from bgengine.network import equity_of
-from bgengine.players import load_network_spec
+from bgengine.matches.players import load_network_spec
 
 
 def load(files: list[str]) -> dict:
@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     from calibration_vs_gnubg import gnubg_outputs   # sibling scripts (lab/ is on the path)
-    from bgengine.distillation import check_same_positions
+    from bgengine.training.distillation import check_same_positions
 
     two, three = load(args.two), load(args.three)
     try:

@@ -16,7 +16,7 @@ import itertools
 from pathlib import Path
 
 from bgengine.games.study import GameRunConfig, train_game_run
-from bgengine.runs import read_log
+from bgengine.training.run_dir import read_log
 
 OPPONENTS = ("random", "primitive", "smart", "solver", "self")
 

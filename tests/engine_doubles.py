@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bgengine.agents import Player
-from bgengine.engine import Engine, NotSupported
+from bgengine.decisions.engine import Engine, NotSupported
 from bgengine.network import Network
 
 

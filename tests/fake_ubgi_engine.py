@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from bgengine.ubgi import UbgiSession
+from bgengine.protocols.ubgi import UbgiSession
 
 #: What each mode answers to ``go`` instead of the session's reply (None: exit at once).
 GO_REPLIES = {

@@ -146,7 +146,7 @@ def _harmless(text: str) -> str:
 
 
 def _board(pid: str) -> np.ndarray | None:
-    from bgengine.ids import board_from_position_id
+    from bgengine.notation.ids import board_from_position_id
     try:
         return board_from_position_id(pid)
     except ValueError:
@@ -159,7 +159,7 @@ def position_id(data: bytes) -> None:
     """gnubg Position IDs: what decodes re-encodes to the same text; any board of 50
     counts that validates has an ID that decodes back to it."""
     from bgengine.board import validate_board
-    from bgengine.ids import board_from_position_id, position_id as encode
+    from bgengine.notation.ids import board_from_position_id, position_id as encode
 
     text = text_of(data)
     try:
@@ -179,7 +179,7 @@ def position_id(data: bytes) -> None:
 def match_id(data: bytes) -> None:
     """gnubg Match IDs: what decodes re-encodes to the same text (a roll written lower die
     first re-encodes higher first, as in gnubg)."""
-    from bgengine.ids import match_id as encode, match_state_from_id
+    from bgengine.notation.ids import match_id as encode, match_state_from_id
 
     text = text_of(data)
     try:
@@ -195,7 +195,7 @@ def match_id(data: bytes) -> None:
 def state_text(data: bytes) -> None:
     """A game state's text (XGID, PositionID:MatchID, a Position ID with labels or not):
     what parses writes back in its own form and parses to the same state."""
-    from bgengine.state_ids import format_gnubgid, format_xgid, parse_gnubgid, parse_state, parse_xgid
+    from bgengine.notation.state_text import format_gnubgid, format_xgid, parse_gnubgid, parse_state, parse_xgid
 
     text = text_of(data)
     try:
@@ -224,7 +224,7 @@ def notation(data: bytes) -> None:
     """Move notation: a text either names one legal play (whose own notation names it
     again) or is refused with ``ValueError``."""
     from bgengine.movegen import legal_afterstates
-    from bgengine.notation import format_move, match_move, parse_move
+    from bgengine.notation.moves import format_move, match_move, parse_move
 
     f = Fields(data)
     board = _board(f.pick(POSITION_IDS))
@@ -263,8 +263,8 @@ def _same_match(a, b, what: str) -> None:
 def matfile(data: bytes) -> None:
     """``.mat`` text: read or refused with :class:`MatchRecordError`; what reads writes
     and reads back to the same games."""
-    from bgengine.matfile import read_mat, write_mat
-    from bgengine.matchrecord import MatchRecordError
+    from bgengine.matchfiles.mat import read_mat, write_mat
+    from bgengine.matchfiles.record import MatchRecordError
 
     text = text_of(data)
     with _quiet_warnings():
@@ -279,9 +279,9 @@ def matfile(data: bytes) -> None:
 def sgf(data: bytes) -> None:
     """``.sgf`` text: read or refused with :class:`MatchRecordError`; what reads writes
     and reads back to the same games, as ``.sgf`` and as ``.mat``."""
-    from bgengine.matfile import read_mat, write_mat
-    from bgengine.matchrecord import MatchRecordError
-    from bgengine.sgf import read_sgf, write_sgf
+    from bgengine.matchfiles.mat import read_mat, write_mat
+    from bgengine.matchfiles.record import MatchRecordError
+    from bgengine.matchfiles.sgf import read_sgf, write_sgf
 
     text = text_of(data)
     with _quiet_warnings():
@@ -301,7 +301,7 @@ _MATCH_NAMES = ("fuzz.mat", "fuzz.sgf", "fuzz.mat.gz", "fuzz.sgf.gz")
 def match_file(data: bytes) -> None:
     """A match file's bytes on disk (``.mat``, ``.sgf``, gzipped or not, any encoding):
     read or refused with ``ValueError``."""
-    from bgengine.matchfiles import read_match_file
+    from bgengine.matchfiles.files import read_match_file
 
     f = Fields(data)
     kind = f.byte()
@@ -320,7 +320,7 @@ def match_file(data: bytes) -> None:
 def session_file(data: bytes) -> None:
     """A saved play session (``.mat`` with bgengine's tags): loaded or refused with
     :class:`SessionFileError`."""
-    from bgengine.session_file import SessionFileError, load_session
+    from bgengine.matchfiles.session_file import SessionFileError, load_session
 
     path = _write("session.mat", data)
     with _quiet_warnings():
@@ -337,7 +337,7 @@ def fibs(data: bytes) -> None:
     """FIBS ``board:`` lines: parsed (and written back to the same fields) or refused
     with ``ValueError``; a parsed line gives a legal position."""
     from bgengine.board import validate_board
-    from bgengine.fibs import parse_fibs_board
+    from bgengine.notation.fibs import parse_fibs_board
 
     text = text_of(data)
     try:
@@ -371,11 +371,11 @@ _UNREADABLE = ("unreadable board line from gnubg",)
 
 
 def external(data: bytes) -> None:
-    """gnubg's external-player protocol (:class:`bgengine.protocol.Session`, both roles):
+    """gnubg's external-player protocol (:class:`bgengine.protocols.gnubg_socket.Session`, both roles):
     every line gets an answer or an ``Error:`` line, never an internal error, and
     nothing is logged as an error but the documented unreadable board from gnubg."""
-    from bgengine.external import parse_address
-    from bgengine.protocol import Session
+    from bgengine.opponents.external import parse_address
+    from bgengine.protocols.gnubg_socket import Session
 
     f = Fields(data)
     mode = f.byte()
@@ -404,14 +404,14 @@ def external(data: bytes) -> None:
 
 @functools.cache
 def _ubgi_player():
-    from bgengine.players import make_player
+    from bgengine.matches.players import make_player
     return make_player("pubeval")
 
 
 def ubgi(data: bytes) -> None:
-    """UBGI (:class:`bgengine.ubgi.UbgiSession`): each line gets its replies or one
+    """UBGI (:class:`bgengine.protocols.ubgi.UbgiSession`): each line gets its replies or one
     ``error CODE DETAIL`` line with a standard code, never an internal error."""
-    from bgengine.ubgi import ERROR_CODES, UbgiSession
+    from bgengine.protocols.ubgi import ERROR_CODES, UbgiSession
 
     session = UbgiSession(_ubgi_player())
     with _no_logged_errors():
@@ -443,8 +443,8 @@ _WEB_VALUES = (None, True, False, 0, 1, 2, 3, 6, 7, -1, 2**31, 2**70, 0.5, float
 def _web_client():
     from fastapi.testclient import TestClient
 
-    from bgengine.web.api import create_app
-    from bgengine.web.limits import WebLimits
+    from bgengine.protocols.web.api import create_app
+    from bgengine.protocols.web.limits import WebLimits
     limits = WebLimits(max_trials=72, max_work=5000)
     # raise_server_exceptions=False: a bug shows as the 500 a browser would get
     return TestClient(create_app(_fixed_engine(), limits=limits, seed=0),
@@ -565,7 +565,7 @@ _VALID_CONFIG = b"[train]\ngames = 1000\nhidden = [40]\nalpha = 0.1\nseed = 3\n"
 def train_config(data: bytes) -> None:
     """Training configs (TOML): read or refused with ``ValueError``; what reads writes
     back to TOML that reads to the same config."""
-    from bgengine.train_config import TrainConfig
+    from bgengine.training.config import TrainConfig
 
     path = _write("config.toml", data)
     try:
@@ -580,7 +580,7 @@ def train_config(data: bytes) -> None:
 def run_dir(data: bytes) -> None:
     """A run directory's log and checkpoint: a log's unreadable lines are skipped, a bad
     checkpoint is ``ValueError("unreadable checkpoint ...")``."""
-    from bgengine.runs import RunDir
+    from bgengine.training.run_dir import RunDir
 
     f = Fields(data)
     mode = f.byte()
@@ -592,7 +592,7 @@ def run_dir(data: bytes) -> None:
 
 
 def _run_dir(rd, f: Fields, mode: int) -> None:
-    from bgengine.runs import read_checkpoint, read_log
+    from bgengine.training.run_dir import read_checkpoint, read_log
 
     run = rd.path
     if mode % 2 == 0:
@@ -758,7 +758,7 @@ def api(data: bytes) -> None:
     """The public Python API with fuzzed arguments (``Position``, its moves, the
     engine's evaluation and hint): a result or ``ValueError`` / ``TypeError``."""
     from bgengine import Position
-    from bgengine.engine import EngineError
+    from bgengine.decisions.engine import EngineError
     from bgengine.state import GameState
 
     f = Fields(data)

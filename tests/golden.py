@@ -3,7 +3,7 @@
     from golden import load_movegen_golden, load_match_ids
 
 Self-contained on purpose: Position IDs are decoded here with numpy (gnubg positionid.c
-layout), not with bgengine.ids, so these data can check that module too.
+layout), not with bgengine.notation.ids, so these data can check that module too.
 """
 
 from __future__ import annotations

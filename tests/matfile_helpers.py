@@ -9,9 +9,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from bgengine.engine import Engine
-from bgengine.matchrecord import MatchRecord, play_recorded_match
-from bgengine.players import load_default_network, make_player
+from bgengine.decisions.engine import Engine
+from bgengine.matchfiles.record import MatchRecord, play_recorded_match
+from bgengine.matches.players import load_default_network, make_player
 
 DATA = Path(__file__).parent / "data" / "matfiles"
 #: The gnubg-made matches and sessions (``make_matfiles.py``), by name.
@@ -46,7 +46,7 @@ def sgf_text(name: str) -> str:
 
 def bgengine_match(length: int, seed: int, names=("net", "pubeval")) -> MatchRecord:
     """A match (``length`` 0: one money game) played by bgengine's own game loop with
-    the cube (:class:`bgengine.game.CubeGame`, the shipped network's cube decisions),
+    the cube (:class:`bgengine.matches.game.CubeGame`, the shipped network's cube decisions),
     recorded move by move."""
     net = load_default_network()
     players = tuple(make_player(n) for n in names)

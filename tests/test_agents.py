@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from bgengine.agents import PLAYER_KINDS, Player, play_match, pubeval
-from bgengine.match import run_match
-from bgengine.results import summarize
+from bgengine.matches.run import run_match
+from bgengine.matches.results import summarize
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
-from bgengine.players import make_player
+from bgengine.matches.players import make_player
 from td_reference import equity, flip
 
 # pubeval's published weights as the package ships them (the compiled player reads the same file)
@@ -405,8 +405,8 @@ def test_the_shipped_network_beats_pubeval():
     """The default player (python/bgengine/data/default.npz: contact and race networks and
     exact bear-offs) clears the +0.30 floor on 2000 games of fixed dice (the README's
     20000-game figure is well above it)."""
-    from bgengine.match import run_match
-    from bgengine.players import default_network_path, make_player
+    from bgengine.matches.run import run_match
+    from bgengine.matches.players import default_network_path, make_player
 
     assert default_network_path().exists()
     net = make_player("net")

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from bgengine.analysis import BLUNDER, analyse_match
-from bgengine.engine import Engine
-from bgengine.matfile import read_mat
-from bgengine.matchfiles import read_match_file
+from bgengine.decisions.analysis import BLUNDER, analyse_match
+from bgengine.decisions.engine import Engine
+from bgengine.matchfiles.mat import read_mat
+from bgengine.matchfiles.files import read_match_file
 from bgengine.state import GameState
-from bgengine.gnubg.analysis import analyse_golden, analysis_script, compare_analyses
+from bgengine.opponents.gnubg.analysis import analyse_golden, analysis_script, compare_analyses
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "analysis"

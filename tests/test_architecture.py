@@ -174,13 +174,13 @@ def test_the_checks_see_what_they_look_for():
     assert _uses_signals(ast.parse("from signal import SIGINT"))
     assert not _uses_signals(ast.parse("import signals"))
     # imports inside functions count, and so do from-imports of a module
-    assert "bgengine.training" in GRAPH["bgengine.cli.train"]
-    assert "bgengine.tournament.entrants" in GRAPH["bgengine.tournament.roundrobin"]
+    assert "bgengine.training.trainer" in GRAPH["bgengine.cli.train"]
+    assert "bgengine.matches.tournament.entrants" in GRAPH["bgengine.matches.tournament.roundrobin"]
     assert _core_imports("import numpy as np\nfrom bgengine.board cimport board_t\n"
                          "def f():\n    from bgengine.fileio import atomic_write\n"
                          "    from bgengine import __version__, players\n"
-                         "import bgengine.match\n") == {
-        "bgengine.fileio", "bgengine.__version__", "bgengine.players", "bgengine.match"}
+                         "import bgengine.matches.run\n") == {
+        "bgengine.fileio", "bgengine.__version__", "bgengine.players", "bgengine.matches.run"}
 
 
 # ---------------------------------------------------------------- the compiled core

@@ -107,9 +107,9 @@ def test_the_command_lines_bounds_are_the_apis(case):
 
 
 def test_the_apis_bounds_are_the_documented_ones():
-    from bgengine.engine import Engine
-    from bgengine.match import run_match
-    from bgengine.rollouts import rollout_moves
+    from bgengine.decisions.engine import Engine
+    from bgengine.matches.run import run_match
+    from bgengine.decisions.rollouts import rollout_moves
     from bgengine.state import GameState
 
     assert (MAX_GAMES, MAX_TRIALS, MAX_TRUNCATE) == (10**8, 10**7, 10000)
@@ -255,13 +255,13 @@ def test_initial_weights_are_finite():
 
 def _count_calls():
     from bgengine.dice import Dice
-    from bgengine.learners import mutation_games
-    from bgengine.match import play_external_match, play_python_pairs, run_cube_match, run_match
-    from bgengine.rollouts import rollout_moves, rollout_position
-    from bgengine.startpositions import play_positions, sample_positions
+    from bgengine.training.learners import mutation_games
+    from bgengine.matches.run import play_external_match, play_python_pairs, run_cube_match, run_match
+    from bgengine.decisions.rollouts import rollout_moves, rollout_position
+    from bgengine.training.startpositions import play_positions, sample_positions
     from bgengine.td import train_games
-    from bgengine.threaded_td import train_games_threaded
-    from bgengine.tournament.pairings import pairs_of_games
+    from bgengine.training.threaded_td import train_games_threaded
+    from bgengine.matches.tournament.pairings import pairs_of_games
 
     r = Player("random")
     return {
@@ -295,9 +295,9 @@ def test_a_huge_count_is_refused_before_any_allocation(where):
 
 def test_a_fractional_count_is_a_value_error_naming_it():
     """Was: a TypeError from range() or slicing, or run_match's 2.5 games taken as 1 pair."""
-    from bgengine.match import run_match
-    from bgengine.rollouts import rollout_moves
-    from bgengine.startpositions import play_positions
+    from bgengine.matches.run import run_match
+    from bgengine.decisions.rollouts import rollout_moves
+    from bgengine.training.startpositions import play_positions
 
     r = Player("random")
     refused(lambda: run_match(r, r, 2.5), "games must be an integer")

@@ -32,9 +32,9 @@ def test_bools_strings_and_arrays_are_neither(x):
 
 def test_the_library_uses_them():
     """A bool is refused where a count is asked for, through the shared check."""
-    from bgengine.notation import match_move
+    from bgengine.notation.moves import match_move
     from bgengine.position import Position
-    from bgengine.tournament.pairings import pairs_of_games
+    from bgengine.matches.tournament.pairings import pairs_of_games
 
     with pytest.raises(ValueError, match="integer 1..6"):
         match_move(Position.initial().board, True, 1, "8/7 6/5")
@@ -101,7 +101,7 @@ def test_network_sizes_use_the_shared_check(tmp_path):
 
 def test_cube_checks_use_is_int():
     """The match table's length and the cube's value: numpy integers accepted, bools not."""
-    from bgengine.cube import CubeInfo, gnubg_met
+    from bgengine.decisions.cube import CubeInfo, gnubg_met
 
     met = gnubg_met()
     assert met.extended(np.int64(met.length + 2)).length == met.length + 2
@@ -114,8 +114,8 @@ def test_cube_checks_use_is_int():
 
 def test_gnubg_settings_use_is_int():
     """gnubg's plies and process count: numpy integers accepted (kept as int), bools not."""
-    from bgengine.gnubg.driver import GnubgSettings
-    from bgengine.gnubg.process import GnubgConfig
+    from bgengine.opponents.gnubg.driver import GnubgSettings
+    from bgengine.opponents.gnubg.process import GnubgConfig
 
     assert type(GnubgSettings(plies=np.int64(2)).plies) is int
     assert type(GnubgConfig(processes=np.int32(3)).processes) is int

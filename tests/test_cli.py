@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from bgengine.cli import main
-from bgengine.demo import play_demo_game
+from bgengine.matches.demo import play_demo_game
 
 
 def test_demo_game_is_reproducible_and_finishes():
@@ -74,7 +74,7 @@ def test_cli_match_with_the_cube(tmp_path, capsys):
 
 
 def test_cli_missing_optional_dependency_is_a_clean_error(monkeypatch, capsys):
-    import bgengine.distributed as D
+    import bgengine.matches.distributed as D
 
     def no_ray(*args, **kw):
         raise ImportError("the Ray backend needs Ray: pip install 'bgengine[distributed]'")

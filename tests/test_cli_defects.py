@@ -111,8 +111,8 @@ def test_the_web_api_gives_the_same_ids_after_a_play():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Using `httpx` with `starlette.testclient`")
         from fastapi.testclient import TestClient
-    from bgengine.engine import Engine
-    from bgengine.web.api import create_app
+    from bgengine.decisions.engine import Engine
+    from bgengine.protocols.web.api import create_app
 
     with TestClient(create_app(Engine("pubeval"), seed=0)) as client:
         doc = client.post("/move", json={"state": START, "dice": [3, 1]}).json()
@@ -124,7 +124,7 @@ def test_the_web_api_gives_the_same_ids_after_a_play():
 def test_the_ubgi_position_after_a_play_is_the_next_movers():
     """UBGI prints no ID; the ID ``moves`` prints after a play is the one to send the
     engine for the opponent's turn: the opponent is then the side on roll."""
-    from bgengine.ubgi import UbgiSession
+    from bgengine.protocols.ubgi import UbgiSession
 
     session = UbgiSession("pubeval")
     after = AFTER_31["8/5 6/5"]
@@ -189,10 +189,10 @@ def test_one_jacoby_default_for_every_form_of_a_state(capsys):
 
 
 def test_the_library_defaults_agree():
-    from bgengine.engine import Engine
+    from bgengine.decisions.engine import Engine
     from bgengine.state import GameState
     from bgengine.terminal import PlaySession
-    from bgengine.ubgi import UbgiSession
+    from bgengine.protocols.ubgi import UbgiSession
 
     assert GameState().match.jacoby is False
     assert GameState.from_string(START).match.jacoby is False
@@ -243,7 +243,7 @@ def test_a_position_id_with_its_label():
 
 def test_ubgi_and_the_api_read_an_xgid_without_its_prefix():
     from bgengine.state import GameState
-    from bgengine.ubgi import UbgiSession
+    from bgengine.protocols.ubgi import UbgiSession
 
     bare = XGID_31[len("XGID="):]
     assert GameState.from_string(bare) == GameState.from_string(XGID_31)
@@ -429,7 +429,7 @@ def test_play_takes_a_play_by_the_number_moves_shows(capsys):
 def test_play_shows_and_saves_the_high_die_first(tmp_path):
     import re
 
-    from bgengine.matfile import read_mat
+    from bgengine.matchfiles.mat import read_mat
 
     path = tmp_path / "s.mat"
     # the opening is you 1, engine 2 (the engine opens 2-1); then every roll low die first
@@ -472,7 +472,7 @@ def _interrupted(argv: list[str], after: float, tmp_path: Path) -> subprocess.Co
         import signal, sys
         signal.signal(signal.SIGINT, signal.default_int_handler)
         from bgengine.cli import main
-        import bgengine.match, bgengine.cli.match
+        import bgengine.matches.run, bgengine.cli.match
         print("ready", file=sys.stderr, flush=True)
         sys.exit(main({argv!r}))
     """)

@@ -112,8 +112,8 @@ def test_play_saves_where_it_says_and_continues(tmp_path, capsys, monkeypatch):
 ])
 def test_play_refuses_what_it_cannot_save_or_continue(tmp_path, capsys, monkeypatch, argv, words):
     monkeypatch.chdir(tmp_path)
-    from bgengine.matchrecord import Double, Drop, GameRecord, MatchRecord, Play, Win
-    from bgengine.matfile import write_mat
+    from bgengine.matchfiles.record import Double, Drop, GameRecord, MatchRecord, Play, Win
+    from bgengine.matchfiles.mat import write_mat
 
     over = [Play(0, (3, 1), ((8, 5), (6, 5))), Double(1), Drop(0), Win(1, 1)]
     (tmp_path / "over.mat").write_text(write_mat(MatchRecord(length=1, games=[GameRecord(

@@ -10,7 +10,7 @@ import pytest
 
 from bgengine.cli import EXIT_BROKEN_PIPE, build_parser, main
 from bgengine.position import Position
-from bgengine.results import CubeMatchResult, MatchResult, ci_text
+from bgengine.matches.results import CubeMatchResult, MatchResult, ci_text
 
 
 def _bgengine(*args: str, **kw) -> subprocess.Popen:
@@ -72,7 +72,7 @@ def test_plot_of_a_missing_run_says_no_such_run(tmp_path, capsys):
 # ---------------------------------------------------------------- one spelling of players
 
 def _network_copy(tmp_path):
-    from bgengine.players import default_network_path
+    from bgengine.matches.players import default_network_path
 
     path = tmp_path / "copy.npz"
     path.write_bytes(default_network_path().read_bytes())
@@ -80,7 +80,7 @@ def _network_copy(tmp_path):
 
 
 def test_a_bare_network_file_is_a_player_everywhere(tmp_path, capsys):
-    from bgengine.players import is_network_spec, make_player, network_file
+    from bgengine.matches.players import is_network_spec, make_player, network_file
 
     path = _network_copy(tmp_path)
     assert network_file(str(path)) == path and network_file(f"net:{path}") == path
@@ -209,7 +209,7 @@ def test_json_of_sweep_and_compare(tmp_path, capsys):
 # ---------------------------------------------------------------- train RUN
 
 def _small(**kw):
-    from bgengine.training import TrainConfig
+    from bgengine.training.trainer import TrainConfig
 
     base = dict(hidden=[6], outputs=1, lam=0.7, alpha=0.1, games=400, seed=5,
                 checkpoint_every=100, eval_every=200, eval_games=20, threads=1)
@@ -225,7 +225,7 @@ def _params(path):
 def test_train_resumes_from_the_runs_own_config(tmp_path, capsys):
     import numpy as np
 
-    from bgengine.training import train
+    from bgengine.training.trainer import train
 
     straight = train(_small(), tmp_path / "straight", progress=False)
     train(_small(), tmp_path / "run", progress=False, stop_after=200)
@@ -236,7 +236,7 @@ def test_train_resumes_from_the_runs_own_config(tmp_path, capsys):
 def test_a_finished_run_is_extended_bit_for_bit(tmp_path, capsys, caplog):
     import numpy as np
 
-    from bgengine.training import train
+    from bgengine.training.trainer import train
 
     straight = train(_small(games=600), tmp_path / "straight", progress=False)
     run = tmp_path / "run"
@@ -250,10 +250,10 @@ def test_a_finished_run_is_extended_bit_for_bit(tmp_path, capsys, caplog):
 
 
 def test_extending_a_decaying_schedule_says_it_changes(tmp_path, caplog):
-    from bgengine.training import train
+    from bgengine.training.trainer import train
 
     train(_small(schedule="linear", games=200), tmp_path / "run", progress=False)
-    with caplog.at_level("WARNING", logger="bgengine.training"):
+    with caplog.at_level("WARNING", logger="bgengine.training.trainer"):
         net = train(_small(schedule="linear", games=300), tmp_path / "run", progress=False)
     assert net.metadata["training"]["games"] == 300
     assert "depends on the run's length" in caplog.text
@@ -350,10 +350,10 @@ def test_compiled_matches_draw_no_bar(tmp_path):
 
 
 def test_library_progress_callbacks(tmp_path):
-    from bgengine.players import load_default_network
-    from bgengine.rollouts import rollout_moves
-    from bgengine.sweep import SweepSpec, run_sweep
-    from bgengine.training import train
+    from bgengine.matches.players import load_default_network
+    from bgengine.decisions.rollouts import rollout_moves
+    from bgengine.training.sweep import SweepSpec, run_sweep
+    from bgengine.training.trainer import train
 
     seen = []
     train(_small(games=300), tmp_path / "run", progress=seen.append)

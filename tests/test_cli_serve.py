@@ -10,8 +10,8 @@ import time
 import pytest
 
 from bgengine.cli.serve import register, serve_main
-from bgengine.external import ExternalPlayer
-from bgengine.serve import check_host
+from bgengine.opponents.external import ExternalPlayer
+from bgengine.protocols.serve import check_host
 
 
 def test_serve_parser_help_and_options():
@@ -50,7 +50,7 @@ def test_remote_binding_needs_the_flag():
 
 def test_serve_main_runs_until_interrupted(tmp_path, capsys):
     """serve_main in a thread; stop it with the server's own shutdown."""
-    import bgengine.serve as serve_mod
+    import bgengine.protocols.serve as serve_mod
 
     parser = argparse.ArgumentParser(prog="bgengine")
     register(parser.add_subparsers(dest="command"))

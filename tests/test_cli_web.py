@@ -81,7 +81,7 @@ def test_the_server_answers_and_logs_each_request(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             _, err = proc.communicate()
-    lines = [line for line in err.splitlines() if "bgengine.web" in line]
+    lines = [line for line in err.splitlines() if "bgengine.protocols.web" in line]
     assert "GET /openapi.json 200" in lines[0]
     assert [line.split()[-4:-2] for line in lines[1:]] == [["/move", "200"], ["/move", "422"]]
     assert err.splitlines()[0].startswith(f"bgengine web: http://127.0.0.1:{port}/")

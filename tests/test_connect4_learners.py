@@ -16,7 +16,7 @@ from bgengine.games import GAMES, connect4, game_module
 from bgengine.games import learners
 from bgengine.games.network import GameNetwork
 from bgengine.games.study import GameRunConfig
-from bgengine.runs import read_log
+from bgengine.training.run_dir import read_log
 
 CONFIG = Path(__file__).resolve().parent.parent / "configs" / "connect4-td.toml"
 

@@ -135,8 +135,8 @@ def test_self_play_training_of_experts_is_refused(experts):
 
 
 def test_growth_and_init_from_refuse_experts(tmp_path, experts):
-    from bgengine.growth import widen_evaluator
-    from bgengine.training import TrainConfig, train
+    from bgengine.training.growth import widen_evaluator
+    from bgengine.training.trainer import TrainConfig, train
 
     with pytest.raises(ValueError, match="contact experts"):
         widen_evaluator(experts, (16,))

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from bgengine.agents import Player
 from bgengine.board import is_race, pip_counts
-from bgengine.cube import CONTACT_EFFICIENCY, CubeInfo, MatchEquityTable, _Sides, cube_decision, \
+from bgengine.decisions.cube import CONTACT_EFFICIENCY, CubeInfo, MatchEquityTable, _Sides, cube_decision, \
     cube_efficiencies, cube_efficiency, cubeful_value, cubeful_values, default_met
 from bgengine.movegen import legal_afterstates
-from bgengine.ids import MatchState
-from bgengine.match import run_cube_match
+from bgengine.notation.ids import MatchState
+from bgengine.matches.run import run_cube_match
 from bgengine.network import Network
 from bgengine.position import Position
 

@@ -1,4 +1,4 @@
-"""bgengine.distillation and ``bgengine distill``: decision groups and the pairwise
+"""bgengine.training.distillation and ``bgengine distill``: decision groups and the pairwise
 (play-ranking) loss."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 
 @pytest.fixture(scope="module")
 def distill():
-    import bgengine.distillation
+    import bgengine.training.distillation
 
-    return bgengine.distillation
+    return bgengine.training.distillation
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def one_contact(tmp_path_factory) -> str:
     """The spec of the shipped evaluator with one contact network (its first expert, if it
     has experts): for fits whose figures were measured on one network."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
     from td_reference import without_experts
 
     path = tmp_path_factory.mktemp("one_contact") / "net.npz"
@@ -43,8 +43,8 @@ def test_pairwise_fit_moves_equity_differences_toward_the_targets(distill, tmp_p
     """Targets equal to the network's own outputs plus a shift per play: the pairwise loss
     must learn the differences (the held-out pair error falls)."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
-    from bgengine.startpositions import play_positions
+    from bgengine.matches.players import load_network_spec
+    from bgengine.training.startpositions import play_positions
 
     ev = as_evaluator(load_network_spec("net"))
     boards = play_positions(load_network_spec("net"), 6, seed=3)
@@ -73,8 +73,8 @@ def test_pairwise_fit_moves_equity_differences_toward_the_targets(distill, tmp_p
 def _tiny_data(tmp_path, n_decisions=20):
     """A small file of contact positions from the shipped network's play, 3 per decision."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
-    from bgengine.startpositions import play_positions
+    from bgengine.matches.players import load_network_spec
+    from bgengine.training.startpositions import play_positions
 
     ev = as_evaluator(load_network_spec("net"))
     boards = play_positions(load_network_spec("net"), 4, seed=5)
@@ -95,7 +95,7 @@ def test_step_size_schedule(distill, tmp_path):
     """No ``lr_end``: a constant step; lr and lr_end 0: nothing moves; a decay to 0 moves
     the weights less than the constant step and is recorded in the metadata."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
     start = _params(as_evaluator(load_network_spec("net")))
@@ -112,7 +112,7 @@ def test_step_size_schedule(distill, tmp_path):
 
 def test_race_class_fits_the_race_network_only(distill, tmp_path):
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     data = distill.collect("net", games=3, seed=1, every=1, top=3, plies=1, klass=distill.RACE)
     ev = as_evaluator(load_network_spec("net"))
@@ -133,7 +133,7 @@ def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
     """``top_layers=1``: the hidden layer keeps its weights, the output layer moves;
     ``top_layers`` covering every layer is the full fit, bit for bit."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
     start = as_evaluator(load_network_spec("net")).contact
@@ -151,7 +151,7 @@ def test_anchor_keeps_the_weights_nearer_the_start(distill, tmp_path):
     """``anchor`` adds a pull toward the starting weights: they move less the larger it is;
     ``anchor=0`` is the plain fit, bit for bit; another ``seed`` another minibatch order."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
     start = _params(as_evaluator(load_network_spec("net")))
@@ -214,7 +214,7 @@ def test_sampled_collect_keeps_the_exact_values_one_ply_less(distill):
 def test_rollout_collect_values_the_same_positions_by_rollouts(distill):
     """``rollout_trials``: the same positions as a search collect; each value is the
     rollout of that position (the plays of one decision on the same dice)."""
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
     from bgengine.search import rollout
 
     kw = dict(games=3, seed=6, every=1, top=3, klass=distill.RACE)
@@ -235,7 +235,7 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
     """``opponent``: that player makes the plays of seat 1 in even games and seat 0 in odd
     ones (the rest of the collect unchanged); the same player as the collector's gives the
     same data as no opponent, a different one different games, reproducibly."""
-    from bgengine.players import make_player
+    from bgengine.matches.players import make_player
 
     kw = dict(games=2, seed=8, every=2, top=3, plies=0)
     plain = distill.collect("net", **kw)
@@ -258,7 +258,7 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
             asked.append(seed)
             return self.inner.choose(board, d1, d2, seed)
 
-    import bgengine.game as game_module
+    import bgengine.matches.game as game_module
     turns = []
     real = game_module.game_decisions
 
@@ -274,7 +274,7 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
         except StopIteration as done:
             return done.value
 
-    import bgengine.distillation.targets as targets   # where collect looks them up
+    import bgengine.training.distillation.targets as targets   # where collect looks them up
 
     monkeypatch.setattr(targets, "make_player", lambda spec: Recorder())
     monkeypatch.setattr(targets, "game_decisions", watched)
@@ -286,7 +286,7 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
 def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
     from bgengine.evaluator import Evaluator, as_evaluator
     from bgengine.network import Network
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
     start = as_evaluator(load_network_spec("net"))
@@ -315,12 +315,12 @@ def test_race_gammons_collect_targets_are_the_race_values(distill):
     """``race_gammons``: the player's race values set so; at 0 plies the targets are that
     evaluator's own values (what a race network is fitted to), and they differ from the
     race network's alone where both sides have few checkers outside."""
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     kw = dict(games=4, seed=8, every=1, top=3, plies=0, klass=distill.RACE)
     data = distill.collect("net", race_gammons=3, **kw)
     assert len(data["boards"]) > 0
-    from bgengine.engine import Engine
+    from bgengine.decisions.engine import Engine
 
     evaluator = load_network_spec("net").with_race_gammons(3)
     # the engine's values: the outputs made consistent (a backgammon no likelier than its
@@ -337,8 +337,8 @@ def test_listwise_fit_learns_which_play_is_best(distill, tmp_path, one_contact):
     listwise loss alone (no squared errors) must teach the network to pick it more often;
     its weight 0 changes nothing against the fit without it."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
-    from bgengine.startpositions import play_positions
+    from bgengine.matches.players import load_network_spec
+    from bgengine.training.startpositions import play_positions
 
     ev = as_evaluator(load_network_spec(one_contact))
     boards = play_positions(load_network_spec(one_contact), 6, seed=3)
@@ -433,8 +433,8 @@ def test_extra_inputs_zero_change_nothing_and_a_planted_one_is_learned(distill, 
     import logging
 
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
-    from bgengine.startpositions import play_positions
+    from bgengine.matches.players import load_network_spec
+    from bgengine.training.startpositions import play_positions
 
     ev = as_evaluator(load_network_spec("net"))
     boards = play_positions(load_network_spec("net"), 24, seed=8)
@@ -470,7 +470,7 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog,
     import logging
 
     from bgengine.evaluator import as_evaluator, load_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path, n_decisions=30)
     kw = dict(lr=3e-3, epochs=3, batch=30, pairwise=8.0)
@@ -509,7 +509,7 @@ def test_blend_moves_every_contact_expert(distill, tmp_path):
     """A start with contact experts: the blend moves each expert toward the mean of the fits'
     same expert, keeps the routing, and refuses a fit routed otherwise."""
     from bgengine.evaluator import as_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path, n_decisions=20)
     base = as_evaluator(load_network_spec("net"))

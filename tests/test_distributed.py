@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player, play_match
-from bgengine.distributed import LocalBackend, make_backend
-from bgengine.match import run_match
+from bgengine.matches.distributed import LocalBackend, make_backend
+from bgengine.matches.run import run_match
 from bgengine.network import Network
-from bgengine.tournament import Entrant, knockout, round_robin
+from bgengine.matches.tournament import Entrant, knockout, round_robin
 
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)
 
@@ -41,7 +41,7 @@ def _square(x: int) -> int:
 @pytest.fixture(scope="module")
 def ray_backend():
     pytest.importorskip("ray")
-    from bgengine.distributed import RayBackend
+    from bgengine.matches.distributed import RayBackend
 
     backend = RayBackend(num_cpus=2, chunk_pairs=7)
     yield backend
@@ -69,7 +69,7 @@ def test_ray_map(ray_backend):
 
 
 def test_ray_worker_death_is_rerun_and_counted_once(ray_backend, tmp_path):
-    from bgengine.distributed import RayBackend
+    from bgengine.matches.distributed import RayBackend
 
     marker = tmp_path / "died"
     dying = RayBackend(chunk_pairs=5, _fail_once=str(marker))    # joins the running instance
@@ -81,7 +81,7 @@ def test_ray_worker_death_is_rerun_and_counted_once(ray_backend, tmp_path):
 
 
 def test_ray_sweep_equals_local(ray_backend, tmp_path):
-    from bgengine.sweep import SweepSpec, run_sweep
+    from bgengine.training.sweep import SweepSpec, run_sweep
 
     spec = SweepSpec(base={"games": 40, "outputs": 1, "checkpoint_every": 20, "eval_every": 40,
                            "eval_games": 10, "threads": 1},

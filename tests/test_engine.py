@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player
-from bgengine.engine import Engine, EngineError, NotSupported, rank_plays
-from bgengine.ids import MatchState
+from bgengine.decisions.engine import Engine, EngineError, NotSupported, rank_plays
+from bgengine.notation.ids import MatchState
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network, equity_of, flip_outputs
 from bgengine.position import STARTING_BOARD, Position

@@ -13,7 +13,7 @@ from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
 from bgengine.search import Searcher, rollout
 from bgengine.td import train_games
-from bgengine.training import TrainConfig, train
+from bgengine.training.trainer import TrainConfig, train
 from game_positions import random_positions
 from td_reference import check_best_moves, mover_values, equity, ref_train, start_board
 

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from bgengine.fibs import FibsBoard, format_fibs_board, mover_board, move_reply, parse_fibs_board
-from bgengine.ids import MatchState, position_id
-from bgengine.notation import legal_move_notations, legal_moves, match_move
+from bgengine.notation.fibs import FibsBoard, format_fibs_board, mover_board, move_reply, parse_fibs_board
+from bgengine.notation.ids import MatchState, position_id
+from bgengine.notation.moves import legal_move_notations, legal_moves, match_move
 from bgengine.position import STARTING_BOARD
 
 # (line as sent, incl. the NUL gnubg puts before every line after the first,

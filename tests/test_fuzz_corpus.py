@@ -71,29 +71,29 @@ def _raises_key_error(*args, **kwargs):
 def test_a_protocol_internal_error_fails_the_target(monkeypatch):
     """The protocol answers any exception with an internal-error line: the target must
     call that a defect, as it must an error logged behind a polite reply."""
-    import bgengine.protocol
+    import bgengine.protocols.gnubg_socket
 
-    monkeypatch.setattr(bgengine.protocol.Session, "_dispatch", _raises_key_error)
+    monkeypatch.setattr(bgengine.protocols.gnubg_socket.Session, "_dispatch", _raises_key_error)
     with pytest.raises(AssertionError):
         fuzz_targets.external(b"\x00version\n")
 
 
 def test_a_ubgi_internal_error_fails_the_target(monkeypatch):
-    import bgengine.ubgi
+    import bgengine.protocols.ubgi
 
-    monkeypatch.setattr(bgengine.ubgi.UbgiSession, "_dispatch", _raises_key_error)
+    monkeypatch.setattr(bgengine.protocols.ubgi.UbgiSession, "_dispatch", _raises_key_error)
     with pytest.raises(AssertionError):
         fuzz_targets.ubgi(b"isready\n")
 
 
 def test_an_undocumented_exception_gets_through(monkeypatch):
-    import bgengine.ids
-    import bgengine.matfile
+    import bgengine.notation.ids
+    import bgengine.matchfiles.mat
 
-    monkeypatch.setattr(bgengine.matfile, "read_mat", _raises_key_error)
+    monkeypatch.setattr(bgengine.matchfiles.mat, "read_mat", _raises_key_error)
     with pytest.raises(KeyError):
         fuzz_targets.matfile(_first_input("matfile"))
-    monkeypatch.setattr(bgengine.ids, "board_from_position_id", _raises_key_error)
+    monkeypatch.setattr(bgengine.notation.ids, "board_from_position_id", _raises_key_error)
     with pytest.raises(KeyError):
         fuzz_targets.position_id(b"4HPwATDgc/ABMA")
 
@@ -101,14 +101,14 @@ def test_an_undocumented_exception_gets_through(monkeypatch):
 def test_a_broken_round_trip_fails_the_target(monkeypatch):
     """A writer that loses a game, an encoder that writes another ID: silently wrong
     results the targets must see."""
-    import bgengine.ids
-    import bgengine.matfile
+    import bgengine.notation.ids
+    import bgengine.matchfiles.mat
 
     other = (Path(__file__).resolve().parent / "data" / "matfiles" / "gnubg_match3.mat").read_text()
-    monkeypatch.setattr(bgengine.matfile, "write_mat", lambda m: other)   # another match
+    monkeypatch.setattr(bgengine.matchfiles.mat, "write_mat", lambda m: other)   # another match
     with pytest.raises(AssertionError):
         fuzz_targets.matfile(_first_input("matfile"))
-    monkeypatch.setattr(bgengine.ids, "position_id", lambda board: "AAAAAAAAAAAAAA")
+    monkeypatch.setattr(bgengine.notation.ids, "position_id", lambda board: "AAAAAAAAAAAAAA")
     with pytest.raises(AssertionError):
         fuzz_targets.position_id(b"4HPwATDgc/ABMA")
 

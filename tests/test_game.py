@@ -11,12 +11,12 @@ import pytest
 from bgengine.agents import Player, play_match
 from bgengine.board import game_result
 from bgengine.dice import Dice
-from bgengine.engine import Engine
-from bgengine.game import (CubeGame, CubeTurn, Decision, MatchScore, game_decisions, game_seed,
+from bgengine.decisions.engine import Engine
+from bgengine.matches.game import (CubeGame, CubeTurn, Decision, MatchScore, game_decisions, game_seed,
                            is_crawford_game, match_opening, play_game, points_scored)
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network
-from bgengine.players import make_player
+from bgengine.matches.players import make_player
 from bgengine.position import STARTING_BOARD
 
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)

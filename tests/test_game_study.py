@@ -9,7 +9,7 @@ import pytest
 from bgengine.cli import main
 from bgengine.games.network import GameNetwork
 from bgengine.games.study import GameRunConfig, alpha_at, train_game_run
-from bgengine.runs import read_log
+from bgengine.training.run_dir import read_log
 
 CONFIG = """game = "tictactoe"
 method = "q"

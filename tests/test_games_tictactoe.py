@@ -115,7 +115,7 @@ def test_the_curve_says_what_games_it_counts(tmp_path, monkeypatch, opponent, me
     from matplotlib.axes import Axes
 
     from bgengine.games.study import train_game_run
-    from bgengine.plot import plot_run
+    from bgengine.training.plot import plot_run
 
     labels = []
     monkeypatch.setattr(Axes, "set_xlabel", lambda self, text, *a, **k: labels.append(text))
@@ -187,7 +187,7 @@ def test_a_small_games_curve_is_its_win_rate_per_opponent_and_seat(tmp_path, mon
     from matplotlib.axes import Axes
 
     from bgengine.games.study import train_game_run
-    from bgengine.plot import plot_run
+    from bgengine.training.plot import plot_run
 
     ylabels, lines = [], []
     monkeypatch.setattr(Axes, "set_ylabel", lambda self, text, *a, **k: ylabels.append(text))

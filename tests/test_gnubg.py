@@ -1,4 +1,4 @@
-"""GNU Backgammon as a built-in opponent (:mod:`bgengine.gnubg`).
+"""GNU Backgammon as a built-in opponent (:mod:`bgengine.opponents.gnubg`).
 
 Two kinds of test:
 
@@ -29,12 +29,12 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.gnubg import (GnubgConfig, GnubgError, GnubgNotFound, GnubgPlayer, GnubgPool,
+from bgengine.opponents.gnubg import (GnubgConfig, GnubgError, GnubgNotFound, GnubgPlayer, GnubgPool,
                             GnubgSettings, find_gnubg, play_gnubg_match, play_gnubg_pairs)
-from bgengine.match import run_match
-from bgengine.results import summarize
+from bgengine.matches.run import run_match
+from bgengine.matches.results import summarize
 from bgengine.movegen import legal_afterstates
-from bgengine.players import default_network_path, make_player
+from bgengine.matches.players import default_network_path, make_player
 from bgengine.position import Position
 
 import rules_oracle  # noqa: E402  (tests/ is on sys.path: conftest.py)
@@ -282,7 +282,7 @@ def test_missing_binary_is_a_clear_error(tmp_path, monkeypatch):
         find_gnubg()
     monkeypatch.delenv("BGENGINE_GNUBG")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("bgengine.gnubg.binary.FALLBACK_LOCATIONS", ())
+    monkeypatch.setattr("bgengine.opponents.gnubg.binary.FALLBACK_LOCATIONS", ())
     with pytest.raises(GnubgNotFound, match="gnubg not found"):
         make_player("gnubg:1")
 
@@ -369,7 +369,7 @@ class TestRealGnubg:
 
 
 def test_tournament_with_gnubg(fake, monkeypatch, no_leftovers):
-    from bgengine.tournament import load_entrants, round_robin
+    from bgengine.matches.tournament import load_entrants, round_robin
 
     monkeypatch.setenv("BGENGINE_GNUBG", fake.binary)
     entrants = load_entrants(["pubeval", "gnubg", "random"], lambda msg: None)

@@ -1,4 +1,4 @@
-"""gnubg as a cube and match opponent (:mod:`bgengine.gnubg` with the cube).
+"""gnubg as a cube and match opponent (:mod:`bgengine.opponents.gnubg` with the cube).
 
 Three kinds of test:
 
@@ -35,15 +35,15 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.cube import gnubg_met
-from bgengine.engine import Engine
-from bgengine.gnubg import (BadReply, GnubgConfig, GnubgPlayer, GnubgSettings,
+from bgengine.decisions.cube import gnubg_met
+from bgengine.decisions.engine import Engine
+from bgengine.opponents.gnubg import (BadReply, GnubgConfig, GnubgPlayer, GnubgSettings,
                             play_gnubg_cube_pairs)
-from bgengine.gnubg.driver import cube_reply, driver_path, state_fields
-from bgengine.gnubg.process import GnubgProcess
-from bgengine.ids import MatchState
-from bgengine.match import run_cube_match
-from bgengine.players import default_network_path, make_player
+from bgengine.opponents.gnubg.driver import cube_reply, driver_path, state_fields
+from bgengine.opponents.gnubg.process import GnubgProcess
+from bgengine.notation.ids import MatchState
+from bgengine.matches.run import run_cube_match
+from bgengine.matches.players import default_network_path, make_player
 from bgengine.position import Position
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)

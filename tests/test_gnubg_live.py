@@ -25,14 +25,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.external import ExternalPlayer
-from bgengine.match import play_external_match
-from bgengine.ids import board_from_position_id
-from bgengine.notation import format_steps_plain, match_move
-from bgengine.players import default_network_path, make_player
-from bgengine.engine import Engine
-from bgengine.protocol import ExchangeLog
-from bgengine.serve import start_server
+from bgengine.opponents.external import ExternalPlayer
+from bgengine.matches.run import play_external_match
+from bgengine.notation.ids import board_from_position_id
+from bgengine.notation.moves import format_steps_plain, match_move
+from bgengine.matches.players import default_network_path, make_player
+from bgengine.decisions.engine import Engine
+from bgengine.protocols.gnubg_socket import ExchangeLog
+from bgengine.protocols.serve import start_server
 
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)
 
@@ -232,8 +232,8 @@ def gnubg_external_server():
 
 
 def test_external_player_against_gnubg_external(gnubg_external_server):
-    from bgengine.ids import MatchState
-    from bgengine.notation import legal_move_notations
+    from bgengine.notation.ids import MatchState
+    from bgengine.notation.moves import legal_move_notations
     from bgengine.position import STARTING_BOARD
 
     with ExternalPlayer(gnubg_external_server, timeout=30) as gnubg:
@@ -257,7 +257,7 @@ def test_external_player_against_gnubg_external(gnubg_external_server):
 
 
 def test_run_gnubg_scripts_passes_environments_and_reports_failures(tmp_path):
-    from bgengine.gnubg.binary import GnubgError, run_gnubg_scripts
+    from bgengine.opponents.gnubg.binary import GnubgError, run_gnubg_scripts
 
     script = tmp_path / "echo.py"
     script.write_text("import os\nopen(os.environ['OUT'], 'w').write(os.environ['WORD'])\n")
@@ -273,7 +273,7 @@ def test_run_gnubg_scripts_passes_environments_and_reports_failures(tmp_path):
 def test_run_gnubg_scripts_at_once_on_a_fresh_home(tmp_path, monkeypatch):
     """Processes started together where ``~/.gnubg`` does not exist yet all succeed (they
     raced to create it before each had a private HOME), and the user's HOME is untouched."""
-    from bgengine.gnubg.binary import run_gnubg_scripts
+    from bgengine.opponents.gnubg.binary import run_gnubg_scripts
 
     home = tmp_path / "home"
     home.mkdir()

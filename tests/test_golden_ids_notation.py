@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.ids import MatchState, board_from_position_id, match_id, match_state_from_id, position_id
-from bgengine.notation import legal_moves, match_move
+from bgengine.notation.ids import MatchState, board_from_position_id, match_id, match_state_from_id, position_id
+from bgengine.notation.moves import legal_moves, match_move
 from golden import load_match_ids, load_movegen_golden
 
 POSITIONS = load_movegen_golden()

@@ -1,4 +1,4 @@
-"""bgengine.growth: widening a trained network keeps what it computes."""
+"""bgengine.training.growth: widening a trained network keeps what it computes."""
 from __future__ import annotations
 
 import json
@@ -8,10 +8,10 @@ import pytest
 
 from bgengine.bearoff import default as default_bearoff
 from bgengine.evaluator import Evaluator, load_evaluator
-from bgengine.growth import deepen, deepen_evaluator, widen, widen_evaluator
+from bgengine.training.growth import deepen, deepen_evaluator, widen, widen_evaluator
 from bgengine.network import Network
 from bgengine.search import Searcher
-from bgengine.startpositions import play_positions
+from bgengine.training.startpositions import play_positions
 from bgengine.td import train_games
 from bgengine import load_default_network
 from bgengine.cli import main

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.engine import Engine, EngineError
-from bgengine.ids import MatchState
+from bgengine.decisions.engine import Engine, EngineError
+from bgengine.notation.ids import MatchState
 from bgengine.network import equity_of
 from bgengine.position import Position
 from bgengine.state import GameState

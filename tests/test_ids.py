@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from bgengine.ids import (
+from bgengine.notation.ids import (
     GAME_DROP, GAME_OVER, GAME_PLAYING, GAME_RESIGNED, MatchState,
     board_from_position_id, match_id, match_state_from_id, position_id,
 )
@@ -228,7 +228,7 @@ def test_position_id_closed_boards_with_both_on_bar():
     with pytest.raises(ValueError, match="closed boards"):
         position_id(b)            # neither side could ever move: not a valid position
     import base64
-    from bgengine.ids import position_key
+    from bgengine.notation.ids import position_key
     pid = base64.b64encode(position_key(b)).decode()[:14]   # gnubg's positionfromid rejects it too
     with pytest.raises(ValueError, match="closed boards"):
         board_from_position_id(pid)

@@ -20,7 +20,7 @@ import pytest
 
 from bgengine.agents import Player
 from bgengine.board import validate_board, validate_boards
-from bgengine.ids import board_from_position_id
+from bgengine.notation.ids import board_from_position_id
 from bgengine.network import Network
 from bgengine.position import Position
 from bgengine.search import Searcher, rollout
@@ -51,11 +51,11 @@ LOOPS = """
     import sys, time
     from bgengine.agents import Player, play_match
     from bgengine.network import Network
-    from bgengine.optimizer import AdamState
+    from bgengine.training.optimizer import AdamState
     from bgengine.position import Position
     from bgengine.search import rollout
     from bgengine.td import train_games
-    from bgengine.threaded_td import train_games_threaded
+    from bgengine.training.threaded_td import train_games_threaded
 
     net = Network((20,), 5, "expert", seed=1)
     board = Position.initial().board
@@ -110,7 +110,7 @@ TRAIN = """
 
 
 def test_ctrl_c_stops_training_with_everything_saved(tmp_path):
-    from bgengine.training import TrainConfig, _load_checkpoint, train
+    from bgengine.training.trainer import TrainConfig, _load_checkpoint, train
 
     cfg = TrainConfig(hidden=[10], outputs=1, games=10**7, checkpoint_every=200,
                       eval_every=10**6, eval_games=10, threads=1, seed=5)
@@ -182,7 +182,7 @@ def test_position_ids_and_boards_agree():
     """Position.from_id accepts exactly the boards validate_board accepts."""
     import base64
 
-    from bgengine.ids import position_key
+    from bgengine.notation.ids import position_key
     rng = np.random.default_rng(3)
     for _ in range(3000):
         b = np.zeros((2, 25), np.int64)
@@ -212,7 +212,7 @@ FUZZ = """
     import numpy as np
     from bgengine.agents import Player
     from bgengine.board import validate_board
-    from bgengine.ids import board_from_position_id, position_id
+    from bgengine.notation.ids import board_from_position_id, position_id
     from bgengine.network import Network
     from bgengine.position import Position
     from bgengine.search import Searcher, rollout

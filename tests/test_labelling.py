@@ -10,7 +10,7 @@ import pytest
 from bgengine.board import is_race, validate_board
 from bgengine.cli import main
 from bgengine.evaluator import Evaluator
-from bgengine.ids import position_key
+from bgengine.notation.ids import position_key
 from bgengine.labelling.benchmark import format_table, value_errors
 from bgengine.labelling.classes import (BACK_GAME, CRASHED, POSITION_CLASSES, RACE,
                                         class_counts, classify_positions)
@@ -22,7 +22,7 @@ from bgengine.labelling.store import (LabelSettings, LabelStore, Labels, boards_
 from bgengine.network import Network
 from bgengine.position import Position
 from bgengine.search import rollout
-from bgengine.startpositions import play_positions
+from bgengine.training.startpositions import play_positions
 
 
 @pytest.fixture(scope="module")
@@ -306,7 +306,7 @@ def test_sampling_alternatives_are_positions_after_a_top_play(small_net):
 
 
 def test_labelling_through_a_backend_gives_the_same_store(tmp_path, small_net, boards):
-    from bgengine.distributed import LocalBackend
+    from bgengine.matches.distributed import LocalBackend
 
     pool = _pool(tmp_path, boards[:12])
     path = tmp_path / "n.npz"
@@ -400,7 +400,7 @@ def test_widening_keeps_the_outputs_and_is_checked(boards):
 
 def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
     from bgengine.evaluator import CLASSES
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
     shipped = load_network_spec("net")
     keys = boards_to_keys(boards)
     keep = np.unique(keys, axis=0, return_index=True)[1]

@@ -17,7 +17,7 @@ import pytest
 from bgengine.evaluator import Evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network, equity_of
-from bgengine.players import default_network_path, load_network
+from bgengine.matches.players import default_network_path, load_network
 from bgengine.position import STARTING_BOARD
 from bgengine.search import play_outputs, rollout
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.learners import mutation_games, rollout_target_games
+from bgengine.training.learners import mutation_games, rollout_target_games
 from bgengine.network import Network, equity_of, flip_outputs
-from bgengine.training import TrainConfig, read_log, train
+from bgengine.training.trainer import TrainConfig, read_log, train
 
 
 def small(n_outputs=4, seed=1) -> Network:

@@ -1,4 +1,4 @@
-"""Luck-adjusted match results (:mod:`bgengine.luck`).
+"""Luck-adjusted match results (:mod:`bgengine.decisions.luck`).
 
 * :class:`LuckMeter` against a plain reference: each roll's best play valued
   play by play (``Searcher.rank_moves``), the mean over the rolls taken here;
@@ -8,7 +8,7 @@
 * the point of it, against the real gnubg (an opponent of about the same
   strength: against a hopeless one the luck of the dice matters little): the
   luck-adjusted interval is far narrower than the raw one;
-* :func:`bgengine.results.summarize` and the command line.
+* :func:`bgengine.matches.results.summarize` and the command line.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.game import STARTING_BOARD
-from bgengine.luck import ROLLS as DISTINCT_ROLLS, LuckMeter, Roll, roll_luck
-from bgengine.players import default_network_path, load_default_network, make_player
-from bgengine.results import ci95, summarize
+from bgengine.matches.game import STARTING_BOARD
+from bgengine.decisions.luck import ROLLS as DISTINCT_ROLLS, LuckMeter, Roll, roll_luck
+from bgengine.matches.players import default_network_path, load_default_network, make_player
+from bgengine.matches.results import ci95, summarize
 from bgengine.search import Searcher
 
 from game_positions import random_positions  # noqa: E402  (tests/ is on sys.path)
@@ -107,7 +107,7 @@ class _CountingMeter(LuckMeter):
 
 
 def test_pool_counts_each_roll_for_the_right_side(fake, no_leftovers):  # noqa: F811
-    from bgengine.gnubg import play_gnubg_pairs
+    from bgengine.opponents.gnubg import play_gnubg_pairs
 
     res = play_gnubg_pairs(make_player("pubeval"), _fake_player(fake, processes=2), 4, seed=5,
                            luck=_CountingMeter())
@@ -146,7 +146,7 @@ def test_compiled_players_with_luck_play_the_same_games():
     of the compiled runner (deterministic players), each roll's luck counted for the
     right side."""
     from bgengine.agents import play_match
-    from bgengine.match import run_match
+    from bgengine.matches.run import run_match
 
     a, b = make_player("pubeval"), make_player("net")
     plain = run_match(a, b, 40, seed=9, threads=1)

@@ -19,9 +19,9 @@ import json
 
 import pytest
 
-from bgengine.matchrecord import Double, Drop, Play, Resign, Take, Win, replay
-from bgengine.matfile import read_mat, write_mat
-from bgengine.sgf import read_sgf, write_sgf
+from bgengine.matchfiles.record import Double, Drop, Play, Resign, Take, Win, replay
+from bgengine.matchfiles.mat import read_mat, write_mat
+from bgengine.matchfiles.sgf import read_sgf, write_sgf
 from matfile_helpers import (DATA, GNUBG, GNUBG_FILES, bgengine_match, mat_text, run_gnubg,
                              sgf_text)
 

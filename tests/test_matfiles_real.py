@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from bgengine.matchfiles import read_match_file
-from bgengine.matchrecord import (Double, Drop, MatchFileWarning, MatchRecordError, Play, Resign,
+from bgengine.matchfiles.files import read_match_file
+from bgengine.matchfiles.record import (Double, Drop, MatchFileWarning, MatchRecordError, Play, Resign,
                                   Take, Win, replay)
-from bgengine.matfile import read_mat, write_mat
-from bgengine.sgf import read_sgf, write_sgf
+from bgengine.matchfiles.mat import read_mat, write_mat
+from bgengine.matchfiles.sgf import read_sgf, write_sgf
 from matfile_helpers import DATA, GNUBG, mat_text, run_gnubg
 
 REAL = DATA / "real"

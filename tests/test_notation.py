@@ -22,9 +22,9 @@ import re
 import numpy as np
 import pytest
 
-from bgengine.ids import board_from_position_id
+from bgengine.notation.ids import board_from_position_id
 from bgengine.movegen import legal_afterstates
-from bgengine.notation import (
+from bgengine.notation.moves import (
     format_move, format_steps_plain, legal_move_notations, legal_moves, match_move, parse_move,
 )
 from bgengine.position import STARTING_BOARD

@@ -1,4 +1,4 @@
-"""bgengine.outcomes: self-play outcomes and the outputs' Platt calibration."""
+"""bgengine.training.outcomes: self-play outcomes and the outputs' Platt calibration."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from bgengine.evaluator import as_evaluator
-from bgengine.outcomes import (GameOutcomes, calibrate_evaluator, calibrate_network,
+from bgengine.training.outcomes import (GameOutcomes, calibrate_evaluator, calibrate_network,
                                outcome_events, output_logits, platt_fit, play_outcomes)
-from bgengine.players import load_network_spec
+from bgengine.matches.players import load_network_spec
 from td_reference import without_experts
 
 

@@ -21,25 +21,29 @@ def _child(code: str) -> str:
 
 
 def test_import_loads_none_of_the_public_modules():
-    """``import bgengine`` loads the compiled board, dice and move generator only: the
-    public names come on first use, so the import stays fast."""
+    """``import bgengine`` loads the compiled board, dice and move generator and two small
+    helpers (the lazy names, the moved modules' old names) only: the public names come on
+    first use, so the import stays fast."""
     loaded = json.loads(_child("import json, sys, bgengine; "
                                "print(json.dumps(sorted(m for m in sys.modules "
                                "if m.startswith('bgengine'))))"))
-    assert loaded == ["bgengine", "bgengine.board", "bgengine.dice", "bgengine.movegen"]
+    assert loaded == ["bgengine", "bgengine._lazy", "bgengine._moved", "bgengine.board",
+                      "bgengine.dice", "bgengine.movegen"]
 
 
 def test_first_use_loads_only_what_it_needs():
     loaded = json.loads(_child("import json, sys, bgengine; bgengine.Position; "
                                "print(json.dumps(sorted(sys.modules)))"))
     assert "bgengine.position" in loaded
-    for heavy in ("bgengine.training", "bgengine.match", "bgengine.serve", "bgengine.search",
-                  "bgengine.tournament"):
+    for heavy in ("bgengine.training.trainer", "bgengine.matches.run", "bgengine.protocols.serve", "bgengine.search",
+                  "bgengine.matches.tournament"):
         assert heavy not in loaded
 
 
 def test_every_public_name_is_the_defining_modules_object():
-    from bgengine import agents, match, network, players, position, search, training
+    from bgengine import agents, network, position, search
+    from bgengine.matches import players, run as match
+    from bgengine.training import trainer as training
 
     expected = {"Position": position.Position, "Move": position.Move,
                 "Network": network.Network, "load_default_network": players.load_default_network,
@@ -49,7 +53,7 @@ def test_every_public_name_is_the_defining_modules_object():
     for name, obj in expected.items():
         assert getattr(bgengine, name) is obj, name
     assert bgengine.Engine.__name__ == "Engine"
-    assert bgengine.Engine.__module__ in ("bgengine.engine", "bgengine.serve")
+    assert bgengine.Engine.__module__ in ("bgengine.decisions.engine", "bgengine.protocols.serve")
     assert sorted(bgengine.__all__) == sorted(["__version__", *PUBLIC])
     assert set(PUBLIC) <= set(dir(bgengine))
     from bgengine import Position, train          # from-imports go through the same path

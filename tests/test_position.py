@@ -133,7 +133,7 @@ def test_a_position_is_accepted_wherever_a_board_array_is():
     a[0, 0] = 9                                 # a copy when asked: the position is untouched
     assert p.board[0, 0] != 9
     assert np.asarray([p, p.swap()]).shape == (2, 2, 25)
-    from bgengine.players import load_default_network
+    from bgengine.matches.players import load_default_network
 
     ev = load_default_network()                 # an Evaluator: class networks, bear-offs
     np.testing.assert_array_equal(ev.evaluate(p), ev.evaluate(p.board))

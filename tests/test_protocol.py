@@ -1,4 +1,4 @@
-"""The external-player protocol session (:mod:`bgengine.protocol`), on scripted byte
+"""The external-player protocol session (:mod:`bgengine.protocols.gnubg_socket`), on scripted byte
 streams (no sockets).
 
 Covers both roles of the protocol (``docs/gnubg-external.md``): exchanges
@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player
-from bgengine.fibs import format_fibs_board, parse_fibs_board
-from bgengine.ids import MatchState
-from bgengine.notation import match_move
-from bgengine.engine import Engine
-from bgengine.protocol import MAX_LINE, ExchangeLog, LineSplitter, Session
+from bgengine.notation.fibs import format_fibs_board, parse_fibs_board
+from bgengine.notation.ids import MatchState
+from bgengine.notation.moves import match_move
+from bgengine.decisions.engine import Engine
+from bgengine.protocols.gnubg_socket import MAX_LINE, ExchangeLog, LineSplitter, Session
 from engine_doubles import FixedEngine, small_net_engine
 
 # ---------------------------------------------------------------- lines captured from gnubg 1.07

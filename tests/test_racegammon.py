@@ -18,7 +18,7 @@ from bgengine import bearoff as bo
 from bgengine.evaluator import Evaluator, load_evaluator
 from bgengine.movegen import legal_afterstates
 from bgengine.network import Network, flip_outputs
-from bgengine.players import default_network_path
+from bgengine.matches.players import default_network_path
 from bgengine.racegammon import RaceGammonTables, _plays, default
 from bgengine.search import play_outputs
 

@@ -76,17 +76,17 @@ def test_the_helper_says_what_the_path_is(odd, tmp_path):
 
 
 def _readers():
-    from bgengine.cube import MatchEquityTable
+    from bgengine.decisions.cube import MatchEquityTable
     from bgengine.evaluator import load_evaluator
     from bgengine.labelling.decisions import DecisionSet
     from bgengine.labelling.store import load_pool
-    from bgengine.matchfiles import read_match_file
+    from bgengine.matchfiles.files import read_match_file
     from bgengine.network import Network
-    from bgengine.players import load_network
-    from bgengine.runs import read_checkpoint
-    from bgengine.session_file import load_session
-    from bgengine.startpositions import load_positions
-    from bgengine.train_config import TrainConfig
+    from bgengine.matches.players import load_network
+    from bgengine.training.run_dir import read_checkpoint
+    from bgengine.matchfiles.session_file import load_session
+    from bgengine.training.startpositions import load_positions
+    from bgengine.training.config import TrainConfig
     return {
         "Network.load": Network.load, "load_evaluator": load_evaluator,
         "load_network": load_network, "load_positions": load_positions,
@@ -129,8 +129,8 @@ def test_match_readers_refuse_them_at_once(reader, tmp_path):
 def test_a_gzip_bomb_is_cut_short(tmp_path):
     import gzip
 
-    from bgengine.matchfiles import read_match_file
-    from bgengine.matchrecord import MatchRecordError
+    from bgengine.matchfiles.files import read_match_file
+    from bgengine.matchfiles.record import MatchRecordError
     bomb = tmp_path / "bomb.mat.gz"
     with gzip.open(bomb, "wb", compresslevel=9) as f:
         block = b" " * (1 << 20)
@@ -149,7 +149,7 @@ def test_a_gzip_bomb_is_cut_short(tmp_path):
     ["train", "{run}", "--quiet"],
 ])
 def test_the_commands_say_so_in_one_line(argv, tmp_path):
-    from bgengine.train_config import TrainConfig
+    from bgengine.training.config import TrainConfig
     fifo, fifo_mat = _fifo(tmp_path / "n.npz"), _fifo(tmp_path / "m.mat")
     zero_mat = _zero_link(tmp_path / "z.mat")
     run = tmp_path / "run"

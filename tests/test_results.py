@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from bgengine.results import CubeMatchResult, MatchResult, ci95, summarize
+from bgengine.matches.results import CubeMatchResult, MatchResult, ci95, summarize
 
 
 def test_ci95_by_hand():

@@ -1,4 +1,4 @@
-"""bgengine.runs: the run directory's layout, log and checkpoint formats, as training
+"""bgengine.training.run_dir: the run directory's layout, log and checkpoint formats, as training
 writes them and the tournament, plot and tools read them."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import os
 import numpy as np
 import pytest
 
-from bgengine.runs import RunDir, read_checkpoint, read_log, write_checkpoint
-from bgengine.training import TrainConfig, train
+from bgengine.training.run_dir import RunDir, read_checkpoint, read_log, write_checkpoint
+from bgengine.training.trainer import TrainConfig, train
 
 
 @pytest.fixture(scope="module")

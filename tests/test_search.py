@@ -193,7 +193,7 @@ def test_bad_arguments(net):
 
 def test_rollout_moves_and_cli(net, tmp_path, capsys):
     from bgengine.cli import main
-    from bgengine.rollouts import rollout_moves, rollout_position
+    from bgengine.decisions.rollouts import rollout_moves, rollout_position
 
     rows = rollout_moves(net, STARTING_BOARD, 3, 1, trials=36, candidates=3)
     assert len(rows) == 3 and rows[0].equity >= rows[-1].equity

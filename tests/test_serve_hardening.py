@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 
 from bgengine.agents import Player
-from bgengine.cube import MET_MAX_LENGTH, default_met, gnubg_met
-from bgengine.fibs import parse_fibs_board
+from bgengine.decisions.cube import MET_MAX_LENGTH, default_met, gnubg_met
+from bgengine.notation.fibs import parse_fibs_board
 from bgengine.network import Network
-from bgengine.engine import Engine
-from bgengine.protocol import Session
-from bgengine.serve import EXIT_THREADS, start_server
+from bgengine.decisions.engine import Engine
+from bgengine.protocols.gnubg_socket import Session
+from bgengine.protocols.serve import EXIT_THREADS, start_server
 from test_serve_socket import Client, connect, wait_for
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"

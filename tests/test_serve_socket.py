@@ -13,15 +13,15 @@ import time
 import pytest
 
 from bgengine.agents import Player
-from bgengine.external import ExternalPlayer, ExternalPlayerError, parse_address
-from bgengine.fibs import parse_fibs_board
-from bgengine.match import play_external_match, run_match
+from bgengine.opponents.external import ExternalPlayer, ExternalPlayerError, parse_address
+from bgengine.notation.fibs import parse_fibs_board
+from bgengine.matches.run import play_external_match, run_match
 from bgengine.network import Network
-from bgengine.notation import match_move
+from bgengine.notation.moves import match_move
 from bgengine.position import STARTING_BOARD
-from bgengine.engine import Engine
-from bgengine.protocol import ExchangeLog
-from bgengine.serve import MAX_LINE_BYTES, start_server
+from bgengine.decisions.engine import Engine
+from bgengine.protocols.gnubg_socket import ExchangeLog
+from bgengine.protocols.serve import MAX_LINE_BYTES, start_server
 
 OPENING_31 = ("board:you:opp:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:3:1:0:0:"
               "1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
@@ -335,7 +335,7 @@ def test_external_player_decisions(server):
         assert 0 <= k
         probs = ep.evaluate(STARTING_BOARD)
         assert probs.shape == (6,)
-        from bgengine.ids import MatchState
+        from bgengine.notation.ids import MatchState
         assert ep.decide(STARTING_BOARD, MatchState(player_on_roll=1)) in ("roll", "double")
         assert ep.decide(STARTING_BOARD, MatchState(player_on_roll=1, double_offered=True)) \
             in ("take", "drop")

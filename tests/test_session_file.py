@@ -1,4 +1,4 @@
-"""bgengine.session_file: a session saved as a .mat file as it goes, and read back."""
+"""bgengine.matchfiles.session_file: a session saved as a .mat file as it goes, and read back."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from datetime import datetime
 
 import pytest
 
-from bgengine.matchfiles import read_match_file
-from bgengine.matchrecord import Double, Drop, MatchRecord, Play, Take, Win
-from bgengine.session_file import (SessionFileError, SessionLog, default_session_path,
+from bgengine.matchfiles.files import read_match_file
+from bgengine.matchfiles.record import Double, Drop, MatchRecord, Play, Take, Win
+from bgengine.matchfiles.session_file import (SessionFileError, SessionLog, default_session_path,
                                    load_session, sessions_folder)
 
 OPENING = Play(1, (3, 1), ((8, 5), (6, 5)))
@@ -116,8 +116,8 @@ def test_the_default_place_and_name(tmp_path, monkeypatch):
 
 
 def test_the_file_is_write_mat_s_and_finished_games_are_not_replayed_again(tmp_path, monkeypatch):
-    import bgengine.session_file as session_file
-    from bgengine.matfile import write_mat
+    import bgengine.matchfiles.session_file as session_file
+    from bgengine.matchfiles.mat import write_mat
 
     log = _log(tmp_path)
     log.start_game((0, 0), False)
@@ -138,7 +138,7 @@ def test_continuing_a_session_draws_no_warning_that_it_is_unfinished(tmp_path):
     """A session file stops short of the match's end by design."""
     import warnings
 
-    from bgengine.matchrecord import MatchFileWarning
+    from bgengine.matchfiles.record import MatchFileWarning
     path = tmp_path / "s.mat"
     path.write_text(" 3 point match\n\n Game 1\n player0 : 0                    You : 0\n"
                     "  1) 31: 8/5 6/5\n")

@@ -1,4 +1,4 @@
-"""Training from start positions (bgengine.startpositions, train_games(starts=...),
+"""Training from start positions (bgengine.training.startpositions, train_games(starts=...),
 TrainConfig.starts): sampling, files, the learner against the plain-Python reference,
 runs with threads, and games from a given position."""
 
@@ -10,11 +10,11 @@ import pytest
 from bgengine.agents import Player
 from bgengine.dice import Dice
 from bgengine.evaluator import Evaluator, load_evaluator
-from bgengine.game import game_decisions
+from bgengine.matches.game import game_decisions
 from bgengine.network import Network
-from bgengine.startpositions import load_positions, play_positions, sample_positions, save_positions
+from bgengine.training.startpositions import load_positions, play_positions, sample_positions, save_positions
 from bgengine.td import train_games
-from bgengine.training import TrainConfig, train
+from bgengine.training.trainer import TrainConfig, train
 from td_reference import ref_train
 
 
@@ -153,7 +153,7 @@ def test_game_from_a_start_position(races):
             break
     assert points in (-3, -2, -1, 1, 2, 3) and plays >= 1
     from bgengine.agents import Player
-    from bgengine.game import play_game
+    from bgengine.matches.game import play_game
 
     players = (Player("pubeval"), Player("random"))
     a = play_game(players, Dice(4, stream=2), 0, 0, 0, start=races[0])

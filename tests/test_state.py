@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from bgengine.ids import GAME_PLAYING, MatchState
+from bgengine.notation.ids import GAME_PLAYING, MatchState
 from bgengine.position import Position
 from bgengine.state import GameState
 from conftest import DATA

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bgengine.cli import main
-from bgengine.sweep import SweepSpec, compare_methods, point_name, run_sweep, sweep_table
+from bgengine.training.sweep import SweepSpec, compare_methods, point_name, run_sweep, sweep_table
 
 SWEEP = """
 [sweep]
@@ -85,7 +85,7 @@ def test_ctrl_c_stops_every_run_and_keeps_the_finished_ones(tmp_path, monkeypatc
     import signal
     import time
 
-    import bgengine.training as T
+    import bgengine.training.trainer as T
 
     calls = [0]
     real = T._train_chunk

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bgengine.network import Network
-from bgengine.optimizer import AdamState
+from bgengine.training.optimizer import AdamState
 from bgengine.td import train_games
 from td_reference import ref_train
 
@@ -92,7 +92,7 @@ import sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 from test_td_adam import tiny
-from bgengine.optimizer import AdamState
+from bgengine.training.optimizer import AdamState
 from bgengine.td import train_games
 net = tiny()
 train_games(net, 12, 0.003, 0.0, seed=2, adam=AdamState.zeros(net), batch_positions=64,
@@ -168,7 +168,7 @@ def test_bad_adam_arguments():
 # ---------------------------------------------------------------- training runs
 
 def adam_config(**kw):
-    from bgengine.training import TrainConfig
+    from bgengine.training.trainer import TrainConfig
 
     base = dict(hidden=[10], outputs=5, encoder="tesauro198", lam=0.0, alpha=0.002, games=600,
                 seed=3, checkpoint_every=200, eval_every=200, eval_games=50, threads=1,
@@ -180,8 +180,8 @@ def adam_config(**kw):
 def test_adam_run_resumes_exactly(tmp_path):
     """Stopped after its first checkpoint and resumed, a run ends with the weights and the
     moments of the run that never stopped, bit for bit."""
-    from bgengine.runs import read_checkpoint
-    from bgengine.training import train
+    from bgengine.training.run_dir import read_checkpoint
+    from bgengine.training.trainer import train
 
     whole = train(adam_config(), tmp_path / "whole", progress=False)
     half = train(adam_config(), tmp_path / "split", progress=False, stop_after=200)
@@ -197,7 +197,7 @@ def test_adam_run_resumes_exactly(tmp_path):
 
 
 def test_adam_checkpoint_without_moments_is_refused(tmp_path):
-    from bgengine.training import train
+    from bgengine.training.trainer import train
 
     run = tmp_path / "r"
     train(adam_config(optimizer="sgd", train_threads=1), run, progress=False, stop_after=200)
@@ -208,7 +208,7 @@ def test_adam_checkpoint_without_moments_is_refused(tmp_path):
 
 def test_sgd_stays_the_default_and_unchanged(tmp_path):
     """``optimizer = "sgd"`` (the default) trains as before: the online learner's weights."""
-    from bgengine.training import TrainConfig, train
+    from bgengine.training.trainer import TrainConfig, train
 
     assert TrainConfig().optimizer == "sgd"
     cfg = adam_config(optimizer="sgd", train_threads=1, games=200)

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from bgengine.dice import Dice
-from bgengine.ids import match_state_from_id
+from bgengine.notation.ids import match_state_from_id
 from bgengine.network import Network
 from bgengine.terminal import ENGINE, HUMAN, PlaySession
 from bgengine.position import Position
-from bgengine.engine import Engine
+from bgengine.decisions.engine import Engine
 from game_positions import board_from_points
 
 # A small random network: fast, deterministic, 5 outputs like the shipped one.

@@ -7,7 +7,7 @@ import pytest
 
 from bgengine import Engine, Network, load_default_network
 from bgengine.cli import main
-from bgengine.ids import position_id
+from bgengine.notation.ids import position_id
 from bgengine.position import Position
 from bgengine.search import Searcher
 from bgengine.state import GameState

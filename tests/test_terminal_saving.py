@@ -12,10 +12,10 @@ import textwrap
 
 import pytest
 
-from bgengine.engine import Engine
-from bgengine.matchfiles import read_match_file
-from bgengine.matchrecord import Double, Resign, Take, Win
-from bgengine.session_file import SessionFileError, load_session
+from bgengine.decisions.engine import Engine
+from bgengine.matchfiles.files import read_match_file
+from bgengine.matchfiles.record import Double, Resign, Take, Win
+from bgengine.matchfiles.session_file import SessionFileError, load_session
 from test_terminal import NET, Bot, session
 
 SEED = 26      # a session with doubles of both sides and a Crawford game (dice high die first)
@@ -95,7 +95,7 @@ def test_the_whole_match_is_in_the_file(whole):
 
 
 def read_match_file_text(text: str):
-    from bgengine.matfile import read_mat
+    from bgengine.matchfiles.mat import read_mat
     return read_mat(text)
 
 
@@ -237,7 +237,7 @@ def test_gnubg_imports_the_saved_files(whole, tmp_path):
                    + "".join(c + "\n" for c in commands), tmp_path)
     import json
 
-    from bgengine.matfile import read_mat
+    from bgengine.matchfiles.mat import read_mat
     for name, text in files.items():
         back = read_mat((tmp_path / f"{name}.out.mat").read_text())
         assert back.games == read_mat(text).games, name

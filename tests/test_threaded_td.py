@@ -1,4 +1,4 @@
-"""Self-play training on several threads (bgengine.threaded_td) against a one-thread reference.
+"""Self-play training on several threads (bgengine.training.threaded_td) against a one-thread reference.
 
 The reference replays the merge order one job at a time: whatever the threads' timing, the
 threaded weights must equal it bit for bit.
@@ -12,7 +12,7 @@ import pytest
 from bgengine.evaluator import Evaluator, as_evaluator
 from bgengine.network import Network
 from bgengine.td import train_games
-from bgengine.threaded_td import SYNC_MODES, train_games_threaded
+from bgengine.training.threaded_td import SYNC_MODES, train_games_threaded
 
 
 def arrays(model) -> list[np.ndarray]:

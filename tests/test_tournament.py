@@ -13,13 +13,13 @@ import signal
 import numpy as np
 import pytest
 
-import bgengine.tournament as T
+import bgengine.matches.tournament as T
 from bgengine.agents import play_match
-from bgengine.distributed import LocalBackend
+from bgengine.matches.distributed import LocalBackend
 from bgengine.network import Network
 from bgengine.cli import main as cli_main
 from bgengine.cli.tournament import add_tournament_parser, tournament_main
-from bgengine.tournament import derive_seed, knockout, load_entrants, older_self, round_robin
+from bgengine.matches.tournament import derive_seed, knockout, load_entrants, older_self, round_robin
 
 
 def _net(seed: int, games: int | None = None) -> Network:
@@ -161,7 +161,7 @@ def test_knockout_skips_corrupt_files_and_names_them(folder):
 
 @pytest.mark.parametrize("n", [2, 3, 5, 7])
 def test_knockout_byes(n):
-    from bgengine.tournament import Entrant
+    from bgengine.matches.tournament import Entrant
     from bgengine.agents import Player
 
     entrants = [Entrant(f"n{k}", Player("net", _net(k)), f"n{k}") for k in range(n)]
@@ -198,7 +198,7 @@ def test_knockout_fifty_point_rule():
 
 def test_knockout_cap_and_tie():
     from bgengine.agents import Player
-    from bgengine.tournament import Entrant
+    from bgengine.matches.tournament import Entrant
 
     entrants = [Entrant("x", Player("net", _net(1)), "x"), Entrant("y", Player("net", _net(2)), "y")]
     ko = knockout(entrants, max_games=60, margin=10**6, batch_pairs=7, seed=4, threads=1)
@@ -229,7 +229,7 @@ def test_older_self_folder(folder):
 
 
 def test_older_self_run_directory(tmp_path):
-    from bgengine.training import TrainConfig, train
+    from bgengine.training.trainer import TrainConfig, train
 
     config = TrainConfig(hidden=[6], outputs=1, games=600, seed=3, checkpoint_every=200,
                          eval_every=600, eval_games=20, threads=1, schedule="steps",

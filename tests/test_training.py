@@ -12,7 +12,7 @@ import pytest
 
 from bgengine.cli import main
 from bgengine.network import Network
-from bgengine.training import STEP_LIST, TrainConfig, alpha_at, read_log, train
+from bgengine.training.trainer import STEP_LIST, TrainConfig, alpha_at, read_log, train
 
 TIMING = {"games_per_s", "elapsed"}
 

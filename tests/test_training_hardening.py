@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.training import TrainConfig, read_log, train
+from bgengine.training.trainer import TrainConfig, read_log, train
 
 TIMING = {"games_per_s", "elapsed"}
 
@@ -144,7 +144,7 @@ def test_unreadable_log_lines_do_not_block_resume(half, runs, caplog):
     good = (half / "log.jsonl").read_bytes()
     bad = [b"\xff\xfe\x00 not text\n", b"[1, 2]\n", b'{"kind": "train", "games": "x"}\n']
     (half / "log.jsonl").write_bytes(good + b"".join(bad) + b'{"kind": "ev')
-    with caplog.at_level("WARNING", logger="bgengine.runs"):
+    with caplog.at_level("WARNING", logger="bgengine.training.run_dir"):
         assert len(list(read_log(half))) == len(good.splitlines())
     assert "log.jsonl: 3 unreadable line(s) skipped" in caplog.text
     net = train(tiny(), half, progress=False)

@@ -1,4 +1,4 @@
-"""The UBGI engine session (bgengine.ubgi), driven by a scripted controller in-process:
+"""The UBGI engine session (bgengine.protocols.ubgi), driven by a scripted controller in-process:
 every command of UBGI v0.2 and every error case, each reply checked for form and legality."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.engine import Engine
-from bgengine.ids import MatchState, match_id, position_id
+from bgengine.decisions.engine import Engine
+from bgengine.notation.ids import MatchState, match_id, position_id
 from bgengine.movegen import legal_afterstates
-from bgengine.notation import match_move
+from bgengine.notation.moves import match_move
 from bgengine.search import Searcher
-from bgengine.ubgi import ERROR_CODES, KEYS, UbgiSession, format_payload, parse_gnubgid
+from bgengine.protocols.ubgi import ERROR_CODES, KEYS, UbgiSession, format_payload, parse_gnubgid
 from game_positions import board_from_points, random_positions
 
 START = "4HPwATDgc/ABMA"

@@ -1,4 +1,4 @@
-"""Playing UBGI engines (bgengine.ubgi_client) and the duel runner: a fake engine for every
+"""Playing UBGI engines (bgengine.opponents.ubgi) and the duel runner: a fake engine for every
 way a reply can go wrong, bgengine's own ``bgengine ubgi`` through the ``ubgi:`` player spec
 (every reply checked for legality), and one run of ``bgengine ubgi`` as a subprocess."""
 
@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from bgengine.cli import main
-from bgengine.match import play_external_match, run_match
-from bgengine.players import make_player
-from bgengine.ubgi_client import UbgiEngineError, UbgiPlayer, parse_command
+from bgengine.matches.run import play_external_match, run_match
+from bgengine.matches.players import make_player
+from bgengine.opponents.ubgi import UbgiEngineError, UbgiPlayer, parse_command
 from conftest import TESTS
 from game_positions import start_board
 

@@ -1,4 +1,4 @@
-"""The HTTP API of ``bgengine web`` (bgengine.web.api) through FastAPI's test client: every
+"""The HTTP API of ``bgengine web`` (bgengine.protocols.web.api) through FastAPI's test client: every
 endpoint, the browser board's game, the session limit, and bad input fuzzed (never a 500)."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ with warnings.catch_warnings():     # newer Starlette would rather its client ra
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from bgengine.matfile import read_mat  # noqa: E402
+from bgengine.matchfiles.mat import read_mat  # noqa: E402
 from bgengine.state import GameState  # noqa: E402
-from bgengine.web.api import COOKIE, create_app  # noqa: E402
+from bgengine.protocols.web.api import COOKIE, create_app  # noqa: E402
 from engine_doubles import small_net_engine  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
@@ -169,10 +169,10 @@ def test_openapi_documents_the_endpoints(client):
 
 
 def test_each_request_is_logged_once(client, caplog):
-    with caplog.at_level(logging.INFO, logger="bgengine.web"):
+    with caplog.at_level(logging.INFO, logger="bgengine.protocols.web"):
         client.post("/eval", json={"state": START})
         client.post("/eval", json={"state": "bad"})
-    lines = [r.getMessage() for r in caplog.records if r.name == "bgengine.web"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "bgengine.protocols.web"]
     assert len(lines) == 2
     assert "POST /eval 200" in lines[0] and "POST /eval 400" in lines[1]
 

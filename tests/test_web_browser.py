@@ -21,8 +21,8 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
-from bgengine.engine import Engine  # noqa: E402
-from bgengine.web.api import create_app  # noqa: E402
+from bgengine.decisions.engine import Engine  # noqa: E402
+from bgengine.protocols.web.api import create_app  # noqa: E402
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
                  if p), None)

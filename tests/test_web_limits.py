@@ -1,4 +1,4 @@
-"""The resource limits of ``bgengine web`` (bgengine.web.limits): bodies, work, concurrency,
+"""The resource limits of ``bgengine web`` (bgengine.protocols.web.limits): bodies, work, concurrency,
 sessions; and a live server's memory under an endless body and 500 concurrent requests."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bgengine.web.api import create_app  # noqa: E402
-from bgengine.web.limits import WebLimits, WorkPool, Busy  # noqa: E402
-from bgengine.web.store import OwnerFull, SessionStore, StoreFull  # noqa: E402
+from bgengine.protocols.web.api import create_app  # noqa: E402
+from bgengine.protocols.web.limits import WebLimits, WorkPool, Busy  # noqa: E402
+from bgengine.protocols.web.store import OwnerFull, SessionStore, StoreFull  # noqa: E402
 from engine_doubles import small_net_engine  # noqa: E402
 from test_cli_web import start_web  # noqa: E402
 

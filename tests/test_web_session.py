@@ -1,4 +1,4 @@
-"""One browser's match against the engine (bgengine.web.session): the rules, undo, the cube,
+"""One browser's match against the engine (bgengine.protocols.web.session): the rules, undo, the cube,
 the end of a match and its .mat file."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from bgengine.engine import Engine
-from bgengine.matchrecord import Double, Drop, Play, Take, Win, checked
-from bgengine.matfile import read_mat
-from bgengine.web.session import (GAME_OVER, MATCH_OVER, MOVE, ROLL, TAKE, BoardSession,
+from bgengine.decisions.engine import Engine
+from bgengine.matchfiles.record import Double, Drop, Play, Take, Win, checked
+from bgengine.matchfiles.mat import read_mat
+from bgengine.protocols.web.session import (GAME_OVER, MATCH_OVER, MOVE, ROLL, TAKE, BoardSession,
                                   SessionError)
 from engine_doubles import small_net_engine
 

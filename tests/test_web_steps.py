@@ -1,4 +1,4 @@
-"""A roll played step by step (bgengine.web.steps): exactly the move generator's plays."""
+"""A roll played step by step (bgengine.protocols.web.steps): exactly the move generator's plays."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from bgengine.movegen import legal_afterstates
 from bgengine.position import Position
-from bgengine.web.steps import TurnSteps, apply_step, die_steps
+from bgengine.protocols.web.steps import TurnSteps, apply_step, die_steps
 from game_positions import board_from_points, random_positions, start_board
 
 

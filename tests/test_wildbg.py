@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.ids import board_from_position_id
+from bgengine.notation.ids import board_from_position_id
 from bgengine.movegen import count_afterstates
 from conftest import DATA
 

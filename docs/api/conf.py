@@ -32,3 +32,17 @@ html_theme = "alabaster"
 # The top-level face re-exports the classes of the submodules (bgengine.Network is
 # bgengine.network.Network), so a short name has two targets: either is right.
 suppress_warnings = ["ref.python"]
+
+
+def _skip_reexports(app, what, name, obj, skip, options):
+    """A package's re-exported names (``bgengine.Engine``, ``bgengine.training.train``) are
+    documented once, in the module that defines them."""
+    module = app.env.temp_data.get("autodoc:module")
+    defined_in = getattr(obj, "__module__", None)
+    if what == "module" and module and isinstance(defined_in, str) and defined_in != module:
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_reexports)

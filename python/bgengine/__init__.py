@@ -11,19 +11,21 @@ The names a user reaches for first are here, loaded on first use so that
 
 - ``Position``, ``Move``: a position and one legal play (:mod:`bgengine.position`)
 - ``Network``: a neural-network evaluator (:mod:`bgengine.network`)
-- ``load_default_network``: the shipped evaluator (:mod:`bgengine.players`)
+- ``load_default_network``: the shipped evaluator (:mod:`bgengine.matches.players`)
 - ``Searcher``, ``rollout``: n-ply search and Monte-Carlo rollouts (:mod:`bgengine.search`)
 - ``Player``: a compiled player (:mod:`bgengine.agents`); ``make_player``: any player by
-  name (:mod:`bgengine.players`)
-- ``run_match``: cubeless money games with a 95% interval (:mod:`bgengine.match`)
-- ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play`` (:mod:`bgengine.engine`)
-- ``TrainConfig``, ``train``: training runs by self-play (:mod:`bgengine.training`)
+  name (:mod:`bgengine.matches.players`)
+- ``run_match``: cubeless money games with a 95% interval (:mod:`bgengine.matches.run`)
+- ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play`` (:mod:`bgengine.decisions.engine`)
+- ``TrainConfig``, ``train``: training runs by self-play (:mod:`bgengine.training.trainer`)
 
 Evaluation and search take a :class:`Position` wherever they take a board array.
 """
 
-from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version as _version
+
+from bgengine import _moved
+from bgengine._lazy import lazy_exports
 
 try:
     from bgengine import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod  # noqa: F401
@@ -43,27 +45,19 @@ _LAZY = {
     "Position": "bgengine.position",
     "Move": "bgengine.position",
     "Network": "bgengine.network",
-    "load_default_network": "bgengine.players",
+    "load_default_network": "bgengine.matches.players",
     "Searcher": "bgengine.search",
     "rollout": "bgengine.search",
     "Player": "bgengine.agents",
-    "make_player": "bgengine.players",
-    "run_match": "bgengine.match",
-    "Engine": "bgengine.engine",
-    "TrainConfig": "bgengine.training",
-    "train": "bgengine.training",
+    "make_player": "bgengine.matches.players",
+    "run_match": "bgengine.matches.run",
+    "Engine": "bgengine.decisions.engine",
+    "TrainConfig": "bgengine.training.trainer",
+    "train": "bgengine.training.trainer",
 }
 
 __all__ = ["__version__", *_LAZY]
 
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'bgengine' has no attribute {name!r}")
-    value = getattr(import_module(_LAZY[name]), name)
-    globals()[name] = value          # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+_moved.install()      # the old module names of the subpackages' modules, for one version

@@ -4,4 +4,5 @@ import sys
 
 from bgengine.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":      # not when a tool (Sphinx, pkgutil walkers) imports it
+    sys.exit(main())

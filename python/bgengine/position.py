@@ -14,10 +14,10 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from bgengine.board import game_result, is_race, pip_counts, validate_board
-from bgengine.ids import board_from_position_id, position_id
+from bgengine.notation.ids import board_from_position_id, position_id
 from bgengine.movegen import MoveGenerator
-from bgengine.notation import format_move, match_move
-from bgengine.state_ids import parse_state
+from bgengine.notation.moves import format_move, match_move
+from bgengine.notation.state_text import parse_state
 from bgengine.types import Step
 
 __all__ = ["Position", "Move", "STARTING_BOARD"]
@@ -89,7 +89,7 @@ class Position:
     @classmethod
     def from_id(cls, pid: str) -> "Position":
         """From a 14-character GNU Backgammon Position ID, or from a whole game state
-        (gnubg's ``PositionID:MatchID``, an XGID; :func:`bgengine.state_ids.parse_state`):
+        (gnubg's ``PositionID:MatchID``, an XGID; :func:`bgengine.notation.state_text.parse_state`):
         then the position of the side on roll."""
         if isinstance(pid, str) and (":" in pid or pid.lstrip().upper().startswith("XGID=")):
             return cls(parse_state(pid).board)

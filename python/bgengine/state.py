@@ -1,9 +1,9 @@
 """A game state: a position with its context (cube, score, match, dice, side on roll).
 
 :class:`GameState` joins a :class:`~bgengine.position.Position` (row 1 = the side on roll)
-and a :class:`~bgengine.ids.MatchState` (gnubg's Match ID fields), plus the two fields only
+and a :class:`~bgengine.notation.ids.MatchState` (gnubg's Match ID fields), plus the two fields only
 an XGID has, and reads and writes the text forms players exchange
-(:mod:`bgengine.state_ids`): gnubg's Position ID (the rest of the state is then money play,
+(:mod:`bgengine.notation.state_text`): gnubg's Position ID (the rest of the state is then money play,
 cube 1 centred, gnubg's player 1 on roll, no dice), gnubg's combined ``PositionID:MatchID``
 (``show board`` prints the two, ``set gnubgid`` reads them) and eXtreme Gammon's XGID.
 gnubg's player 1 (drawn at the bottom, X) is XG's bottom player, player 0 the top one.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.ids import GAME_PLAYING, MatchState, match_id
+from bgengine.notation.ids import GAME_PLAYING, MatchState, match_id
 from bgengine.position import Position
-from bgengine.state_ids import (DEFAULT_JACOBY, DEFAULT_MAX_CUBE, MAX_CUBE_LOG2, format_gnubgid,
+from bgengine.notation.state_text import (DEFAULT_JACOBY, DEFAULT_MAX_CUBE, MAX_CUBE_LOG2, format_gnubgid,
                                 format_xgid, parse_gnubgid, parse_state, parse_xgid)
 
 __all__ = ["GameState"]
@@ -41,7 +41,7 @@ class GameState:
         Jacoby, dice, double or resignation pending, game state, as a gnubg
         Match ID holds them (players 0 and 1 are gnubg's; 1 is XG's bottom).
         Default: the start of a money game, gnubg's player 1 on roll, no Jacoby rule
-        (:data:`bgengine.state_ids.DEFAULT_JACOBY`).
+        (:data:`bgengine.notation.state_text.DEFAULT_JACOBY`).
     beavers : bool
         Money play with beavers allowed (XGID only; a Match ID has no field).
     max_cube : int
@@ -112,7 +112,7 @@ class GameState:
 
     @classmethod
     def from_xgid(cls, text: str) -> GameState:
-        """From an eXtreme Gammon XGID (fields: :mod:`bgengine.state_ids`)."""
+        """From an eXtreme Gammon XGID (fields: :mod:`bgengine.notation.state_text`)."""
         return cls._from_fields(parse_xgid(text))
 
     @classmethod

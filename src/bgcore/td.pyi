@@ -4,7 +4,7 @@ import numpy as np
 
 from bgengine.evaluator import Evaluator
 from bgengine.network import Network
-from bgengine.optimizer import AdamState
+from bgengine.training.optimizer import AdamState
 
 # n_games 0..10**8 (bgengine.agents.MAX_GAMES), alpha a finite number in (0, 10], lam and
 # epsilon in [0, 1], target_plies 0..3, batch_positions 0..10**8, threads 1..256: Python or

@@ -475,7 +475,7 @@ def train_games(net, n_games, alpha, lam=0.0, *,
         ordinary roll of its dice stream, instead of the starting position and an
         opening roll.  E.g. races sampled from self-play, to train a race network on
         short games.  None: every game from the starting position.
-    adam : bgengine.optimizer.AdamState, optional
+    adam : bgengine.training.optimizer.AdamState, optional
         Batch TD(0) with Adam instead of online updates (method "td", lam = 0): the
         TD gradients ``delta * dV/dw`` of ``batch_positions`` positions, all valued
         with the same weights, are summed and applied as one Adam step of rate
@@ -530,7 +530,7 @@ def train_games(net, n_games, alpha, lam=0.0, *,
         raise ValueError("n-ply targets (target_plies > 0) are for TD(0): method 'td', lam = 0")
     if adam is None and threads != 1:
         raise ValueError("threads > 1 is for Adam batches (adam=...); online updates on "
-                         "several threads: bgengine.threaded_td")
+                         "several threads: bgengine.training.threaded_td")
     cdef Evaluator evaluator = as_evaluator(net)
     if evaluator.experts:
         raise ValueError("self-play training of contact experts is not supported: fit them "

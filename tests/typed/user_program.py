@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 import bgengine
-from bgengine.engine import Engine
-from bgengine.ids import position_id
-from bgengine.match import run_match
-from bgengine.results import MatchResult
+from bgengine.decisions.engine import Engine
+from bgengine.notation.ids import position_id
+from bgengine.matches.run import run_match
+from bgengine.matches.results import MatchResult
 from bgengine.network import Network
 from bgengine.position import Position
 from bgengine.search import Searcher, rollout

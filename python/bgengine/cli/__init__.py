@@ -157,7 +157,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from bgengine.gnubg import GnubgError
+    from bgengine.opponents.gnubg import GnubgError
 
     try:
         return int(args.func(args))

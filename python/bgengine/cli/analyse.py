@@ -6,7 +6,7 @@ import argparse
 
 from bgengine.cli.options import JACOBY_RULE, add_player_argument, add_quiet_argument, plies_number
 from bgengine.cli.output import add_json_argument, emit
-from bgengine.players import NETWORK_SPEC_HELP
+from bgengine.matches.players import NETWORK_SPEC_HELP
 
 __all__ = ["register", "report"]
 
@@ -49,7 +49,7 @@ def report(analysis) -> str:
 
 
 def _cmd_analyse(args: argparse.Namespace) -> int:
-    from bgengine.analysis import analyse_match
+    from bgengine.decisions.analysis import analyse_match
     from bgengine.cli.hint import engine_from_args
     from bgengine.cli.matchfile import read_match
     from bgengine.cli.progress import ProgressBar
@@ -59,7 +59,7 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     with ProgressBar("analysing", unit="actions", quiet=args.quiet) as bar:
         analysis = analyse_match(record, engine, args.plies, progress=bar)
     if args.plot:
-        from bgengine.plot import plot_match_analysis
+        from bgengine.training.plot import plot_match_analysis
 
         plot_match_analysis(analysis, args.plot)
     emit(args, analysis.to_dict() | {"file": args.file, "plot": args.plot}, report(analysis))

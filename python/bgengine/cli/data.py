@@ -12,7 +12,7 @@ from bgengine.cli.options import add_backend_arguments, add_player_argument, gam
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.fit import KEEP_FORMS
-from bgengine.players import NETWORK_SPEC_HELP
+from bgengine.matches.players import NETWORK_SPEC_HELP
 
 __all__ = ["register", "evaluator_file"]
 
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 def evaluator_file(spec: str | None) -> Path:
     """The file of the evaluator a network spec names (``net``: the shipped one)."""
-    from bgengine.players import default_network_path, network_file
+    from bgengine.matches.players import default_network_path, network_file
 
     if spec is None or spec.strip() == "net":
         return default_network_path()
@@ -38,7 +38,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from bgengine.labelling.sampling import SamplingConfig, sample_positions
     from bgengine.labelling.store import LabelStore, file_sha256, keys_to_boards, load_pool, \
         save_pool
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     config = SamplingConfig(games=args.games, seed=args.seed, keep=args.keep,
                             alternatives=args.alternatives)
@@ -77,8 +77,8 @@ def _cmd_sample(args: argparse.Namespace) -> int:
 def _cmd_label(args: argparse.Namespace) -> int:
     from bgengine.labelling.labeller import label_pool
     from bgengine.labelling.store import LabelSettings, LabelStore, file_sha256, load_pool
-    from bgengine.match import default_threads
-    from bgengine.players import load_network_spec
+    from bgengine.matches.run import default_threads
+    from bgengine.matches.players import load_network_spec
 
     settings = LabelSettings(trials=args.trials, plies=args.plies, truncate=args.truncate,
                              variance_reduction=args.vr, seed=args.seed,
@@ -139,7 +139,7 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
     from bgengine.labelling.benchmark import format_play_table, format_table, predict_outputs, \
         value_errors
     from bgengine.labelling.store import LabelStore
-    from bgengine.players import load_network_spec
+    from bgengine.matches.players import load_network_spec
 
     labels = LabelStore(args.store).load(verify=True)
     if not len(labels):
@@ -152,7 +152,7 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
             results[f"{spec} {plies}-ply"] = value_errors(predict_outputs(model, boards, plies),
                                                           labels)
     for plies in args.gnubg:
-        from bgengine.gnubg.evaluate import gnubg_outputs
+        from bgengine.opponents.gnubg.evaluate import gnubg_outputs
 
         results[f"gnubg {plies}-ply"] = value_errors(
             gnubg_outputs(boards, plies, jobs=args.jobs), labels)
@@ -168,8 +168,8 @@ def _cmd_benchmark(args: argparse.Namespace) -> int:
                 plays[f"{spec} {plies}-ply"] = play_errors(searcher_chooser(model, plies),
                                                            decisions, judge)
         for plies in args.gnubg:
-            from bgengine.gnubg import GnubgPlayer
-            from bgengine.gnubg.driver import GnubgSettings
+            from bgengine.opponents.gnubg import GnubgPlayer
+            from bgengine.opponents.gnubg.driver import GnubgSettings
 
             with GnubgPlayer(GnubgSettings(plies=plies)) as gnubg:
                 plays[f"gnubg {plies}-ply"] = play_errors(gnubg.choose, decisions, judge)
@@ -184,8 +184,8 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
 
     from bgengine.labelling.decisions import build_decision_set
     from bgengine.labelling.store import file_sha256, load_pool
-    from bgengine.match import default_threads
-    from bgengine.players import load_network_spec
+    from bgengine.matches.run import default_threads
+    from bgengine.matches.players import load_network_spec
 
     pool = load_pool(args.pool)
     rows = np.arange(len(pool))
@@ -207,8 +207,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from bgengine.labelling.fit import FitConfig, fit_evaluator
     from bgengine.labelling.store import LabelStore, Labels
     from bgengine.labelling.teacher import default_search_cache
-    from bgengine.match import default_threads
-    from bgengine.players import load_network_spec
+    from bgengine.matches.run import default_threads
+    from bgengine.matches.players import load_network_spec
 
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed,

@@ -12,7 +12,7 @@ __all__ = ["register"]
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from bgengine.demo import default_demo_players, play_demo_game
+    from bgengine.matches.demo import default_demo_players, play_demo_game
 
     x, o = default_demo_players()
     x, o = args.x or x, args.o or o
@@ -23,7 +23,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``demo`` to the ``bgengine`` sub-commands."""
-    from bgengine.players import SPEC_HELP
+    from bgengine.matches.players import SPEC_HELP
 
     p = sub.add_parser("demo", help="play and print one game between two players",
                        description="Play one cubeless game and print every move in gnubg "

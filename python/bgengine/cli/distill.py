@@ -1,5 +1,5 @@
 """``bgengine distill``: play-ranking distillation, the training recipe's step between
-self-play and calibration (:mod:`bgengine.distillation`)."""
+self-play and calibration (:mod:`bgengine.training.distillation`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 def _cmd_collect(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from bgengine.distillation import collect
+    from bgengine.training.distillation import collect
     from bgengine.evaluator import CLASSES
 
     data = collect(args.player, args.games, args.seed, args.every, args.top, args.plies,
@@ -32,7 +32,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
 def _cmd_mean(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from bgengine.distillation import mean_targets
+    from bgengine.training.distillation import mean_targets
 
     data = mean_targets([dict(np.load(f)) for f in args.data])
     np.savez(args.out, **data)
@@ -42,7 +42,7 @@ def _cmd_mean(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    from bgengine.distillation import fit, parse_experts
+    from bgengine.training.distillation import fit, parse_experts
     from bgengine.evaluator import CLASSES
 
     fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
@@ -58,7 +58,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_blend(args: argparse.Namespace) -> int:
-    from bgengine.distillation import blend
+    from bgengine.training.distillation import blend
     from bgengine.evaluator import CLASSES
 
     blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
@@ -67,7 +67,7 @@ def _cmd_blend(args: argparse.Namespace) -> int:
 
 
 def _cmd_errors(args: argparse.Namespace) -> int:
-    from bgengine.distillation import PHASES, phase_errors
+    from bgengine.training.distillation import PHASES, phase_errors
     from bgengine.evaluator import CLASSES
 
     errors = phase_errors(args.players, args.data, args.seed, CLASSES.index(args.klass))
@@ -87,7 +87,7 @@ def _cmd_errors(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``distill collect|mean|fit|errors|blend``."""
-    from bgengine.distillation import PHASES
+    from bgengine.training.distillation import PHASES
 
     p = sub.add_parser("distill", help="train a network toward its own search values",
                        description="Play-ranking distillation: collect an evaluator's own "

@@ -9,7 +9,7 @@ from bgengine.cli.options import (JACOBY_HELP, STATE_HELP, add_player_argument,
                                   seed_number, whole_number)
 from bgengine.search import MAX_TRIALS
 from bgengine.cli.output import add_json_argument, emit
-from bgengine.players import NETWORK_SPEC_HELP
+from bgengine.matches.players import NETWORK_SPEC_HELP
 
 __all__ = ["register", "engine_from_args"]
 
@@ -17,7 +17,7 @@ __all__ = ["register", "engine_from_args"]
 def engine_from_args(args: argparse.Namespace):
     """The engine of ``--player`` (default net) at ``--plies``; a depth it does not search
     is bad input."""
-    from bgengine.engine import Engine, EngineError
+    from bgengine.decisions.engine import Engine, EngineError
 
     try:
         return Engine(args.player or "net", plies=args.plies)
@@ -34,7 +34,7 @@ def _state(args: argparse.Namespace):
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from bgengine.hint_text import evaluation_lines, state_lines
+    from bgengine.decisions.hints import evaluation_lines, state_lines
 
     state = _state(args)
     ev = engine_from_args(args).evaluate_state(state)
@@ -48,7 +48,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
-    from bgengine.hint_text import hint_lines, state_lines
+    from bgengine.decisions.hints import hint_lines, state_lines
 
     state = _state(args)
     hint = engine_from_args(args).hint(state, n=args.num, rollout=args.rollout, seed=args.seed,

@@ -16,10 +16,10 @@ __all__ = ["register"]
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from bgengine.gnubg import GnubgConfig
-    from bgengine.match import MatchInterrupted
+    from bgengine.opponents.gnubg import GnubgConfig
+    from bgengine.matches.run import MatchInterrupted
     from bgengine.games.specs import describe, game_match, split_game_spec
-    from bgengine.players import make_player
+    from bgengine.matches.players import make_player
 
     if split_game_spec(args.a) or split_game_spec(args.b):     # Connect Four, ...
         result = game_match(args.a, args.b, args.games, seed=args.seed)
@@ -58,7 +58,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, a, b, cube: bool):
     """The match of ``a`` and ``b`` that ``args`` ask for; its result."""
     from bgengine.agents import Player
-    from bgengine.match import run_match
+    from bgengine.matches.run import run_match
 
     # compiled players' cubeless games are played in whole batches: no bar (and no need);
     # with --luck they are played from Python
@@ -70,14 +70,14 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
                 players.callback(p.close)
         with ProgressBar(f"{args.a} vs {args.b}", unit, quiet=args.quiet or not slow) as bar:
             if cube:
-                from bgengine.match import run_cube_match
+                from bgengine.matches.run import run_cube_match
 
                 result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                         seed=args.seed, jacoby=args.jacoby, progress=bar)
             else:
                 if args.luck:
-                    from bgengine.luck import LuckMeter
-                    from bgengine.players import load_default_network
+                    from bgengine.decisions.luck import LuckMeter
+                    from bgengine.matches.players import load_default_network
 
                     result = run_match(a, b, args.games, seed=args.seed, progress=bar,
                                        luck=LuckMeter(load_default_network()))
@@ -91,7 +91,7 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``match`` to the ``bgengine`` sub-commands."""
     from bgengine.games.specs import SPEC_HELP as GAME_SPEC_HELP
-    from bgengine.players import SPEC_HELP
+    from bgengine.matches.players import SPEC_HELP
 
     p = sub.add_parser("match", help="play two players against each other and report ppg",
                        description="Play cubeless money games between players A and B, each dice "

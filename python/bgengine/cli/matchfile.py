@@ -13,9 +13,9 @@ __all__ = ["register", "summary", "stop_note", "read_match", "read_match_notes"]
 
 
 def summary(match) -> str:
-    """One line about a :class:`bgengine.matchrecord.MatchRecord`: kind, players, games,
+    """One line about a :class:`bgengine.matchfiles.record.MatchRecord`: kind, players, games,
     cube actions, resignations and the final score."""
-    from bgengine.matchrecord import Double, Drop, Play, Resign, Take
+    from bgengine.matchfiles.record import Double, Drop, Play, Resign, Take
 
     acts = [a for g in match.games for a in g.actions]
 
@@ -40,21 +40,21 @@ def stop_note(match) -> str | None:
     """Where a match record stops when that may be short of its end (a file cut at a line
     boundary reads as a shorter match): a game without a result, or a match short of its
     length; ``None`` for a finished match (or a money session after a finished game).
-    :func:`bgengine.matchreading.stops_short`, which the readers warn with."""
-    from bgengine.matchreading import stops_short
+    :func:`bgengine.matchfiles.reading.stops_short`, which the readers warn with."""
+    from bgengine.matchfiles.reading import stops_short
 
     return stops_short(match)
 
 
 def read_match_notes(path):
     """:func:`bgengine.matchfiles.read_match_file` and the
-    :class:`bgengine.matchrecord.MatchFileWarning` it issued (where a match stops short of
+    :class:`bgengine.matchfiles.record.MatchFileWarning` it issued (where a match stops short of
     its end, a stated cube value ignored, ...), for the caller to print; any other warning
     goes on as it came."""
     import warnings
 
-    from bgengine.matchfiles import read_match_file
-    from bgengine.matchrecord import MatchFileWarning
+    from bgengine.matchfiles.files import read_match_file
+    from bgengine.matchfiles.record import MatchFileWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MatchFileWarning)
@@ -93,7 +93,7 @@ def warn_if_short(path, match) -> None:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    from bgengine.matchrecord import replay
+    from bgengine.matchfiles.record import replay
 
     match = read_match(args.file)
     lines, actions = [summary(match)], []
@@ -136,7 +136,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from bgengine.matchfiles import file_format, write_match_file
+    from bgengine.matchfiles.files import file_format, write_match_file
 
     file_format(args.output)                  # refuse a bad name before reading
     match, notes = read_match_notes(args.input)

@@ -1,9 +1,9 @@
 """``bgengine network``: steps on a trained evaluator file.
 
-``widen`` and ``deepen`` grow it, keeping what it computes (:mod:`bgengine.growth`), so that a
+``widen`` and ``deepen`` grow it, keeping what it computes (:mod:`bgengine.training.growth`), so that a
 run of the bigger networks starts where the smaller ones stopped (``init_from = "OUT.npz"`` in
 the run's config); ``outcomes`` and ``calibrate`` Platt-scale its outputs to the results of its
-own games (:mod:`bgengine.outcomes`)."""
+own games (:mod:`bgengine.training.outcomes`)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _report(args: argparse.Namespace, source: object, grown: object, target: Pat
 
 def _cmd_widen(args: argparse.Namespace) -> int:
     from bgengine.evaluator import Evaluator, load_evaluator
-    from bgengine.growth import widen, widen_evaluator
+    from bgengine.training.growth import widen, widen_evaluator
     from bgengine.labelling.fit import replace_networks
 
     if args.contact is None and args.race is None:
@@ -81,8 +81,8 @@ def _cmd_widen(args: argparse.Namespace) -> int:
 
 def _cmd_deepen(args: argparse.Namespace) -> int:
     from bgengine.evaluator import Evaluator, load_evaluator
-    from bgengine.growth import deepen, deepen_evaluator
-    from bgengine.startpositions import play_positions
+    from bgengine.training.growth import deepen, deepen_evaluator
+    from bgengine.training.startpositions import play_positions
 
     source_path, target = _paths(args)
     source = load_evaluator(source_path)
@@ -100,8 +100,8 @@ def _cmd_deepen(args: argparse.Namespace) -> int:
 
 def _cmd_outcomes(args: argparse.Namespace) -> int:
     from bgengine.evaluator import as_evaluator
-    from bgengine.outcomes import play_outcomes
-    from bgengine.players import load_network_spec
+    from bgengine.training.outcomes import play_outcomes
+    from bgengine.matches.players import load_network_spec
 
     evaluator = as_evaluator(load_network_spec(args.player))
     with ProgressBar("self-play", "games", total=args.games, quiet=args.quiet) as bar:
@@ -114,7 +114,7 @@ def _cmd_outcomes(args: argparse.Namespace) -> int:
 
 def calibration_table(name: str, report: object) -> str:
     """One class's calibration figures as a Markdown table (one row per output)."""
-    from bgengine.outcomes import OUTPUT_EVENTS
+    from bgengine.training.outcomes import OUTPUT_EVENTS
 
     r = report
     lines = [f"{name}: {r.positions} positions of {r.games} games",
@@ -129,8 +129,8 @@ def calibration_table(name: str, report: object) -> str:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from bgengine.evaluator import as_evaluator
-    from bgengine.outcomes import GameOutcomes, calibrate_evaluator
-    from bgengine.players import load_network_spec
+    from bgengine.training.outcomes import GameOutcomes, calibrate_evaluator
+    from bgengine.matches.players import load_network_spec
 
     evaluator = as_evaluator(load_network_spec(args.player))
     outcomes = GameOutcomes.concatenate([GameOutcomes.load(f) for f in args.files])
@@ -146,7 +146,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``network widen|deepen|outcomes|calibrate``."""
-    from bgengine.growth import DEEPEN_SLOPE
+    from bgengine.training.growth import DEEPEN_SLOPE
 
     p = sub.add_parser("network", help="steps on an evaluator file: widen, deepen, calibrate",
                        description="Steps on a trained evaluator file: grow it wider or "

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 
-from bgengine import distributed
+from bgengine.matches import distributed
 from bgengine._checks import MAX_LISTED_PLAYS
 from bgengine.agents import MAX_GAMES
-from bgengine.distributed import Backend
+from bgengine.matches.distributed import Backend
 from bgengine.movegen import MAX_THREADS
 from bgengine.search import MAX_TRIALS, MAX_TRUNCATE
 
@@ -144,7 +144,7 @@ class _DeprecatedNetworkOption(argparse.Action):
 def add_player_argument(parser: argparse.ArgumentParser, help: str,
                         old: tuple[str, ...] = ()) -> None:
     """``--player SPEC``, the one spelling of "which player or network" (a
-    :func:`bgengine.players.make_player` spec); ``old`` lists deprecated spellings that
+    :func:`bgengine.matches.players.make_player` spec); ``old`` lists deprecated spellings that
     take a network FILE (``--net``, ``--network``) and still work, with a warning."""
     parser.add_argument("--player", default=None, metavar="SPEC",
                         help=help).completer = complete_player  # type: ignore[attr-defined]

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bgengine.cli.options import JACOBY_RULE, add_player_argument, seed_number
-from bgengine.ids import MAX_MATCH_LENGTH
-from bgengine.players import SPEC_HELP, is_network_spec, network_file
-from bgengine.session_file import check_session_path, default_session_path, load_session
+from bgengine.notation.ids import MAX_MATCH_LENGTH
+from bgengine.matches.players import SPEC_HELP, is_network_spec, network_file
+from bgengine.matchfiles.session_file import check_session_path, default_session_path, load_session
 from bgengine.terminal import HELP, LEVELS, PlaySession
 
 __all__ = ["register", "play_main"]

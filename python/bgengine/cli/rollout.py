@@ -9,16 +9,16 @@ from bgengine.cli.options import (STATE_HELP, add_player_argument, add_quiet_arg
                                   seed_number, trials_number, truncate_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
-from bgengine.players import NETWORK_SPEC_HELP
+from bgengine.matches.players import NETWORK_SPEC_HELP
 
 __all__ = ["register"]
 
 
 def _cmd_rollout(args: argparse.Namespace) -> int:
-    from bgengine.match import default_threads
-    from bgengine.players import load_network_spec
+    from bgengine.matches.run import default_threads
+    from bgengine.matches.players import load_network_spec
     from bgengine.position import Position
-    from bgengine.rollouts import rollout_moves, rollout_position
+    from bgengine.decisions.rollouts import rollout_moves, rollout_position
 
     net = load_network_spec(args.player)
     pos = Position.from_id(args.position_id)

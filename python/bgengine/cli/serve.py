@@ -9,11 +9,11 @@ import signal
 import sys
 
 from bgengine.cli.options import JACOBY_RULE, add_player_argument, plies_number
-from bgengine.engine import Engine, NotSupported
+from bgengine.decisions.engine import Engine, NotSupported
 from bgengine.interrupts import handling, raise_keyboard_interrupt
-from bgengine.players import SPEC_HELP
-from bgengine.protocol import ExchangeLog
-from bgengine.serve import (ADMIT_WAIT, DEFAULT_HOST, DEFAULT_PORT, EVICT_AGE, EVICT_IDLE,
+from bgengine.matches.players import SPEC_HELP
+from bgengine.protocols.gnubg_socket import ExchangeLog
+from bgengine.protocols.serve import (ADMIT_WAIT, DEFAULT_HOST, DEFAULT_PORT, EVICT_AGE, EVICT_IDLE,
                             KEEPALIVE_IDLE, MAX_LINE_BYTES, BgServer, check_host)
 
 __all__ = ["register", "serve_main"]
@@ -121,7 +121,7 @@ def serve_main(args: argparse.Namespace) -> int:
     except OSError as exc:
         xlog.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    serve_log = logging.getLogger("bgengine.serve")
+    serve_log = logging.getLogger("bgengine.protocols.serve")
     level = serve_log.level
     serve_log.setLevel(logging.INFO)        # a line per client in and out, while serving
     print(f"bgengine serve: listening on {srv.address} ({engine.describe()})", file=sys.stderr)

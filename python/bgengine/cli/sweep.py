@@ -12,7 +12,7 @@ from bgengine.cli.options import (add_backend_arguments, add_quiet_argument, bac
                                   games_number, whole_number)
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
-from bgengine.distributed import Backend
+from bgengine.matches.distributed import Backend
 
 __all__ = ["register"]
 
@@ -22,7 +22,7 @@ def _backend(args: argparse.Namespace) -> Backend:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from bgengine.sweep import SweepSpec, run_sweep, sweep_table
+    from bgengine.training.sweep import SweepSpec, run_sweep, sweep_table
 
     spec = SweepSpec.from_toml(args.config)
     logging.getLogger("bgengine").setLevel(logging.INFO)     # a line per run started and finished
@@ -39,7 +39,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bgengine.sweep import compare_methods
+    from bgengine.training.sweep import compare_methods
 
     logging.getLogger("bgengine").setLevel(logging.INFO)
     with _backend(args) as backend, ProgressBar("compare", "games", quiet=args.quiet) as bar:

@@ -15,13 +15,13 @@ from bgengine.cli.output import add_json_argument, emit
 from bgengine.movegen import MAX_THREADS
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
-from bgengine.match import default_threads
-from bgengine.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
+from bgengine.matches.run import default_threads
+from bgengine.matches.tournament import (Knockout, KnockoutMatch, OlderSelf, RoundRobin, knockout,
                                  load_entrants, older_self, round_robin)
-from bgengine.tournament.entrants import Warn, to_stderr
-from bgengine.tournament.elimination import KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES
-from bgengine.tournament.pairings import resolve_threads
-from bgengine.tournament.reports import fmt_ppg, write_text
+from bgengine.matches.tournament.entrants import Warn, to_stderr
+from bgengine.matches.tournament.elimination import KNOCKOUT_BATCH, KNOCKOUT_MARGIN, KNOCKOUT_MAX_GAMES
+from bgengine.matches.tournament.pairings import resolve_threads
+from bgengine.matches.tournament.reports import fmt_ppg, write_text
 
 __all__ = ["register", "add_tournament_parser", "tournament_main"]
 
@@ -48,7 +48,7 @@ and saved (marked "complete": false) and the exit status is 130.
 
 def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``tournament {roundrobin,knockout,older}`` to an argparse subparsers object."""
-    from bgengine.players import SPEC_HELP
+    from bgengine.matches.players import SPEC_HELP
 
     fmt = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(

@@ -15,8 +15,8 @@ __all__ = ["register"]
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from bgengine.runs import RunDir, read_log
-    from bgengine.training import TrainConfig, TrainProgress, train
+    from bgengine.training.run_dir import RunDir, read_log
+    from bgengine.training.trainer import TrainConfig, TrainProgress, train
 
     own = RunDir(args.run).config       # a run resumes from its own config
     source = args.config or (own if own.is_file() else None)
@@ -71,7 +71,7 @@ def _interrupted(run: str, done: int, total: int) -> int:
 
 def _cmd_train_game(args: argparse.Namespace, source) -> int:
     from bgengine.games.study import GameRunConfig, train_game_run
-    from bgengine.runs import RunDir
+    from bgengine.training.run_dir import RunDir
 
     config = GameRunConfig.from_toml(source)
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
@@ -93,7 +93,7 @@ def _cmd_train_game(args: argparse.Namespace, source) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from bgengine.plot import plot_run
+    from bgengine.training.plot import plot_run
 
     out = args.out or f"{args.runs[0].rstrip('/')}/learning_curve.png"
     path = plot_run(args.runs, out, opponents=args.opponent)
@@ -105,7 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``train`` and ``plot`` to the ``bgengine`` sub-commands."""
     p = sub.add_parser("train", help="train a network by self-play (resumable)",
                        description="Train a network by self-play in directory RUN.  Settings come "
-                                   "from a TOML file (see TrainConfig in bgengine.training; keys may sit "
+                                   "from a TOML file (see TrainConfig in bgengine.training.trainer; keys may sit "
                                    "under [train]); a few can be overridden here.  Checkpoints are "
                                    "written every checkpoint_every games; 'bgengine train RUN' "
                                    "resumes exactly where it stopped, from the run's own config, "

@@ -1,4 +1,4 @@
-"""``bgengine ubgi``: a UBGI engine on stdin/stdout (the session is :mod:`bgengine.ubgi`)."""
+"""``bgengine ubgi``: a UBGI engine on stdin/stdout (the session is :mod:`bgengine.protocols.ubgi`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from typing import Iterable, TextIO
 
 from bgengine.cli.options import JACOBY_RULE, plies_number
-from bgengine.ubgi import PLAYER_CHOICES, UbgiSession
+from bgengine.protocols.ubgi import PLAYER_CHOICES, UbgiSession
 
 __all__ = ["register", "run_session"]
 
@@ -25,7 +25,7 @@ def run_session(session: UbgiSession, lines: Iterable[str], out: TextIO) -> None
 
 
 def _cmd_ubgi(args: argparse.Namespace) -> int:
-    from bgengine.engine import EngineError
+    from bgengine.decisions.engine import EngineError
 
     try:
         session = UbgiSession(args.player, plies=args.plies, jacoby=args.jacoby)

@@ -10,9 +10,9 @@ from bgengine.cli.options import (ID_RULES, JACOBY_RULE, add_player_argument, pl
                                   seed_number, whole_number)
 from bgengine.movegen import MAX_THREADS
 from bgengine.search import MAX_TRIALS as MAX_ROLLOUT_TRIALS
-from bgengine.players import SPEC_HELP
-from bgengine.serve import DEFAULT_HOST, check_host
-from bgengine.web.limits import WebLimits
+from bgengine.matches.players import SPEC_HELP
+from bgengine.protocols.serve import DEFAULT_HOST, check_host
+from bgengine.protocols.web.limits import WebLimits
 
 __all__ = ["register", "DEFAULT_PORT"]
 
@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the engine's plays, evaluations and hints, 0-3 (default 0)")
     limits = p.add_argument_group(
-        "limits", "what one request or client may take (bgengine.web.limits.WebLimits)")
+        "limits", "what one request or client may take (bgengine.protocols.web.limits.WebLimits)")
     limits.add_argument("--max-body", **whole_number(1, 10**9), default=d.max_body,
                         metavar="BYTES", help=f"bytes of a request body; more gets a 413 "
                                               f"(default {d.max_body})")
@@ -113,11 +113,11 @@ def web_main(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from bgengine.web.api import create_app
+        from bgengine.protocols.web.api import create_app
     except ImportError as exc:
         raise ImportError(f"bgengine web needs its extra: pip install 'bgengine[web]' "
                           f"({exc})") from None
-    from bgengine.engine import Engine, NotSupported
+    from bgengine.decisions.engine import Engine, NotSupported
 
     try:
         engine = Engine(args.player, plies=args.plies)
@@ -126,13 +126,13 @@ def web_main(args: argparse.Namespace) -> int:
     limits = web_limits(args)
     app = create_app(engine, limits=limits, threads=args.threads, seed=args.seed,
                      save_dir=args.save_dir)
-    web_log = logging.getLogger("bgengine.web")
+    web_log = logging.getLogger("bgengine.protocols.web")
     level = web_log.level
     web_log.setLevel(logging.INFO)          # a line per request, while serving
     print(f"bgengine web: http://{args.host}:{args.port}/ ({engine.describe()})",
           file=sys.stderr, flush=True)
     try:
-        # uvicorn's own access log is off: bgengine.web logs each request once
+        # uvicorn's own access log is off: bgengine.protocols.web logs each request once
         uvicorn.run(app, host=args.host, port=args.port, access_log=False, log_level="warning",
                     limit_concurrency=limits.max_connections)
     finally:

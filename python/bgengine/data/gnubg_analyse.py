@@ -1,7 +1,7 @@
 """GNU Backgammon's own ``analyse match`` of match files, as JSON: the golden data of
 ``bgengine analyse``.
 
-Run inside gnubg (its Python), from the repository root (``bgengine.gnubg.analysis``
+Run inside gnubg (its Python), from the repository root (``bgengine.opponents.gnubg.analysis``
 compares bgengine's analyses with what it writes):
 
     HOME=$(mktemp -d) ANALYSE_FILES="tests/data/analysis/*.mat" \\

@@ -1,5 +1,5 @@
 # bgengine's driver for GNU Backgammon: runs *inside* gnubg as
-# ``gnubg -t -q -r -p gnubg_driver.py`` (started by bgengine.gnubg, not by hand).
+# ``gnubg -t -q -r -p gnubg_driver.py`` (started by bgengine.opponents.gnubg, not by hand).
 #
 # Protocol, one line each way, on stdin/stdout.  BOARD is 50 numbers, gnubg's
 # TanBoard: 25 for the side not on roll, then 25 for the side on roll (points

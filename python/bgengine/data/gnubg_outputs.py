@@ -1,4 +1,4 @@
-"""Runs inside GNU Backgammon (``gnubg -t -q -p gnubg_outputs.py``; see :mod:`bgengine.gnubg.evaluate`): evaluates positions.
+"""Runs inside GNU Backgammon (``gnubg -t -q -p gnubg_outputs.py``; see :mod:`bgengine.opponents.gnubg.evaluate`): evaluates positions.
 
 Reads the path of a JSON-lines file from the environment variable ``OUTPUTS_IN`` and writes
 one JSON line per input line to ``OUTPUTS_OUT``.  An input line is ``{"id": ..., "board":

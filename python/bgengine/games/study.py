@@ -27,7 +27,7 @@ from bgengine.games import GAMES
 from bgengine.games.learners import (GameRecord, play, player_names, train_q, train_simulation,
                                      train_td)
 from bgengine.games.network import GameNetwork
-from bgengine.runs import RunDir
+from bgengine.training.run_dir import RunDir
 from bgengine.smalllearners import REPRESENTATIONS
 
 if sys.version_info >= (3, 11):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bgengine.games.specs import game_match, split_game_spec
-from bgengine.tournament.reports import write_text
+from bgengine.matches.tournament.reports import write_text
 
 __all__ = ["GameRoundRobin", "game_round_robin"]
 

@@ -28,8 +28,8 @@ OUTPUT_NAMES = ("win", "wg", "wbg", "lg", "lbg")
 @dataclass(frozen=True)
 class ClassErrors:
     """Errors of one evaluator on one class (``all``: every position): ``positions``,
-    ``equity_mae`` (mean |equity error|, points per game), ``equity_rmse`` (root mean
-    squared error, label noise removed), ``outputs_mae`` (mean |error| of each of the five
+    ``equity_mae`` (mean absolute equity error, points per game), ``equity_rmse`` (root mean
+    squared error, label noise removed), ``outputs_mae`` (mean absolute error of each of the five
     probabilities) and ``label_stderr`` (the labels' mean equity standard error)."""
 
     name: str
@@ -82,7 +82,7 @@ def value_errors(predicted: np.ndarray, labels: Labels) -> list[ClassErrors]:
 
 
 def format_table(results: dict[str, list[ClassErrors]]) -> str:
-    """A text table: a row per class, for each evaluator its mean |equity error| and
+    """A text table: a row per class, for each evaluator its mean absolute equity error and
     noise-free RMS error."""
     names = list(results)
     classes = [r.name for r in next(iter(results.values()))]

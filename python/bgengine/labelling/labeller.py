@@ -73,7 +73,7 @@ class LabelRun:
 
 def _label_shard(job: tuple) -> tuple[int, Labels]:
     """A worker's job (picklable for Ray): ``(index, model file, keys, settings, threads)``."""
-    from bgengine.players import load_network
+    from bgengine.matches.players import load_network
 
     index, model_path, keys, settings, threads = job
     return index, label_boards(load_network(model_path), keys, settings, threads)
@@ -87,7 +87,7 @@ def label_pool(store: LabelStore, pool: Pool, model: Network | Evaluator, *,
     store's evaluator: the caller checks its hash); at most ``max_shards`` of them.
 
     ``progress(positions done, positions)`` counts the pool's positions, those labelled
-    before included.  ``backend`` (a Ray :class:`bgengine.distributed.Backend`, with
+    before included.  ``backend`` (a Ray :class:`bgengine.matches.distributed.Backend`, with
     ``model_path`` the evaluator's file for the workers to load) labels the shards on
     its workers, ``n_threads`` threads each, ``batch_shards`` shards at a time (each batch
     written before the next is sent).

@@ -27,8 +27,8 @@ from bgengine.agents import Player
 from bgengine.board import game_result, validate_board
 from bgengine.dice import Dice
 from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
-from bgengine.game import game_decisions
-from bgengine.ids import position_key
+from bgengine.matches.game import game_decisions
+from bgengine.notation.ids import position_key
 from bgengine.network import Network, equity_of
 from bgengine.search import play_outputs
 

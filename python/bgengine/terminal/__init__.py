@@ -30,18 +30,18 @@ Crawford game, a dead cube) your dice are rolled for you.
 Difficulty (``--level``): ``easy`` = the network at 0-ply with a random play
 20% of the time, ``medium`` = the network at 0-ply, ``hard`` = 2-ply
 lookahead (:class:`bgengine.search.Searcher`).  ``--player SPEC`` plays any
-:func:`bgengine.players.make_player` spec instead.  Without a network (none
+:func:`bgengine.matches.players.make_player` spec instead.  Without a network (none
 shipped yet and no ``--net FILE``) the engine plays pubeval and hints are
 unavailable.
 
 Cube decisions (the engine's doubles, takes and its answer to a
-resignation) come from :class:`bgengine.engine.Engine`; see its
+resignation) come from :class:`bgengine.decisions.engine.Engine`; see its
 ``cube_decision`` for the rule used and its match equity table.
 
 The match (or money session) is saved as a ``.mat`` file after every action
 when a file is given (``save``; ``bgengine play`` saves by default) and a saved
 one is continued where it stopped (``resume``): :mod:`~bgengine.terminal.saving`
-over :mod:`bgengine.session_file`.
+over :mod:`bgengine.matchfiles.session_file`.
 
 Everything runs through an ``input`` / ``output`` stream pair
 (:class:`PlaySession`), so a game can be driven from a script; no input line
@@ -50,7 +50,7 @@ input ends the session cleanly.  With the same ``--seed`` and the same input
 lines a session is replayed exactly.
 
 Modules: :mod:`~bgengine.terminal.session` (the session, a thin controller over
-:mod:`bgengine.game` and :mod:`bgengine.engine`), :mod:`~bgengine.terminal.commands`
+:mod:`bgengine.matches.game` and :mod:`bgengine.decisions.engine`), :mod:`~bgengine.terminal.commands`
 (the words typed), :mod:`~bgengine.terminal.console` (the streams),
 :mod:`~bgengine.terminal.drawing` (the board in text),
 :mod:`~bgengine.terminal.table` (the seats and the game in progress),

@@ -1,12 +1,12 @@
 """The engine's advice to the player: what ``bgengine hint`` says of the same game state
-(:meth:`bgengine.engine.Engine.hint`, worded by :mod:`bgengine.hint_text`), and what
+(:meth:`bgengine.decisions.engine.Engine.hint`, worded by :mod:`bgengine.decisions.hints`), and what
 the engine would do in the player's place."""
 
 from __future__ import annotations
 
 from bgengine.agents import Player
-from bgengine.engine import Engine
-from bgengine.hint_text import hint_lines
+from bgengine.decisions.engine import Engine
+from bgengine.decisions.hints import hint_lines
 from bgengine.position import Move
 from bgengine.state import GameState
 from bgengine.terminal.opponent import EngineSide

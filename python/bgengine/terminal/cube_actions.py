@@ -3,8 +3,8 @@ engine's doubles and your answers (a part of :class:`bgengine.terminal.PlaySessi
 
 from __future__ import annotations
 
-from bgengine.cube import CubeInfo
-from bgengine.matchrecord import Double, Drop, Take
+from bgengine.decisions.cube import CubeInfo
+from bgengine.matchfiles.record import Double, Drop, Take
 from bgengine.terminal.commands import read_take
 from bgengine.terminal.drawing import double_refusal
 from bgengine.terminal.table import ENGINE, HUMAN, GameEnd

@@ -3,8 +3,8 @@ gnubg's IDs, and the session's messages."""
 
 from __future__ import annotations
 
-from bgengine.cube import MAX_CUBE, CubeInfo
-from bgengine.game import MatchScore
+from bgengine.decisions.cube import MAX_CUBE, CubeInfo
+from bgengine.matches.game import MatchScore
 from bgengine.terminal.table import ENGINE, HUMAN, TableGame
 
 __all__ = ["board_text", "double_refusal", "banner_lines", "score_line", "game_over_lines", "final_line"]
@@ -90,7 +90,7 @@ def final_line(match: MatchScore, stopped: bool) -> str:
 
 def double_refusal(cube: CubeInfo, side: int) -> str | None:
     """Why seat ``side``, seeing ``cube``, may not double (the cube's rules,
-    :meth:`bgengine.cube.CubeInfo.can_double`), in words; ``None`` when it may."""
+    :meth:`bgengine.decisions.cube.CubeInfo.can_double`), in words; ``None`` when it may."""
     if cube.crawford:
         return "there is no doubling in the Crawford game"
     if cube.owner == "opponent":

@@ -1,4 +1,4 @@
-"""The terminal's game saved as it goes (:mod:`bgengine.session_file`), and a saved game
+"""The terminal's game saved as it goes (:mod:`bgengine.matchfiles.session_file`), and a saved game
 set back on the table.
 
 The engine is the file's player 0 (the left column, ``bgengine``), you are player 1 (the
@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from bgengine.game import MatchScore
-from bgengine.matchrecord import Action, MatchRecord
-from bgengine.session_file import SavedSession, SessionLog
+from bgengine.matches.game import MatchScore
+from bgengine.matchfiles.record import Action, MatchRecord
+from bgengine.matchfiles.session_file import SavedSession, SessionLog
 from bgengine.terminal.table import ENGINE, HUMAN, TableGame
 
 __all__ = ["PLAYERS", "TableRecorder", "resumed_match", "resumed_game"]

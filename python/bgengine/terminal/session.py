@@ -1,9 +1,9 @@
 """The terminal session: a thin controller between the player's lines and the game.
 
-The rules come from :mod:`bgengine.game` (the match score and the Crawford rule, the
-opening roll, the Jacoby rule), the cube's rules from :mod:`bgengine.cube` and every
+The rules come from :mod:`bgengine.matches.game` (the match score and the Crawford rule, the
+opening roll, the Jacoby rule), the cube's rules from :mod:`bgengine.decisions.cube` and every
 decision of the engine's side (its cube, takes, resignations, hints) from
-:class:`bgengine.engine.Engine`.  What the player types is read by
+:class:`bgengine.decisions.engine.Engine`.  What the player types is read by
 :mod:`~bgengine.terminal.commands`, what the player sees is drawn by
 :mod:`~bgengine.terminal.drawing`.
 """
@@ -19,12 +19,12 @@ import numpy as np
 
 from bgengine._checks import is_int
 from bgengine.dice import Dice
-from bgengine.engine import Engine
-from bgengine.game import MatchScore, game_seed, match_opening, points_scored
-from bgengine.ids import MAX_MATCH_LENGTH, MatchState, match_id
-from bgengine.matchrecord import Action, Play, Resign, Win
+from bgengine.decisions.engine import Engine
+from bgengine.matches.game import MatchScore, game_seed, match_opening, points_scored
+from bgengine.notation.ids import MAX_MATCH_LENGTH, MatchState, match_id
+from bgengine.matchfiles.record import Action, Play, Resign, Win
 from bgengine.position import Move, Position
-from bgengine.session_file import SavedSession
+from bgengine.matchfiles.session_file import SavedSession
 from bgengine.state import GameState
 from bgengine.terminal.advice import cube_hint, hint_engine, play_hint, take_hint
 from bgengine.terminal.commands import (HELP, MAX_INPUT, LEVEL_NAMES, CommandError, Reply,
@@ -65,7 +65,7 @@ class PlaySession(CubeActions):
     level : str
         ``easy``, ``medium`` or ``hard`` (see ``LEVELS``).
     player : str or Player, optional
-        A :func:`bgengine.players.make_player` spec (or a player object with
+        A :func:`bgengine.matches.players.make_player` spec (or a player object with
         ``choose(board, d1, d2, seed)``) that chooses the engine's plays
         instead of the level's network play.
     network : Network or str or path, optional
@@ -81,7 +81,7 @@ class PlaySession(CubeActions):
         Lookahead of ``hint`` for its best candidates (default 2).
     echo : bool
         Write every input line back (useful when the input is a file).
-    engine : bgengine.engine.Engine, optional
+    engine : bgengine.decisions.engine.Engine, optional
         The cube brain (default: ``Engine(network=...)``).
     position : Position or str, optional
         Start the first game from this position (a Position or a Position
@@ -93,7 +93,7 @@ class PlaySession(CubeActions):
         Save the match (or money session) to this ``.mat`` file after every
         action (:mod:`bgengine.terminal.saving`); default: not saved.
     resume : SavedSession, optional
-        Go on with this saved session (:func:`bgengine.session_file.load_session`)
+        Go on with this saved session (:func:`bgengine.matchfiles.session_file.load_session`)
         at the point it stopped: its match length, rules, score, game, dice
         and seed (unless ``seed`` is given) replace the arguments'.
     """
@@ -424,7 +424,7 @@ class PlaySession(CubeActions):
                  "the engine declines: play on.")
 
     # ================================================================== the game
-    # The game is played here move by move rather than by bgengine.game.game_decisions:
+    # The game is played here move by move rather than by bgengine.matches.game.game_decisions:
     # undo takes a move back together with the dice rolled since (the generator cannot
     # be rewound), and a game may start from any position with the human on roll.
     def _new_game(self) -> TableGame:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bgengine.game import MatchScore
-from bgengine.ids import GAME_OVER, GAME_PLAYING, MatchState
+from bgengine.matches.game import MatchScore
+from bgengine.notation.ids import GAME_OVER, GAME_PLAYING, MatchState
 from bgengine.position import Position
 
 __all__ = ["ENGINE", "HUMAN", "TableGame", "GameEnd", "start_position", "table_match_state",

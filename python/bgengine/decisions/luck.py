@@ -1,0 +1,131 @@
+"""The luck of the dice, for luck-adjusted match results.
+
+A roll's **luck** is the mover's cubeless equity after the best 0-ply play of the
+roll made, minus the mean of that value over every roll it could have been (the
+30 non-doubles on a game's opening roll, all 36 otherwise), as gnubg's analysis
+measures it.  Whatever network values the plays, a roll's luck has mean exactly
+zero over the dice given everything before it, so a game's points minus the
+luck of all its rolls (the opponent's counted against) has the same
+expectation as the points themselves: an unbiased estimate of the points per
+game, with a much smaller spread when the network is good, because most of a
+game's result is the dice.  That is the *luck-adjusted* result of
+:class:`bgengine.matches.results.MatchResult`.
+
+The estimate stays unbiased only if the dice are independent of the players:
+true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+from collections.abc import Hashable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from bgengine.network import equity_of
+from bgengine.search import Searcher
+
+__all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "roll_luck"]
+
+#: (d1, d2) of the 21 distinct rolls, d1 >= d2 (int32, (21, 2)), and each one's weight in 36.
+ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
+_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0)
+_OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0)
+
+
+def roll_luck(values, d1: int, d2: int, opening: bool = False) -> float:
+    """The luck of rolling ``d1-d2``: ``values`` (21, in :data:`ROLLS`' order) are the
+    mover's values after each roll's best play, in any units; the rolled one's minus
+    their mean over the 36 rolls (the 30 non-doubles when ``opening``: a game's first
+    roll is never a double)."""
+    v = np.asarray(values, np.float64)
+    weights = _OPENING_WEIGHTS if opening else _WEIGHTS
+    hi, lo = max(d1, d2), min(d1, d2)
+    rolled = (hi - 1) * hi // 2 + lo - 1       # index of (hi, lo) in ROLLS
+    return float(v[rolled] - (weights @ v) / weights.sum())
+
+
+class Roll(NamedTuple):
+    """One roll of a game, for :meth:`LuckMeter.game_luck`: the position (the mover
+    in row 1), the dice, whether it was the game's opening roll, and whether the
+    side whose luck is summed was the one that rolled."""
+
+    board: np.ndarray
+    d1: int
+    d2: int
+    opening: bool
+    ours: bool
+
+
+class LuckMeter:
+    """The luck of rolls, valued by ``network`` (a network, evaluator or file) at 0-ply.
+
+    Not thread-safe (one search at a time, as :class:`bgengine.search.Searcher`).
+    """
+
+    def __init__(self, network) -> None:
+        self.network = network
+        self.searcher = Searcher(network)
+
+    def copy(self) -> LuckMeter:
+        """A meter over the same network, for another thread (the weights are shared)."""
+        return LuckMeter(self.network)
+
+    def luck(self, board, d1: int, d2: int, opening: bool = False) -> float:
+        """The mover's luck (cubeless points) in rolling ``d1-d2`` at ``board`` (the
+        mover in row 1, as :class:`bgengine.matches.game.Decision`); ``opening``: the game's
+        first roll (never a double)."""
+        _, outputs = self.searcher.best_plays(board, ROLLS, plies=0)
+        return roll_luck(equity_of(outputs), d1, d2, opening)
+
+    def game_luck(self, rolls: Iterable[Roll]) -> float:
+        """One side's luck over ``rolls``: its own rolls' luck minus its opponent's."""
+        total = 0.0
+        for r in rolls:
+            x = self.luck(r.board, r.d1, r.d2, r.opening)
+            total += x if r.ours else -x
+        return total
+
+
+class LuckPool:
+    """Finished games' luck measured in the background, on threads of their own (the
+    search releases the GIL), each with its own copy of ``meter``; one per core
+    unless ``threads`` says.  Use as a context manager: :meth:`submit` each game's
+    rolls under a key, then take :meth:`results` (waits for them)."""
+
+    def __init__(self, meter: LuckMeter, threads: int | None = None) -> None:
+        n = threads or os.cpu_count() or 1
+        self._meters: queue.SimpleQueue[LuckMeter] = queue.SimpleQueue()
+        for m in [meter] + [meter.copy() for _ in range(n - 1)]:
+            self._meters.put(m)
+        self._threads = ThreadPoolExecutor(n, "bgengine-luck")
+        self._futures: dict[Hashable, Future[float]] = {}
+
+    def _game_luck(self, rolls: list[Roll]) -> float:
+        meter = self._meters.get()
+        try:
+            return meter.game_luck(rolls)
+        finally:
+            self._meters.put(meter)
+
+    def submit(self, key: Hashable, rolls: list[Roll]) -> None:
+        """Measure one game's luck (:meth:`LuckMeter.game_luck` of ``rolls``)."""
+        self._futures[key] = self._threads.submit(self._game_luck, rolls)
+
+    def results(self) -> dict[Hashable, float]:
+        """The luck of every game submitted, by key, once measured; raises what measuring
+        one raised."""
+        return {key: f.result() for key, f in self._futures.items()}
+
+    def close(self) -> None:
+        """Stop the threads; games not yet measured are dropped."""
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> LuckPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,60 @@
+"""GNU Backgammon's own evaluations of positions: a yardstick for bgengine's values.
+
+The positions are valued by gnubg processes running the script ``gnubg_outputs.py``
+shipped in ``bgengine/data`` (gnubg's ``gnubg.evaluate`` with a cubeless money cube and an
+explicit evaluation context), one process per job, each on its share of the positions.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from bgengine.board import validate_boards
+from bgengine.opponents.gnubg.binary import GnubgError, run_gnubg_scripts
+
+__all__ = ["gnubg_outputs", "script_path"]
+
+
+def script_path() -> Path:
+    """The evaluation script run inside gnubg."""
+    return Path(str(resources.files("bgengine").joinpath("data", "gnubg_outputs.py")))
+
+
+def gnubg_outputs(boards: np.ndarray, plies: int = 0, jobs: int = 2,
+                  binary: str | None = None) -> np.ndarray:
+    """gnubg's cubeless ``plies``-ply outputs (float64, (N, 5): win, win gammon, win
+    backgammon, lose gammon, lose backgammon of the side on roll) of ``boards`` (uint8,
+    (N, 2, 25), side on roll in row 1), valued by ``jobs`` gnubg processes at once.
+    Raises :class:`bgengine.opponents.gnubg.GnubgNotFound` without gnubg and
+    :class:`bgengine.opponents.gnubg.GnubgError` if it fails."""
+    if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies <= 4:
+        raise ValueError(f"plies must be an integer in 0..4, got {plies!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
+        raise ValueError(f"jobs must be an integer in 1..64, got {jobs!r}")
+    boards = validate_boards(boards)
+    jobs = max(1, min(jobs, len(boards)))
+    with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-eval-") as tmp:
+        inputs = [Path(tmp) / f"in-{j}.jsonl" for j in range(jobs)]
+        outputs = [Path(tmp) / f"out-{j}.jsonl" for j in range(jobs)]
+        for j, path in enumerate(inputs):
+            with open(path, "w") as f:
+                for i in range(j, len(boards), jobs):
+                    f.write(json.dumps({"id": i, "board": boards[i].tolist(),
+                                        "plies": plies}) + "\n")
+        if len(boards):
+            run_gnubg_scripts(script_path(), [{"OUTPUTS_IN": str(s), "OUTPUTS_OUT": str(o)}
+                                              for s, o in zip(inputs, outputs)], binary=binary)
+        result = np.full((len(boards), 5), np.nan)
+        for path in outputs:
+            if path.exists():
+                for line in path.read_text().splitlines():
+                    d = json.loads(line)
+                    result[d["id"]] = d["outputs"]
+    if np.isnan(result).any():
+        raise GnubgError("gnubg did not value every position")
+    return result

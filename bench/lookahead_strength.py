@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.matches.run import run_match
 from bgengine.matches.players import load_default_network, make_player
 

@@ -27,10 +27,10 @@ import time
 
 import numpy as np
 
-from bgengine.connect4 import Board
-from bgengine.connect4_players import Player, play_match
-from bgengine.connect4_solver import Solver
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_players import Player, play_match
+from bgengine.core.connect4_solver import Solver
+from bgengine.core.dice import Dice
 from bgengine.games import learners
 from bgengine.games.network import GameNetwork
 
@@ -84,7 +84,7 @@ def test_compiled_games_against_pure_python(connect4_reference, cpu_model):
 def numpy_td0_games(net: GameNetwork, games: int, alpha: float, epsilon: float,
                     rng: np.random.Generator) -> None:
     """TD(0) self-play over afterstates in NumPy (the compiled rules and encoder): the learner
-    of bgengine.smalllearners (cross-entropy steps, exact final values), written plainly."""
+    of bgengine.core.smalllearners (cross-entropy steps, exact final values), written plainly."""
     n, h = net.sizes[0], net.sizes[1]
     p = net.params
     W0, b0 = p[:n * h].reshape(n, h), p[n * h:n * h + h]

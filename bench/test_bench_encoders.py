@@ -46,8 +46,8 @@ import statistics
 import numpy as np
 import pytest
 
-from bgengine.encoders import _encode_timed
-from bgengine.movegen import legal_afterstates
+from bgengine.core.encoders import _encode_timed
+from bgengine.core.movegen import legal_afterstates
 from bgengine.matches.players import default_network_path, load_network
 
 NAMES = ("expert", "contact", "race", "tesauro198")

@@ -1,6 +1,6 @@
 """The network's SIMD kernels against its portable C kernel, same run.
 
-``bgengine.network`` picks a forward-pass kernel the CPU runs
+``bgengine.core.network`` picks a forward-pass kernel the CPU runs
 (``nnkernels.h``: AVX2, AVX-512, portable C); all give bit-identical results
 (``tests/test_network.py`` checks that).  This measures what each is worth, on
 the two workloads that matter: static evaluation of afterstates
@@ -36,10 +36,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.movegen import legal_afterstates_batch
-from bgengine.network import Network, available_kernels, kernel, use_kernel
+from bgengine.core.movegen import legal_afterstates_batch
+from bgengine.core.network import Network, available_kernels, kernel, use_kernel
 from bgengine.position import STARTING_BOARD
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 
 NET = Path(__file__).resolve().parent.parent / "python" / "bgengine" / "data" / "default.npz"
 ROUNDS = 5

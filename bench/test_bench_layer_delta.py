@@ -21,11 +21,11 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.evaluator import Evaluator, as_evaluator
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator, as_evaluator
+from bgengine.core.network import Network
 from bgengine.matches.players import default_network_path, load_network
 from bgengine.position import STARTING_BOARD
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 
 ROUNDS = 3
 TRIALS = 1296

@@ -3,7 +3,7 @@
 All single thread unless stated.  Figures are printed in a summary at the end of
 the run (and stored in each benchmark's ``extra_info``).
 
-1. Self-play training games per second (``bgengine.td.train_games``,
+1. Self-play training games per second (``bgengine.core.td.train_games``,
    alpha 0.1), TD(lambda=0.7) and TD(0), for 198-40-4 and 198-80-5
    (``tesauro198``) and 222-80-5 (``expert``).  Each network is first trained
    for ``WARM_GAMES`` games, so that it is past the very long games of random
@@ -16,7 +16,7 @@ the run (and stored in each benchmark's ``extra_info``).
    2000 wildbg positions for 3 rolls each (95,990, turned round to the
    opponent on roll), through ``Network.evaluate`` (sparse first layer, one
    position at a time) and through the numpy reference doing the same forward
-   pass in batches of ``NUMPY_CHUNK``: ``bgengine.encoders.encode`` then
+   pass in batches of ``NUMPY_CHUNK``: ``bgengine.core.encoders.encode`` then
    ``x @ W0 + b0``, ``1 / (1 + exp(-z))``, next layer, in float32 with BLAS
    held to one thread.  The gate is the ratio compiled/numpy
    ``>= EVAL_RATIO_GATE`` from an interleaved timing in the same run (see
@@ -61,11 +61,11 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.encoders import encode
-from bgengine.movegen import legal_afterstates, legal_afterstates_batch
-from bgengine.network import Network
-from bgengine.td import train_games
+from bgengine.core.agents import Player, play_match
+from bgengine.core.encoders import encode
+from bgengine.core.movegen import legal_afterstates, legal_afterstates_batch
+from bgengine.core.network import Network
+from bgengine.core.td import train_games
 
 #: label -> (hidden, n_outputs, encoder)
 NETS = {

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from bgengine.movegen import count_afterstates
+from bgengine.core.movegen import count_afterstates
 
 TOTAL_AFTERSTATES = 667_603
 

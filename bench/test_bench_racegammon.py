@@ -1,4 +1,4 @@
-"""The shipped evaluator's race values (``bgengine.racegammon``) against its race network alone.
+"""The shipped evaluator's race values (``bgengine.core.racegammon``) against its race network alone.
 
 Two same-run ratios, rounds interleaved, CPU time of this process, medians of ``ROUNDS``:
 
@@ -28,11 +28,11 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.evaluator import as_evaluator
-from bgengine.movegen import legal_afterstates_batch
+from bgengine.core.agents import Player, play_match
+from bgengine.core.evaluator import as_evaluator
+from bgengine.core.movegen import legal_afterstates_batch
 from bgengine.matches.players import default_network_path, load_network
-from bgengine.racegammon import RaceGammonTables
+from bgengine.core.racegammon import RaceGammonTables
 
 ROUNDS = 3
 GATE_STATIC = 0.9

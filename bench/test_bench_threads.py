@@ -22,9 +22,9 @@ import time
 
 import pytest
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.matches.run import run_match
-from bgengine.network import Network
+from bgengine.core.network import Network
 
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -93,7 +93,7 @@ def _medians_of_clean_rounds(benchmark, ratios, modes: tuple[str, ...], what: st
 
 def _training_model(kind: str):
     """The benchmark's model, past random weights' long games, and its config."""
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
     from bgengine.training.trainer import TrainConfig, _new_network
 
     if kind == "expert":
@@ -129,7 +129,7 @@ def test_training_scaling_on_two_threads(benchmark, kind):
     evaluator with 1-ply targets at ``sync_games = 8`` (192 games, 2 clean rounds): "round"
     1.77x and 1.67x, "rolling" 1.89x and 1.77x.  "rolling" keeps each thread in its games
     93-97% of the time ("round": 82-91%); one thread's games run at the speed of one alone."""
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
     from bgengine.training.threaded_td import train_games_threaded
 
     cfg, start = _training_model(kind)
@@ -198,7 +198,7 @@ def test_training_scaling_of_the_shipped_evaluator(benchmark):
     """
     from bgengine.training.optimizer import AdamState
     from bgengine.matches.players import load_default_network
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
     from bgengine.training.threaded_td import train_games_threaded
 
     start = load_default_network()

@@ -20,7 +20,7 @@ ratios are the medians of the per-round ratios.
    settings (checked through ``show rollout`` and ``gnubg.rolloutcontext()``),
    with as many threads as ours, its defaults otherwise (quasi-random dice,
    ``prune`` on); timed inside gnubg's own Python around
-   ``gnubg.command('rollout')``.  bgengine: ``bgengine.search.rollout(net,
+   ``gnubg.command('rollout')``.  bgengine: ``bgengine.core.search.rollout(net,
    STARTING_BOARD, 1296)`` with ``n_threads`` 1 and 2.  Target (``ROLLOUT_TARGET``):
    >= 5x gnubg's trials/s.
 
@@ -117,12 +117,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgengine.evaluator import Evaluator, as_evaluator
-from bgengine.movegen import legal_afterstates_batch
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator, as_evaluator
+from bgengine.core.movegen import legal_afterstates_batch
+from bgengine.core.network import Network
 from bgengine.matches.players import default_network_path, load_network
 from bgengine.position import STARTING_BOARD
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 
 GNUBG = shutil.which("gnubg") or (
     "/usr/games/gnubg" if os.path.exists("/usr/games/gnubg") else None)

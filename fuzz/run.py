@@ -49,7 +49,7 @@ MODULES = (
     "bgengine.matchfiles.sgf", "bgengine.notation.fibs", "bgengine.opponents.external", "bgengine.protocols.gnubg_socket", "bgengine.protocols.serve",
     "bgengine.protocols.ubgi", "bgengine.training.config", "bgengine.training.run_dir", "bgengine.matchfiles.session_file",
     "bgengine.position", "bgengine.decisions.engine", "bgengine.matches.players", "bgengine.cli",
-    "bgengine.cli.options", "bgengine.fileio", "bgengine.evaluator", "bgengine.protocols.web.api",
+    "bgengine.cli.options", "bgengine.core.fileio", "bgengine.core.evaluator", "bgengine.protocols.web.api",
     "bgengine.protocols.web.session", "bgengine.protocols.web.steps", "bgengine.protocols.web.limits",
 )
 

@@ -21,9 +21,9 @@ import json
 import numpy as np
 
 from bgengine.decisions.cube import CubeInfo, cube_decision
-from bgengine.evaluator import as_evaluator
+from bgengine.core.evaluator import as_evaluator
 from bgengine.opponents.gnubg import evaluate
-from bgengine.network import equity_of
+from bgengine.core.network import equity_of
 from bgengine.matches.players import load_network_spec
 
 NAMES = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")

@@ -17,11 +17,11 @@ import argparse
 import logging
 from pathlib import Path
 
-from bgengine.connect4 import Board
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.dice import Dice
 from bgengine.games.connect4 import (CONCEPTS_FILE, Concept, classify_concept, make_player,
                                      moves_of)
-from bgengine.connect4_solver import Solver
+from bgengine.core.connect4_solver import Solver
 
 OUT = Path(__file__).resolve().parents[1] / "python" / "bgengine" / "data" / CONCEPTS_FILE
 PER_CLASS = 10

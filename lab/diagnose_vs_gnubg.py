@@ -42,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.board import pip_counts
-from bgengine.dice import Dice
+from bgengine.core.board import pip_counts
+from bgengine.core.dice import Dice
 from bgengine.matches.game import game_decisions
 from bgengine.opponents.gnubg.binary import run_gnubg_scripts
 from bgengine.matchfiles.record import GameRecorder, MatchRecord
@@ -115,7 +115,7 @@ def play(out: Path, player_spec: str, pairs: int, seed: int) -> None:
 
 def judge(out: Path, plies: int, top: int, jobs: int) -> None:
     """Value the decisions with gnubg in ``jobs`` niced processes (resumable)."""
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
 
     decisions = [json.loads(x) for x in open(out / "decisions.jsonl")]
     done = set()

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.matches.game import play_game
 from bgengine.matches.players import make_player
 from bgengine.training.startpositions import load_positions

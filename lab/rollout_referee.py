@@ -32,12 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.board import game_result
-from bgengine.evaluator import CLASSES, as_evaluator
-from bgengine.movegen import legal_afterstates
-from bgengine.network import equity_of
+from bgengine.core.board import game_result
+from bgengine.core.evaluator import CLASSES, as_evaluator
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import equity_of
 from bgengine.matches.players import load_network_spec, make_player
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 
 
 def play_equity(model, board: np.ndarray, dice: tuple[int, int], play: int, trials: int,

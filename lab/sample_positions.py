@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from bgengine.evaluator import CLASSES
+from bgengine.core.evaluator import CLASSES
 from bgengine.matches.players import load_network_spec
 from bgengine.training.startpositions import sample_positions, save_positions
 

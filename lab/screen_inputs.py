@@ -31,14 +31,14 @@ import numpy as np
 # a sibling script (lab/ is on the path when this one runs as a script)
 from bgengine.training.distillation import load_decisions, pair_residuals, split_decisions
 
-from bgengine.encoders import encode
-from bgengine.evaluator import as_evaluator
+from bgengine.core.encoders import encode
+from bgengine.core.evaluator import as_evaluator
 from bgengine.matches.players import load_network_spec
 
 log = logging.getLogger("screen_inputs")
 
 #: Columns of the 22 contact features of the side on roll and of the other side in the
-#: contact encoding (``bgengine.encoders.CONTACT_FEATURES``).
+#: contact encoding (``bgengine.core.encoders.CONTACT_FEATURES``).
 CONTACT_FEATURE_COLUMNS = np.r_[103:125, 228:250]
 
 

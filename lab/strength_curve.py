@@ -20,10 +20,10 @@ import json
 import sys
 from pathlib import Path
 
-from bgengine.evaluator import load_evaluator
+from bgengine.core.evaluator import load_evaluator
 from bgengine.matches.run import run_match
 from bgengine.matches.players import load_network, make_player
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.training.run_dir import RunDir
 
 GNUBG_SEED = 1000

@@ -20,7 +20,7 @@ import argparse
 import numpy as np
 
 from bgengine.decisions.engine import Engine
-from bgengine.network import equity_of
+from bgengine.core.network import equity_of
 from bgengine.matches.players import load_network_spec
 
 

@@ -1,5 +1,5 @@
 """Plain-Python references of the contact and race encoders, written from the definitions in
-``bgengine.encoders``' docstring (slow, obvious code; no masks, no tables).
+``bgengine.core.encoders``' docstring (slow, obvious code; no masks, no tables).
 
 A board is uint8 (2, 25): row 1 on roll, column i = that side's point i + 1, column 24 its
 bar.  ``row`` is one side's 25 counts; its point t (1..24) is ``row[t - 1]``, the bar 25.

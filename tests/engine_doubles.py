@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.decisions.engine import Engine, NotSupported
-from bgengine.network import Network
+from bgengine.core.network import Network
 
 
 class FixedEngine(Engine):

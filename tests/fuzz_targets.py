@@ -158,7 +158,7 @@ def _board(pid: str) -> np.ndarray | None:
 def position_id(data: bytes) -> None:
     """gnubg Position IDs: what decodes re-encodes to the same text; any board of 50
     counts that validates has an ID that decodes back to it."""
-    from bgengine.board import validate_board
+    from bgengine.core.board import validate_board
     from bgengine.notation.ids import board_from_position_id, position_id as encode
 
     text = text_of(data)
@@ -223,7 +223,7 @@ def state_text(data: bytes) -> None:
 def notation(data: bytes) -> None:
     """Move notation: a text either names one legal play (whose own notation names it
     again) or is refused with ``ValueError``."""
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
     from bgengine.notation.moves import format_move, match_move, parse_move
 
     f = Fields(data)
@@ -336,7 +336,7 @@ def session_file(data: bytes) -> None:
 def fibs(data: bytes) -> None:
     """FIBS ``board:`` lines: parsed (and written back to the same fields) or refused
     with ``ValueError``; a parsed line gives a legal position."""
-    from bgengine.board import validate_board
+    from bgengine.core.board import validate_board
     from bgengine.notation.fibs import parse_fibs_board
 
     text = text_of(data)
@@ -487,7 +487,7 @@ def web(data: bytes) -> None:
 
 @functools.cache
 def _valid_network_bytes() -> bytes:
-    from bgengine.network import Network
+    from bgengine.core.network import Network
     path = _scratch() / "valid-net.npz"
     Network(hidden=(4,), n_outputs=5, seed=1).save(path)
     return path.read_bytes()
@@ -540,8 +540,8 @@ def _mutated_network(f: Fields) -> bytes:
 def network_file(data: bytes) -> None:
     """Network and evaluator files (``.npz``): loaded, or refused with ``ValueError``;
     a network that loads evaluates the start to finite probabilities."""
-    from bgengine.evaluator import load_evaluator
-    from bgengine.network import Network
+    from bgengine.core.evaluator import load_evaluator
+    from bgengine.core.network import Network
 
     f = Fields(data)
     mode = f.byte()

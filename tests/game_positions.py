@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 
 
 def start_board() -> np.ndarray:

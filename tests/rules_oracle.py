@@ -1,5 +1,5 @@
 """A small pure-Python implementation of the backgammon rules: the reference
-that the compiled move generator (``bgengine.movegen``) is tested against.
+that the compiled move generator (``bgengine.core.movegen``) is tested against.
 
 It is written to be obviously correct, not fast: plain tuples and lists, no
 numpy, no shortcuts beyond "positions already reached are not explored twice".

@@ -1,4 +1,4 @@
-"""A plain-Python re-implementation of bgengine.td.train_games, move by move, for
+"""A plain-Python re-implementation of bgengine.core.td.train_games, move by move, for
 tests: TD(0), TD(lambda) and backprop-to-result, on a network or an evaluator (class
 networks, exact values), with next-state or n-ply targets."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bgengine.dice import Dice
-from bgengine.encoders import encode
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.core.dice import Dice
+from bgengine.core.encoders import encode
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
 from game_positions import start_board  # noqa: F401  (re-exported for the learning tests)
 
 EXPLORE_STREAM = 1 << 41        # td.pyx: exploration stream of game g is EXPLORE_STREAM + g
@@ -109,7 +109,7 @@ def ref_train(model, n_games: int, alpha: float, lam: float, seed: int,
     target.  ``starts``: game ``g`` starts from ``starts[g % len(starts)]`` with an
     ordinary roll instead of the opening.
     """
-    from bgengine.search import Searcher
+    from bgengine.core.search import Searcher
 
     net = model if isinstance(model, Network) else model.contact
     K, P = net.n_outputs, net.params.size
@@ -196,9 +196,9 @@ def check_best_moves(evaluator, boards, rolls, spans) -> int:
     which share first-layer heads between sibling plays) picks the first play of highest
     equity computed position by position in Python, for every board and roll; returns how
     many of those decisions ``spans(afterstates)`` holds for (that a test's point was met)."""
-    from bgengine.agents import Player
-    from bgengine.movegen import legal_afterstates
-    from bgengine.search import Searcher
+    from bgengine.core.agents import Player
+    from bgengine.core.movegen import legal_afterstates
+    from bgengine.core.search import Searcher
 
     player = Player("net", evaluator)
     s = Searcher(evaluator)
@@ -220,7 +220,7 @@ def without_experts(evaluator):
     """``evaluator`` with its contact experts dropped (expert 0 values every contact
     position): the evaluator itself when it has none, as tests written for one contact
     network need."""
-    from bgengine.evaluator import Evaluator
+    from bgengine.core.evaluator import Evaluator
 
     if not evaluator.experts:
         return evaluator

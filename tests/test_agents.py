@@ -11,11 +11,11 @@ import pathlib
 import numpy as np
 import pytest
 
-from bgengine.agents import PLAYER_KINDS, Player, play_match, pubeval
+from bgengine.core.agents import PLAYER_KINDS, Player, play_match, pubeval
 from bgengine.matches.run import run_match
 from bgengine.matches.results import summarize
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
 from bgengine.matches.players import make_player
 from td_reference import equity, flip
 

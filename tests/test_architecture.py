@@ -54,9 +54,9 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 SOURCE_CORE = PACKAGE.parent.parent / "src" / "bgcore"
 #: compiled modules (the core): leaves of the Python layer's graph
-COMPILED = {f"bgengine.{p.name.split('.')[0]}" for p in PACKAGE.iterdir()
+COMPILED = {f"bgengine.core.{p.name.split('.')[0]}" for p in (PACKAGE / "core").iterdir()
             if p.suffix in (".so", ".pyd") or p.name.endswith(".pyi")} | {
-            f"bgengine.{p.stem}" for p in (PACKAGE.parent.parent / "src" / "bgcore").glob("*.pyx")}
+            f"bgengine.core.{p.stem}" for p in (PACKAGE.parent.parent / "src" / "bgcore").glob("*.pyx")}
 
 
 def _is_library(name: str) -> bool:
@@ -176,11 +176,11 @@ def test_the_checks_see_what_they_look_for():
     # imports inside functions count, and so do from-imports of a module
     assert "bgengine.training.trainer" in GRAPH["bgengine.cli.train"]
     assert "bgengine.matches.tournament.entrants" in GRAPH["bgengine.matches.tournament.roundrobin"]
-    assert _core_imports("import numpy as np\nfrom bgengine.board cimport board_t\n"
-                         "def f():\n    from bgengine.fileio import atomic_write\n"
+    assert _core_imports("import numpy as np\nfrom bgengine.core.board cimport board_t\n"
+                         "def f():\n    from bgengine.core.fileio import atomic_write\n"
                          "    from bgengine import __version__, players\n"
                          "import bgengine.matches.run\n") == {
-        "bgengine.fileio", "bgengine.__version__", "bgengine.players", "bgengine.matches.run"}
+        "bgengine.core.fileio", "bgengine.__version__", "bgengine.players", "bgengine.matches.run"}
 
 
 # ---------------------------------------------------------------- the compiled core

@@ -15,12 +15,12 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.agents import MAX_GAMES, Player, play_match
+from bgengine.core.agents import MAX_GAMES, Player, play_match
 from bgengine.cli import build_parser, main
 from bgengine.cli.options import bad_values
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.position import STARTING_BOARD
-from bgengine.search import MAX_TRIALS, MAX_TRUNCATE, Searcher, play_outputs, rollout
+from bgengine.core.search import MAX_TRIALS, MAX_TRUNCATE, Searcher, play_outputs, rollout
 
 START = "4HPwATDgc/ABMA"
 #: the start, X on roll with 3-1 rolled, money
@@ -130,8 +130,8 @@ def test_the_apis_bounds_are_the_documented_ones():
 # ---------------------------------------------------------------- dice: integers 1..6
 
 def _dice_calls():
-    from bgengine.bearoff import afterstates
-    from bgengine.movegen import count_afterstates
+    from bgengine.core.bearoff import afterstates
+    from bgengine.core.movegen import count_afterstates
 
     searcher = Searcher(NET)
     return {
@@ -159,8 +159,8 @@ def test_a_die_is_an_integer_everywhere(where, die):
 
 def _integer_calls():
     """(call of one value, a good value, the argument's name in the message) by place."""
-    from bgengine.bearoff import position
-    from bgengine.dice import Dice
+    from bgengine.core.bearoff import position
+    from bgengine.core.dice import Dice
 
     searcher = Searcher(NET)
     return {
@@ -212,7 +212,7 @@ def test_network_hidden_widths_are_whole_numbers(hidden):
 
 
 def test_training_games_counts_are_integers():
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
 
     net = Network((4,), 5, seed=1)
     for bad in (1.5, True):
@@ -230,7 +230,7 @@ def test_training_games_counts_are_integers():
 def test_a_number_argument_is_finite(where, value):
     """Was: margin=nan accepted (every comparison with it false), Network(init_range=1e300)
     built infinite weights, a bool taken for 0 or 1."""
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
 
     name = where.split()[1]
     calls = {
@@ -254,12 +254,12 @@ def test_initial_weights_are_finite():
 # ---------------------------------------------------------------- counts bounded, before allocation
 
 def _count_calls():
-    from bgengine.dice import Dice
+    from bgengine.core.dice import Dice
     from bgengine.training.learners import mutation_games
     from bgengine.matches.run import play_external_match, play_python_pairs, run_cube_match, run_match
     from bgengine.decisions.rollouts import rollout_moves, rollout_position
     from bgengine.training.startpositions import play_positions, sample_positions
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
     from bgengine.training.threaded_td import train_games_threaded
     from bgengine.matches.tournament.pairings import pairs_of_games
 

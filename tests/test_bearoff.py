@@ -1,4 +1,4 @@
-"""The bear-off databases (bgengine.bearoff): indexing, the specialised move generator,
+"""The bear-off databases (bgengine.core.bearoff): indexing, the specialised move generator,
 exactness against pure-Python brute force, invariants, and agreement with GNU Backgammon.
 
 gnubg reference (tests/data/gnubg/bearoff_golden.json.gz, made by make_bearoff_golden.py
@@ -27,8 +27,8 @@ import pytest
 import rules_oracle as ro
 from conftest import DATA
 
-from bgengine import bearoff as bo
-from bgengine.movegen import legal_afterstates
+from bgengine.core import bearoff as bo
+from bgengine.core.movegen import legal_afterstates
 
 GOLDEN = DATA / "gnubg" / "bearoff_golden.json.gz"
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]

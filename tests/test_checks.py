@@ -48,8 +48,8 @@ def test_the_library_uses_them():
 def _core_checks():
     """The core's integer arguments, each checked by checks.pxd's checked_int:
     (call, name in the message, lowest, highest, the range as said)."""
-    from bgengine.dice import Dice
-    from bgengine.movegen import MAX_THREADS, check_die, check_seed, check_threads, legal_afterstates
+    from bgengine.core.dice import Dice
+    from bgengine.core.movegen import MAX_THREADS, check_die, check_seed, check_threads, legal_afterstates
     from bgengine.position import STARTING_BOARD
     return [
         (lambda v: Dice(v), "seed", 0, 2**64 - 1, "0..2**64-1"),
@@ -80,7 +80,7 @@ def test_the_core_checks_its_integer_arguments_alike(case):
 def test_network_sizes_use_the_shared_check(tmp_path):
     """A network file's ``sizes`` go through checks.pxd: bools, floats and text refused
     (as before), numpy integers accepted (metadata built in Python), the range said."""
-    from bgengine.network import Network, network_from_parts, network_meta
+    from bgengine.core.network import Network, network_from_parts, network_meta
 
     MAX_WIDTH = 1024            # network.pxd: the widest layer, inputs included
 

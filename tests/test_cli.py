@@ -60,7 +60,7 @@ def test_console_script_help():
 
 
 def test_cli_match_with_the_cube(tmp_path, capsys):
-    from bgengine.network import Network
+    from bgengine.core.network import Network
 
     path = tmp_path / "tiny.npz"
     Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11).save(path)

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from bgengine.cli.play import play_main, register
-from bgengine.network import Network
+from bgengine.core.network import Network
 
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)
 

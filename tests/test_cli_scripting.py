@@ -217,7 +217,7 @@ def _small(**kw):
 
 
 def _params(path):
-    from bgengine.evaluator import load_evaluator
+    from bgengine.core.evaluator import load_evaluator
 
     return load_evaluator(path).contact.params
 

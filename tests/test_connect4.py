@@ -1,4 +1,4 @@
-"""Connect Four's compiled rules (bgengine.connect4) against the plain-Python reference."""
+"""Connect Four's compiled rules (bgengine.core.connect4) against the plain-Python reference."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgengine.connect4 import Board, has_line, representation_inputs
+from bgengine.core.connect4 import Board, has_line, representation_inputs
 
 from connect4_reference import HEIGHT, WIDTH, Grid
 

@@ -1,5 +1,5 @@
-"""Connect Four in the small games' compiled learners (bgengine.smalllearners): its table
-(bgengine.connect4_players.GAME), TD(0) reproducible and learning in seconds, and
+"""Connect Four in the small games' compiled learners (bgengine.core.smalllearners): its table
+(bgengine.core.connect4_players.GAME), TD(0) reproducible and learning in seconds, and
 `bgengine train` on the shipped config."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.connect4 import Board
+from bgengine.core.connect4 import Board
 from bgengine.games import GAMES, connect4, game_module
 from bgengine.games import learners
 from bgengine.games.network import GameNetwork

@@ -1,4 +1,4 @@
-"""Connect Four's reference players and game loop (bgengine.connect4_players)."""
+"""Connect Four's reference players and game loop (bgengine.core.connect4_players)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgengine.connect4 import Board
-from bgengine.connect4_players import LINE_COUNTS, Player, line_value, play_match
-from bgengine.connect4_solver import Solver
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_players import LINE_COUNTS, Player, line_value, play_match
+from bgengine.core.connect4_solver import Solver
+from bgengine.core.dice import Dice
 
 from connect4_reference import HEIGHT, LINES, WIDTH, Grid
 

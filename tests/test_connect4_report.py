@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bgengine.connect4 import Board
+from bgengine.core.connect4 import Board
 from bgengine.games import learners
 from bgengine.games.connect4_report import (AGREEMENT_STONES, agreement_positions,
                                             network_report, seat_results)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgengine.connect4 import Board
-from bgengine.connect4_solver import Solver, plies_to_end
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_solver import Solver, plies_to_end
 
 from conftest import DATA
 from connect4_reference import Grid, minimax

@@ -1,4 +1,4 @@
-"""Contact experts (bgengine.evaluator): the contact class split among several networks by
+"""Contact experts (bgengine.core.evaluator): the contact class split among several networks by
 the stage of the game and the pip lead, checked against the definition in Python, on the
 static path and on the compiled search's sibling path, and through files and pickles."""
 
@@ -9,8 +9,8 @@ import pickle
 import numpy as np
 import pytest
 
-from bgengine.evaluator import Evaluator, load_evaluator
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator, load_evaluator
+from bgengine.core.network import Network
 from game_positions import random_positions
 from td_reference import check_best_moves
 
@@ -128,7 +128,7 @@ def test_bad_experts_are_refused(tmp_path, experts):
 
 
 def test_self_play_training_of_experts_is_refused(experts):
-    from bgengine.td import train_games
+    from bgengine.core.td import train_games
 
     with pytest.raises(ValueError, match="not supported"):
         train_games(experts, 2, 0.1)

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgengine.agents import Player
-from bgengine.board import is_race, pip_counts
+from bgengine.core.agents import Player
+from bgengine.core.board import is_race, pip_counts
 from bgengine.decisions.cube import CONTACT_EFFICIENCY, CubeInfo, MatchEquityTable, _Sides, cube_decision, \
     cube_efficiencies, cube_efficiency, cubeful_value, cubeful_values, default_met
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.ids import MatchState
 from bgengine.matches.run import run_cube_match
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.position import Position
 
 GNUBG_MET = Path("/usr/share/gnubg/met/Kazaross-XG2.xml")

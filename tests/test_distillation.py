@@ -18,7 +18,7 @@ def distill():
 def one_contact(tmp_path_factory) -> str:
     """The spec of the shipped evaluator with one contact network (its first expert, if it
     has experts): for fits whose figures were measured on one network."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
     from td_reference import without_experts
 
@@ -42,7 +42,7 @@ def test_groups_from_mover_pips_when_the_file_has_none(distill):
 def test_pairwise_fit_moves_equity_differences_toward_the_targets(distill, tmp_path):
     """Targets equal to the network's own outputs plus a shift per play: the pairwise loss
     must learn the differences (the held-out pair error falls)."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
     from bgengine.training.startpositions import play_positions
 
@@ -72,7 +72,7 @@ def test_pairwise_fit_moves_equity_differences_toward_the_targets(distill, tmp_p
 
 def _tiny_data(tmp_path, n_decisions=20):
     """A small file of contact positions from the shipped network's play, 3 per decision."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
     from bgengine.training.startpositions import play_positions
 
@@ -94,7 +94,7 @@ def _params(evaluator):
 def test_step_size_schedule(distill, tmp_path):
     """No ``lr_end``: a constant step; lr and lr_end 0: nothing moves; a decay to 0 moves
     the weights less than the constant step and is recorded in the metadata."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
@@ -111,7 +111,7 @@ def test_step_size_schedule(distill, tmp_path):
 
 
 def test_race_class_fits_the_race_network_only(distill, tmp_path):
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
 
     data = distill.collect("net", games=3, seed=1, every=1, top=3, plies=1, klass=distill.RACE)
@@ -132,7 +132,7 @@ def test_race_class_fits_the_race_network_only(distill, tmp_path):
 def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
     """``top_layers=1``: the hidden layer keeps its weights, the output layer moves;
     ``top_layers`` covering every layer is the full fit, bit for bit."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
@@ -150,7 +150,7 @@ def test_top_layers_fits_the_output_layer_alone(distill, tmp_path):
 def test_anchor_keeps_the_weights_nearer_the_start(distill, tmp_path):
     """``anchor`` adds a pull toward the starting weights: they move less the larger it is;
     ``anchor=0`` is the plain fit, bit for bit; another ``seed`` another minibatch order."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
@@ -215,7 +215,7 @@ def test_rollout_collect_values_the_same_positions_by_rollouts(distill):
     """``rollout_trials``: the same positions as a search collect; each value is the
     rollout of that position (the plays of one decision on the same dice)."""
     from bgengine.matches.players import load_network_spec
-    from bgengine.search import rollout
+    from bgengine.core.search import rollout
 
     kw = dict(games=3, seed=6, every=1, top=3, klass=distill.RACE)
     rolled = distill.collect("net", plies=0, rollout_trials=36, **kw)
@@ -284,8 +284,8 @@ def test_opponent_makes_one_seats_plays(distill, monkeypatch):
 
 
 def test_blend_moves_the_start_toward_the_mean_of_the_fits(distill, tmp_path):
-    from bgengine.evaluator import Evaluator, as_evaluator
-    from bgengine.network import Network
+    from bgengine.core.evaluator import Evaluator, as_evaluator
+    from bgengine.core.network import Network
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path)
@@ -336,7 +336,7 @@ def test_listwise_fit_learns_which_play_is_best(distill, tmp_path, one_contact):
     """Targets that make the first play of every decision the best by 0.05 equity: the
     listwise loss alone (no squared errors) must teach the network to pick it more often;
     its weight 0 changes nothing against the fit without it."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
     from bgengine.training.startpositions import play_positions
 
@@ -432,7 +432,7 @@ def test_extra_inputs_zero_change_nothing_and_a_planted_one_is_learned(distill, 
     which the network's inputs cannot tell) lowers the held-out pair error."""
     import logging
 
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
     from bgengine.training.startpositions import play_positions
 
@@ -469,7 +469,7 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog,
     the result keeps its routing."""
     import logging
 
-    from bgengine.evaluator import as_evaluator, load_evaluator
+    from bgengine.core.evaluator import as_evaluator, load_evaluator
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path, n_decisions=30)
@@ -508,7 +508,7 @@ def test_experts_fit_each_expert_on_its_own_positions(distill, tmp_path, caplog,
 def test_blend_moves_every_contact_expert(distill, tmp_path):
     """A start with contact experts: the blend moves each expert toward the mean of the fits'
     same expert, keeps the routing, and refuses a fit routed otherwise."""
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.matches.players import load_network_spec
 
     files = _tiny_data(tmp_path, n_decisions=20)
@@ -540,7 +540,7 @@ def test_distill_commands_save_what_the_functions_give(distill, tmp_path, capsys
     """``bgengine distill collect | mean | fit | blend``: the files hold what the
     functions return; bad values are refused in one line before any work."""
     from bgengine.cli import main
-    from bgengine.evaluator import load_evaluator
+    from bgengine.core.evaluator import load_evaluator
 
     data = tmp_path / "d.npz"
     assert main(["distill", "collect", str(data), "--games", "2", "--seed", "4", "--every", "1",

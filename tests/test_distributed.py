@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
+from bgengine.core.agents import Player, play_match
 from bgengine.matches.distributed import LocalBackend, make_backend
 from bgengine.matches.run import run_match
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.matches.tournament import Entrant, knockout, round_robin
 
 NET = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=11)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from encoder_refs import escapes_from, hits, rearmost, ref_contact, ref_race
-from bgengine.encoders import (CONTACT_FEATURES, ENCODERS, EXPERT_FEATURES, RACE_FEATURES,
+from bgengine.core.encoders import (CONTACT_FEATURES, ENCODERS, EXPERT_FEATURES, RACE_FEATURES,
                                contact_features, encode, encoder_id, expert_features, n_inputs)
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from game_positions import random_positions, start_board
 
 SIZES = {"tesauro198": 198, "tesauro198+extra": 212, "expert": 222, "contact": 250, "race": 235}
@@ -449,7 +449,7 @@ def random_masks(seed: int, per_density: int, k: int):
 def test_shots_simd_equals_plain_c():
     """The AVX2 shot count (the 36 rolls as a bit matrix) against the plain C loops, on
     random masks of every density, with 0 to 4 of the roller's checkers on the bar."""
-    from bgengine.encoders import _shots_both
+    from bgengine.core.encoders import _shots_both
     if _shots_both(2, 0, 0)[0] is None:
         pytest.skip("this CPU has no AVX2")
     n = 0
@@ -472,7 +472,7 @@ def test_escapes_table_equals_search():
     """The escape table (12 points ahead + the 15-pip point) against the 21-roll search:
     every pattern of the 12 points ahead of the bar and of points 13 and 14, with the
     points beyond all open or all held, and random masks for every other point."""
-    from bgengine.encoders import _escapes_both
+    from bgengine.core.encoders import _escapes_both
     rest = (1 << 25) - 2                       # bits 1..24
     for p in (25, 14, 13):
         ahead = sum(1 << t for t in range(max(1, p - 12), p))
@@ -517,7 +517,7 @@ def test_input_order_is_the_sparse_order():
     """encode_sparse writes the nonzero inputs in the encoder's summation order (the
     network sums rows in it): a permutation, ascending but for expert's side-on-roll
     features that need its checkers alone, which follow its point units."""
-    from bgengine.encoders import EXPERT_FEATURES, _sparse_pairs, input_order
+    from bgengine.core.encoders import EXPERT_FEATURES, _sparse_pairs, input_order
     for name in ENCODERS:
         order = input_order(name)
         assert sorted(order) == list(range(n_inputs(name)))
@@ -679,7 +679,7 @@ def test_tails_under_one_head_equal_each_alone(name):
     q terms, escapes and the made-points memo, fill and evict as they come, as in a search)
     give the same pairs as each tail under its own fresh head; the groups also in reverse
     and shuffled order, so that a cached entry meets tails it was not made for."""
-    from bgengine.encoders import _head_tail_pairs, _shared_head_tails
+    from bgengine.core.encoders import _head_tail_pairs, _shared_head_tails
     rng = np.random.default_rng(5)
     n = big = 0
     for group in sibling_groups(70, seed=37):
@@ -700,7 +700,7 @@ def test_head_shared_by_siblings(name):
     """encode_head depends on the side on roll's checkers alone (sibling afterstates share
     it), head + tail = the sparse pairs, and the head holds exactly the inputs that come
     first in the summation order."""
-    from bgengine.encoders import _head_tail_pairs, _sparse_pairs, input_order
+    from bgengine.core.encoders import _head_tail_pairs, _sparse_pairs, input_order
     order = list(input_order(name))
     head_size = {"tesauro198": 98, "tesauro198+extra": 98, "expert": 106, "contact": 113,
                  "race": 117}[name]
@@ -722,7 +722,7 @@ def test_head_shared_by_siblings(name):
 
 
 def test_contact_order():
-    from bgengine.encoders import input_order
+    from bgengine.core.encoders import input_order
     own = list(range(103, 113))
     assert list(input_order("contact")) == (list(range(103)) + own + list(range(125, 228))
                                             + list(range(113, 125)) + list(range(228, 250)))
@@ -733,7 +733,7 @@ def test_contact_order():
 def test_network_sparse_equals_dense(name, many_positions):
     """A network on the new encoders: positions evaluated from the sparse pairs give the
     same bits as their dense encodings summed in the encoder's order."""
-    from bgengine.network import Network
+    from bgengine.core.network import Network
     net = Network((16,), 5, name, seed=3, init_range=0.5)
     boards = np.array(many_positions[::7])
     np.testing.assert_array_equal(net.evaluate(boards), net.forward(encode(boards, name)))
@@ -742,7 +742,7 @@ def test_network_sparse_equals_dense(name, many_positions):
 def test_hits_simd_equals_plain_c():
     """The AVX2 P1, P2 and pip loss (lanes the first die) against the plain C loops, on
     random masks of every density."""
-    from bgengine.encoders import _hits_both
+    from bgengine.core.encoders import _hits_both
     if _hits_both(2, 0, 0, 0)[0] is None:
         pytest.skip("this CPU has no AVX2")
     n2 = 0
@@ -759,7 +759,7 @@ def test_hits_simd_equals_plain_c():
 def test_hits_bar_simd_equals_plain_c():
     """The same with 1..4 checkers on the roller's bar (they enter first), on random masks
     of every density; every count met."""
-    from bgengine.encoders import _hits_both
+    from bgengine.core.encoders import _hits_both
     if _hits_both(2, 0, 0, 0, 1)[0] is None:
         pytest.skip("this CPU has no AVX2")
     seen = {bar: [0, 0] for bar in range(1, 5)}

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.decisions.engine import Engine, EngineError, NotSupported, rank_plays
 from bgengine.notation.ids import MatchState
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network, equity_of, flip_outputs
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network, equity_of, flip_outputs
 from bgengine.position import STARTING_BOARD, Position
-from bgengine.search import Searcher
+from bgengine.core.search import Searcher
 from bgengine.types import five_outputs
 from engine_doubles import FixedEngine, small_net_engine
 

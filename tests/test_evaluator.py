@@ -1,4 +1,4 @@
-"""Evaluators (bgengine.evaluator): class networks routed by position class, the same
+"""Evaluators (bgengine.core.evaluator): class networks routed by position class, the same
 bits as a single network where there is one, files, and training class networks
 (TD(0), n-ply targets, threads) against the plain-Python reference learner."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.evaluator import CLASSES, Evaluator, as_evaluator, load_evaluator
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
-from bgengine.search import Searcher, rollout
-from bgengine.td import train_games
+from bgengine.core.agents import Player, play_match
+from bgengine.core.evaluator import CLASSES, Evaluator, as_evaluator, load_evaluator
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
+from bgengine.core.search import Searcher, rollout
+from bgengine.core.td import train_games
 from bgengine.training.trainer import TrainConfig, train
 from game_positions import random_positions
 from td_reference import check_best_moves, mover_values, equity, ref_train, start_board
@@ -291,7 +291,7 @@ def test_zip_bomb_is_refused_before_inflating(tmp_path):
 
 @pytest.fixture
 def with_database(classed) -> Evaluator:
-    from bgengine.bearoff import default
+    from bgengine.core.bearoff import default
 
     return Evaluator(classed.contact, classed.race, database=default())
 
@@ -326,7 +326,7 @@ def test_td0_with_exact_bearoffs_matches_reference(with_database):
 
 
 def test_database_in_every_output_form_and_files(tmp_path, with_database):
-    from bgengine.bearoff import default
+    from bgengine.core.bearoff import default
 
     b = np.zeros((2, 25), np.uint8)
     b[1, :3] = (2, 1, 1)

@@ -19,9 +19,9 @@ import pytest
 
 import rules_oracle as oracle
 from test_movegen_oracle import constructed_position
-from bgengine.board import (game_result, is_race, pip_counts, position_key, swap_sides,
+from bgengine.core.board import (game_result, is_race, pip_counts, position_key, swap_sides,
                             validate_board, validate_boards)
-from bgengine.movegen import (MoveGenerator, count_afterstates, legal_afterstates,
+from bgengine.core.movegen import (MoveGenerator, count_afterstates, legal_afterstates,
                               legal_afterstates_batch)
 
 START = np.array(oracle.START, dtype=np.uint8)
@@ -348,7 +348,7 @@ def test_huge_counts_are_not_reported_as_negative(board):
 RACE_SCRIPT = textwrap.dedent("""
     import random, threading
     import numpy as np
-    from bgengine.movegen import MoveGenerator, legal_afterstates
+    from bgengine.core.movegen import MoveGenerator, legal_afterstates
     start = np.zeros((2, 25), np.uint8)
     start[:, [5, 7, 12, 23]] = [5, 3, 5, 2]
     home = np.zeros((2, 25), np.uint8)

@@ -8,14 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.board import game_result
-from bgengine.dice import Dice
+from bgengine.core.agents import Player, play_match
+from bgengine.core.board import game_result
+from bgengine.core.dice import Dice
 from bgengine.decisions.engine import Engine
 from bgengine.matches.game import (CubeGame, CubeTurn, Decision, MatchScore, game_decisions, game_seed,
                            is_crawford_game, match_opening, play_game, points_scored)
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
 from bgengine.matches.players import make_player
 from bgengine.position import STARTING_BOARD
 

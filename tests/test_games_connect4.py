@@ -9,9 +9,9 @@ import pytest
 
 from bgengine.cli import main
 
-from bgengine.connect4 import Board
-from bgengine.connect4_solver import Solver
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_solver import Solver
+from bgengine.core.dice import Dice
 from bgengine.games import connect4
 from bgengine.games.connect4 import (Position, classify_concept, concept_rates, line_kinds,
                                      load_concepts, make_player, match)

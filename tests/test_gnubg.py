@@ -33,7 +33,7 @@ from bgengine.opponents.gnubg import (GnubgConfig, GnubgError, GnubgNotFound, Gn
                             GnubgSettings, find_gnubg, play_gnubg_match, play_gnubg_pairs)
 from bgengine.matches.run import run_match
 from bgengine.matches.results import summarize
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.matches.players import default_network_path, make_player
 from bgengine.position import Position
 

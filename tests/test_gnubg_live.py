@@ -96,7 +96,7 @@ def _apply_text(pid: str, dice, text: str) -> bytes:
     """The afterstate of a play given as text, found the way gnubg finds it."""
     board = board_from_position_id(pid)
     d1, d2 = int(dice[0]), int(dice[1])
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
     after, _ = legal_afterstates(board, d1, d2)
     return after[match_move(board, d1, d2, text)].tobytes()
 

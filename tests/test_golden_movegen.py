@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from golden import ROLL_KEYS, decode_position_ids, load_movegen_golden
 
 MAX_REPORT = 25

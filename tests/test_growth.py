@@ -6,13 +6,13 @@ import json
 import numpy as np
 import pytest
 
-from bgengine.bearoff import default as default_bearoff
-from bgengine.evaluator import Evaluator, load_evaluator
+from bgengine.core.bearoff import default as default_bearoff
+from bgengine.core.evaluator import Evaluator, load_evaluator
 from bgengine.training.growth import deepen, deepen_evaluator, widen, widen_evaluator
-from bgengine.network import Network
-from bgengine.search import Searcher
+from bgengine.core.network import Network
+from bgengine.core.search import Searcher
 from bgengine.training.startpositions import play_positions
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 from bgengine import load_default_network
 from bgengine.cli import main
 from td_reference import without_experts

@@ -11,7 +11,7 @@ import pytest
 from bgengine.cli import main
 from bgengine.decisions.engine import Engine, EngineError
 from bgengine.notation.ids import MatchState
-from bgengine.network import equity_of
+from bgengine.core.network import equity_of
 from bgengine.position import Position
 from bgengine.state import GameState
 

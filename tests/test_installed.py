@@ -21,10 +21,10 @@ pytestmark = pytest.mark.skipif(not WHEEL, reason="not run against an installed 
 
 def test_the_package_is_the_installed_wheels():
     import bgengine
-    import bgengine.network
+    import bgengine.core.network
 
     site = pathlib.Path(sysconfig.get_paths()["purelib"]).resolve()
-    for module in (bgengine, bgengine.network):
+    for module in (bgengine, bgengine.core.network):
         where = pathlib.Path(module.__file__).resolve()
         assert site in where.parents, where
         assert SOURCE / "python" not in where.parents
@@ -41,5 +41,5 @@ def test_the_installed_command_runs_and_names_its_kernel():
     out = subprocess.run([sys.executable, "-m", "bgengine", "--version"], capture_output=True,
                          text=True, check=True).stdout
     assert out.startswith("bgengine ")
-    from bgengine.network import available_kernels
+    from bgengine.core.network import available_kernels
     assert "c" in available_kernels()

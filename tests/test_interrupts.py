@@ -18,12 +18,12 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.agents import Player
-from bgengine.board import validate_board, validate_boards
+from bgengine.core.agents import Player
+from bgengine.core.board import validate_board, validate_boards
 from bgengine.notation.ids import board_from_position_id
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.position import Position
-from bgengine.search import Searcher, rollout
+from bgengine.core.search import Searcher, rollout
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -49,12 +49,12 @@ def _readline(proc: subprocess.Popen, timeout: float) -> str:
 
 LOOPS = """
     import sys, time
-    from bgengine.agents import Player, play_match
-    from bgengine.network import Network
+    from bgengine.core.agents import Player, play_match
+    from bgengine.core.network import Network
     from bgengine.training.optimizer import AdamState
     from bgengine.position import Position
-    from bgengine.search import rollout
-    from bgengine.td import train_games
+    from bgengine.core.search import rollout
+    from bgengine.core.td import train_games
     from bgengine.training.threaded_td import train_games_threaded
 
     net = Network((20,), 5, "expert", seed=1)
@@ -210,12 +210,12 @@ def test_position_ids_and_boards_agree():
 FUZZ = """
     import sys, time
     import numpy as np
-    from bgengine.agents import Player
-    from bgengine.board import validate_board
+    from bgengine.core.agents import Player
+    from bgengine.core.board import validate_board
     from bgengine.notation.ids import board_from_position_id, position_id
-    from bgengine.network import Network
+    from bgengine.core.network import Network
     from bgengine.position import Position
-    from bgengine.search import Searcher, rollout
+    from bgengine.core.search import Searcher, rollout
 
     rng = np.random.default_rng(int(sys.argv[1]))
     net = Network((8,), 5, "expert", seed=2)

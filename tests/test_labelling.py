@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from bgengine.board import is_race, validate_board
+from bgengine.core.board import is_race, validate_board
 from bgengine.cli import main
-from bgengine.evaluator import Evaluator
+from bgengine.core.evaluator import Evaluator
 from bgengine.notation.ids import position_key
 from bgengine.labelling.benchmark import format_table, value_errors
 from bgengine.labelling.classes import (BACK_GAME, CRASHED, POSITION_CLASSES, RACE,
@@ -19,9 +19,9 @@ from bgengine.labelling.labeller import label_boards, label_pool
 from bgengine.labelling.sampling import SOURCES, SamplingConfig, build_start, sample_positions
 from bgengine.labelling.store import (LabelSettings, LabelStore, Labels, boards_to_keys,
                                       keys_to_boards, load_pool, position_seed, save_pool)
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.position import Position
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 from bgengine.training.startpositions import play_positions
 
 
@@ -255,7 +255,7 @@ def test_position_from_a_key_is_the_position():
 def test_decisions_judge_plays_by_their_rollouts(tmp_path, small_net, boards):
     from bgengine.labelling.decisions import (DecisionSet, build_decision_set, decision_dice,
                                               play_errors, searcher_chooser)
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
 
     keys = boards_to_keys(boards[:12])
     classes = classify_positions(boards[:12])
@@ -286,7 +286,7 @@ def test_decisions_judge_plays_by_their_rollouts(tmp_path, small_net, boards):
 
 
 def test_sampling_alternatives_are_positions_after_a_top_play(small_net):
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
 
     plain = sample_positions(small_net, SamplingConfig(games=6, seed=8, keep=0.5,
                                                        mix={"self-play": 1.0}))
@@ -399,7 +399,7 @@ def test_widening_keeps_the_outputs_and_is_checked(boards):
 
 
 def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
-    from bgengine.evaluator import CLASSES
+    from bgengine.core.evaluator import CLASSES
     from bgengine.matches.players import load_network_spec
     shipped = load_network_spec("net")
     keys = boards_to_keys(boards)
@@ -429,7 +429,7 @@ def test_spill_trains_an_expert_on_the_other_experts_positions(boards):
 
 def test_positions_around_are_the_positions_after_legal_plays(boards):
     from bgengine.labelling.fit import play_positions_around
-    from bgengine.movegen import legal_afterstates
+    from bgengine.core.movegen import legal_afterstates
     around, origin = play_positions_around(boards, 3, seed=5)
     assert np.array_equal(around, play_positions_around(boards, 3, seed=5)[0])
     assert len(origin) == len(around) and np.all(np.diff(origin) >= 0)
@@ -491,8 +491,8 @@ def test_keep_plies_fits_the_differences_of_the_starts_search(boards, tmp_path):
     config = dict(epochs=20, lr=1e-2, seed=1, keep_plays=3, patience=20, keep=5.0,
                   keep_form="differences")
     around, origin = play_positions_around(boards, 3, seed=1, evaluator=student)
-    from bgengine.evaluator import as_evaluator
-    from bgengine.network import equity_of
+    from bgengine.core.evaluator import as_evaluator
+    from bgengine.core.network import equity_of
     searched = equity_of(search_outputs(as_evaluator(student), around, 1))
 
     static = student.equity(around)
@@ -515,8 +515,8 @@ def test_keep_plies_fits_the_differences_of_the_starts_search(boards, tmp_path):
 
 def test_search_outputs_are_the_searchers_and_cached(boards, tmp_path, monkeypatch):
     import bgengine.labelling.teacher as teacher
-    from bgengine.evaluator import as_evaluator
-    from bgengine.search import Searcher
+    from bgengine.core.evaluator import as_evaluator
+    from bgengine.core.search import Searcher
     net = as_evaluator(Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=5))
     boards = boards[:37]
     searcher = Searcher(net)
@@ -533,13 +533,13 @@ def test_search_outputs_are_the_searchers_and_cached(boards, tmp_path, monkeypat
     files[1].write_bytes(b"not an array")
     assert np.array_equal(teacher.search_outputs(net, boards, 1, cache=tmp_path), expected)
     # cached chunks are read, not searched: a searcher that fails proves it
-    import bgengine.search
+    import bgengine.core.search
 
     class Failing:
         def __init__(self, *args, **kw):
             raise AssertionError("searched although cached")
 
-    monkeypatch.setattr(bgengine.search, "Searcher", Failing)
+    monkeypatch.setattr(bgengine.core.search, "Searcher", Failing)
     assert np.array_equal(teacher.search_outputs(net, boards, 1, cache=tmp_path), expected)
     other = as_evaluator(Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=6))
     assert teacher.evaluator_digest(other) != teacher.evaluator_digest(net)

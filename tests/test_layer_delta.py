@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.evaluator import Evaluator
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network, equity_of
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network, equity_of
 from bgengine.matches.players import default_network_path, load_network
 from bgengine.position import STARTING_BOARD
-from bgengine.search import play_outputs, rollout
+from bgengine.core.search import play_outputs, rollout
 
 from game_positions import board_from_points, random_positions
 
@@ -143,7 +143,7 @@ def test_contact_tails_compared_by_parts_give_each_differing_input():
     """The comparison by parts (the other side's checkers point by point, the dense
     features) lists exactly the inputs in which two siblings' contact encodings differ,
     each with the difference of its values, bit for bit."""
-    from bgengine.encoders import _contact_tail_delta, encode
+    from bgengine.core.encoders import _contact_tail_delta, encode
     pairs = 0
     for i, b in enumerate(random_positions(12, seed=23, every=2)):
         d1, d2 = ROLLS[i % 21]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bgengine.training.learners import mutation_games, rollout_target_games
-from bgengine.network import Network, equity_of, flip_outputs
+from bgengine.core.network import Network, equity_of, flip_outputs
 from bgengine.training.trainer import TrainConfig, read_log, train
 
 

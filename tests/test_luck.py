@@ -23,7 +23,7 @@ from bgengine.matches.game import STARTING_BOARD
 from bgengine.decisions.luck import ROLLS as DISTINCT_ROLLS, LuckMeter, Roll, roll_luck
 from bgengine.matches.players import default_network_path, load_default_network, make_player
 from bgengine.matches.results import ci95, summarize
-from bgengine.search import Searcher
+from bgengine.core.search import Searcher
 
 from game_positions import random_positions  # noqa: E402  (tests/ is on sys.path)
 from test_gnubg import GNUBG, _fake_player, fake, no_leftovers  # noqa: F401  (fixtures)
@@ -145,7 +145,7 @@ def test_compiled_players_with_luck_play_the_same_games():
     """With a meter, compiled players' games are played from Python: the very games
     of the compiled runner (deterministic players), each roll's luck counted for the
     right side."""
-    from bgengine.agents import play_match
+    from bgengine.core.agents import play_match
     from bgengine.matches.run import run_match
 
     a, b = make_player("pubeval"), make_player("net")

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import rules_oracle as oracle
-from bgengine.board import game_result, swap_sides, validate_board
-from bgengine.movegen import (MoveGenerator, count_afterstates, legal_afterstates,
+from bgengine.core.board import game_result, swap_sides, validate_board
+from bgengine.core.movegen import (MoveGenerator, count_afterstates, legal_afterstates,
                               legal_afterstates_batch)
 from conftest import DATA
 

@@ -10,9 +10,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from bgengine.encoders import encode, input_order, n_inputs
-from bgengine.movegen import legal_afterstates
-from bgengine.network import (KERNELS, OUTPUT_FORMS, Network, available_kernels, kernel,
+from bgengine.core.encoders import encode, input_order, n_inputs
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import (KERNELS, OUTPUT_FORMS, Network, available_kernels, kernel,
                               sigmoid_table, use_kernel)
 
 
@@ -238,7 +238,7 @@ def test_forward_keeping_the_first_layer_sums_every_kernel(hidden, K):
     """The pass that also leaves the first layer's pre-activations (bias + rows, written
     over the partial sum it started from, as a chain of sibling plays does) gives the same
     outputs bit for bit, and those sums are the fixed order's, on every kernel."""
-    from bgengine.network import _forward_keeping_sums
+    from bgengine.core.network import _forward_keeping_sums
     net = Network(hidden, K, "expert", seed=12, init_range=0.7)
     x = encode(random_positions(40, seed=3), "expert")
     x[::5, 9] = 0.61
@@ -592,7 +592,7 @@ def test_saved_files_are_not_private(tmp_path):
     import os
     import stat
 
-    from bgengine import fileio
+    from bgengine.core import fileio
 
     path = tmp_path / "n.npz"
     Network(hidden=(4,), n_outputs=1, seed=1).save(path)

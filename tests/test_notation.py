@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from bgengine.notation.ids import board_from_position_id
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import (
     format_move, format_steps_plain, legal_move_notations, legal_moves, match_move, parse_move,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.evaluator import as_evaluator
+from bgengine.core.evaluator import as_evaluator
 from bgengine.training.outcomes import (GameOutcomes, calibrate_evaluator, calibrate_network,
                                outcome_events, output_logits, platt_fit, play_outcomes)
 from bgengine.matches.players import load_network_spec
@@ -117,7 +117,7 @@ def test_calibrate_evaluator_keeps_the_rest(shipped, outcomes):
 
 
 def test_a_single_network_evaluator_is_calibrated_on_all_its_positions(shipped, outcomes):
-    from bgengine.evaluator import Evaluator
+    from bgengine.core.evaluator import Evaluator
 
     single = Evaluator(shipped.contact, None)
     assert single.race is single.contact
@@ -127,7 +127,7 @@ def test_a_single_network_evaluator_is_calibrated_on_all_its_positions(shipped, 
 
 
 def test_calibrating_needs_five_outputs_and_positions(shipped, outcomes):
-    from bgengine.network import Network
+    from bgengine.core.network import Network
 
     one = Network((8,), 1, "contact")
     with pytest.raises(ValueError, match="five-output"):
@@ -139,7 +139,7 @@ def test_calibrating_needs_five_outputs_and_positions(shipped, outcomes):
 def test_contact_experts_are_each_calibrated_on_their_own_positions(shipped, outcomes):
     """Two experts (copies of the contact network, split at the median stage): each gets
     the calibration that its own positions alone give, and the routing is kept."""
-    from bgengine.evaluator import Evaluator
+    from bgengine.core.evaluator import Evaluator
 
     contact = outcomes.of_class(0)
     cut = int(np.median((contact.boards.astype(int) * np.arange(1, 26)).sum(axis=(1, 2))))
@@ -165,7 +165,7 @@ def test_network_outcomes_and_calibrate_commands(shipped, tmp_path, capsys):
     import json
 
     from bgengine.cli import main
-    from bgengine.evaluator import load_evaluator
+    from bgengine.core.evaluator import load_evaluator
 
     single = without_experts(shipped)
     source = tmp_path / "single.npz"

@@ -27,21 +27,22 @@ def test_import_loads_none_of_the_public_modules():
     loaded = json.loads(_child("import json, sys, bgengine; "
                                "print(json.dumps(sorted(m for m in sys.modules "
                                "if m.startswith('bgengine'))))"))
-    assert loaded == ["bgengine", "bgengine._lazy", "bgengine._moved", "bgengine.board",
-                      "bgengine.dice", "bgengine.movegen"]
+    assert loaded == ["bgengine", "bgengine._lazy", "bgengine._moved", "bgengine.core",
+                      "bgengine.core.board", "bgengine.core.dice", "bgengine.core.movegen"]
 
 
 def test_first_use_loads_only_what_it_needs():
     loaded = json.loads(_child("import json, sys, bgengine; bgengine.Position; "
                                "print(json.dumps(sorted(sys.modules)))"))
     assert "bgengine.position" in loaded
-    for heavy in ("bgengine.training.trainer", "bgengine.matches.run", "bgengine.protocols.serve", "bgengine.search",
+    for heavy in ("bgengine.training.trainer", "bgengine.matches.run", "bgengine.protocols.serve", "bgengine.core.search",
                   "bgengine.matches.tournament"):
         assert heavy not in loaded
 
 
 def test_every_public_name_is_the_defining_modules_object():
-    from bgengine import agents, network, position, search
+    from bgengine import position
+    from bgengine.core import agents, network, search
     from bgengine.matches import players, run as match
     from bgengine.training import trainer as training
 
@@ -69,5 +70,5 @@ def test_python_dash_m_bgengine_is_the_command_line():
     proc = subprocess.run([sys.executable, "-m", "bgengine", "--version"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("bgengine ")
-    from bgengine.network import kernel
+    from bgengine.core.network import kernel
     assert f"(network kernel {kernel()};" in proc.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.position import STARTING_BOARD, Move, Position
 
 
@@ -122,8 +122,8 @@ def test_bad_dice_are_rejected(d1, d2):
 # ---------------------------------------------------------------- a Position where a board goes
 
 def test_a_position_is_accepted_wherever_a_board_array_is():
-    from bgengine.network import Network
-    from bgengine.search import Searcher, rollout
+    from bgengine.core.network import Network
+    from bgengine.core.search import Searcher, rollout
 
     p = Position.from_id("4HPwATDgc/ABMA").play("8/5 6/5", 3, 1)
     arr = np.asarray(p)
@@ -152,8 +152,8 @@ def test_a_position_is_accepted_wherever_a_board_array_is():
 
 
 def test_best_move_as_a_move_is_the_searchers_choice():
-    from bgengine.network import Network
-    from bgengine.search import Searcher
+    from bgengine.core.network import Network
+    from bgengine.core.search import Searcher
 
     net = Network((8,), 5, "expert", seed=5)
     s = Searcher(net)

@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rules_oracle as oracle
-from bgengine.board import (game_result, is_race, pip_counts, position_key, swap_sides,
+from bgengine.core.board import (game_result, is_race, pip_counts, position_key, swap_sides,
                             validate_board)
-from bgengine.dice import Dice
-from bgengine.movegen import count_afterstates, legal_afterstates
+from bgengine.core.dice import Dice
+from bgengine.core.movegen import count_afterstates, legal_afterstates
 
 MOVER, OPP, BAR = 1, 0, 24
 

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.notation.fibs import format_fibs_board, parse_fibs_board
 from bgengine.notation.ids import MatchState
 from bgengine.notation.moves import match_move

@@ -1,4 +1,4 @@
-"""One-sided race distributions and exact race gammons (bgengine.racegammon).
+"""One-sided race distributions and exact race gammons (bgengine.core.racegammon).
 
 Oracles: the bear-off database where every checker is home; a plain-Python recursion over
 every legal play (no restriction) for small races; the Bellman equation of the cached
@@ -14,13 +14,13 @@ import pickle
 import numpy as np
 import pytest
 
-from bgengine import bearoff as bo
-from bgengine.evaluator import Evaluator, load_evaluator
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network, flip_outputs
+from bgengine.core import bearoff as bo
+from bgengine.core.evaluator import Evaluator, load_evaluator
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network, flip_outputs
 from bgengine.matches.players import default_network_path
-from bgengine.racegammon import RaceGammonTables, _plays, default
-from bgengine.search import play_outputs
+from bgengine.core.racegammon import RaceGammonTables, _plays, default
+from bgengine.core.search import play_outputs
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 
@@ -280,8 +280,8 @@ def test_evaluator_file_and_pickle_keep_race_gammons(tmp_path):
 def test_training_and_rollouts_use_the_networks_alone():
     """Training plays and learns by the networks' own values, and rollouts play with them
     (the refinement would cost 10-100x there): the same results with it on or off."""
-    from bgengine.search import rollout
-    from bgengine.td import train_games
+    from bgengine.core.search import rollout
+    from bgengine.core.td import train_games
     on, off = race_evaluator(), race_evaluator(False)
     train_games(on, 3, 0.1, seed=5)
     train_games(off, 3, 0.1, seed=5)
@@ -313,7 +313,7 @@ def test_values_do_not_depend_on_the_cache():
 def test_shards_let_threads_solve_at_once_with_the_same_games():
     """Two threads playing with two shards (each solving in its own cache) play exactly the
     games one shard plays, and both shards do work."""
-    from bgengine.agents import Player, play_match
+    from bgengine.core.agents import Player, play_match
 
     shipped = load_evaluator(default_network_path())
     results = {}

@@ -1,4 +1,4 @@
-"""Every file the product reads is opened through bgengine.fileio.open_regular: a FIFO, a
+"""Every file the product reads is opened through bgengine.core.fileio.open_regular: a FIFO, a
 device (or a link to one), a socket or a folder is refused at once with one line, never
 read without end or waited on (issue: FIFOs hung the loaders, a link to /dev/zero read
 until the kernel killed the process)."""
@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from bgengine.fileio import MAX_TEXT_BYTES, NotARegularFile, open_regular, read_regular
+from bgengine.core.fileio import MAX_TEXT_BYTES, NotARegularFile, open_regular, read_regular
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
 
@@ -77,11 +77,11 @@ def test_the_helper_says_what_the_path_is(odd, tmp_path):
 
 def _readers():
     from bgengine.decisions.cube import MatchEquityTable
-    from bgengine.evaluator import load_evaluator
+    from bgengine.core.evaluator import load_evaluator
     from bgengine.labelling.decisions import DecisionSet
     from bgengine.labelling.store import load_pool
     from bgengine.matchfiles.files import read_match_file
-    from bgengine.network import Network
+    from bgengine.core.network import Network
     from bgengine.matches.players import load_network
     from bgengine.training.run_dir import read_checkpoint
     from bgengine.matchfiles.session_file import load_session

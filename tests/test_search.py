@@ -1,16 +1,16 @@
-"""Lookahead and rollouts (bgengine.search) against plain Python over the same network."""
+"""Lookahead and rollouts (bgengine.core.search) against plain Python over the same network."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
+from bgengine.core.agents import Player, play_match
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
 from bgengine.position import STARTING_BOARD
-from bgengine.search import Searcher, rollout
-from bgengine.td import train_games
+from bgengine.core.search import Searcher, rollout
+from bgengine.core.td import train_games
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 

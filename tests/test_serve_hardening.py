@@ -21,10 +21,10 @@ import time
 import numpy as np
 import pytest
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.decisions.cube import MET_MAX_LENGTH, default_met, gnubg_met
 from bgengine.notation.fibs import parse_fibs_board
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.decisions.engine import Engine
 from bgengine.protocols.gnubg_socket import Session
 from bgengine.protocols.serve import EXIT_THREADS, start_server

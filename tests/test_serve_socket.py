@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.opponents.external import ExternalPlayer, ExternalPlayerError, parse_address
 from bgengine.notation.fibs import parse_fibs_board
 from bgengine.matches.run import play_external_match, run_match
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.notation.moves import match_move
 from bgengine.position import STARTING_BOARD
 from bgengine.decisions.engine import Engine

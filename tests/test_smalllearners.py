@@ -1,4 +1,4 @@
-"""The small games' compiled learners and match loop (bgengine.smalllearners), on
+"""The small games' compiled learners and match loop (bgengine.core.smalllearners), on
 tic-tac-toe: against plain-Python references, reproducible from the seed, and reaching the
 issue's targets."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine import smalllearners
+from bgengine.core import smalllearners
 from bgengine.games import learners
 from bgengine.games.network import GameNetwork
 from bgengine.games.tictactoe import GAME, TicTacToe

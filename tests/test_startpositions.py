@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.agents import Player
-from bgengine.dice import Dice
-from bgengine.evaluator import Evaluator, load_evaluator
+from bgengine.core.agents import Player
+from bgengine.core.dice import Dice
+from bgengine.core.evaluator import Evaluator, load_evaluator
 from bgengine.matches.game import game_decisions
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.training.startpositions import load_positions, play_positions, sample_positions, save_positions
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 from bgengine.training.trainer import TrainConfig, train
 from td_reference import ref_train
 
@@ -152,7 +152,7 @@ def test_game_from_a_start_position(races):
             points, plays = end.value
             break
     assert points in (-3, -2, -1, 1, 2, 3) and plays >= 1
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
     from bgengine.matches.game import play_game
 
     players = (Player("pubeval"), Player("random"))

@@ -75,7 +75,7 @@ def stub_names(path: Path) -> dict[str, set[str] | None]:
 
 @pytest.mark.parametrize("name", COMPILED)
 def test_each_compiled_module_has_a_stub_with_its_public_names(name):
-    module = importlib.import_module(f"bgengine.{name}")
+    module = importlib.import_module(f"bgengine.core.{name}")
     assert (SRC / f"{name}.pyi").is_file(), f"src/bgcore/{name}.pyi is missing"
     installed = stub_path(module)
     assert installed.is_file(), f"{installed} is not installed beside the module"
@@ -97,22 +97,21 @@ def test_the_package_is_marked_typed():
 def test_stubtest_agrees_with_the_modules(tmp_path):
     """mypy's stubtest: every stub's signatures and types against the imported modules."""
     pytest.importorskip("mypy.stubtest")
-    installed = (Path(bgengine.__file__).parent / "network.pyi").is_file()
+    installed = (Path(bgengine.__file__).parent / "core" / "network.pyi").is_file()
     if not installed:      # an editable build: the sources and the stubs, as a wheel has them
         package = tmp_path / "bgengine"
-        package.mkdir()
-        for f in Path(bgengine.__file__).parent.glob("*.py"):
-            shutil.copy(f, package)
-        shutil.copy(Path(bgengine.__file__).parent / "py.typed", package)
+        shutil.copytree(Path(bgengine.__file__).parent, package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "data", "static"))
         for name in COMPILED:
-            shutil.copy(stub_path(importlib.import_module(f"bgengine.{name}")), package)
+            shutil.copy(stub_path(importlib.import_module(f"bgengine.core.{name}")),
+                        package / "core")
     allow = tmp_path / "allowlist.txt"
     # connect4.Board's __init__ takes no argument, which Cython shows as (*args, **kwargs)
     allow.write_text("".join(f".*\\.{n}\n" for n in CYTHON_INTERNALS)
-                     + "bgengine\\.connect4\\.Board\\.__init__\n")
+                     + "bgengine\\.core\\.connect4\\.Board\\.__init__\n")
     env = dict(os.environ) if installed else {**os.environ, "MYPYPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "mypy.stubtest", "--allowlist", str(allow),
                            "--ignore-disjoint-bases", "--mypy-config-file", os.devnull,
-                           *[f"bgengine.{n}" for n in COMPILED]],
+                           *[f"bgengine.core.{n}" for n in COMPILED]],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""Self-play learning (bgengine.td.train_games): reproducibility, continuation,
+"""Self-play learning (bgengine.core.td.train_games): reproducibility, continuation,
 a plain-Python re-implementation of TD(0), TD(lambda) and backprop-to-result
 move by move, and a short run that learns to beat the random player."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.agents import Player, play_match
-from bgengine.network import Network
-from bgengine.td import train_games
+from bgengine.core.agents import Player, play_match
+from bgengine.core.network import Network
+from bgengine.core.td import train_games
 from td_reference import ref_train
 
 # ---------------------------------------------------------------- against the reference

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.training.optimizer import AdamState
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 from td_reference import ref_train
 
 B1, B2, EPS = 0.9, 0.99, 1e-4
@@ -93,7 +93,7 @@ import numpy as np
 sys.path.insert(0, {tests!r})
 from test_td_adam import tiny
 from bgengine.training.optimizer import AdamState
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 net = tiny()
 train_games(net, 12, 0.003, 0.0, seed=2, adam=AdamState.zeros(net), batch_positions=64,
             threads=3)
@@ -131,8 +131,8 @@ def test_threads_play_the_same_games_with_other_weights():
 
 
 def test_class_networks_each_get_their_moments():
-    from bgengine.bearoff import default as bearoff_db
-    from bgengine.evaluator import Evaluator
+    from bgengine.core.bearoff import default as bearoff_db
+    from bgengine.core.evaluator import Evaluator
 
     ev = Evaluator(Network((8,), 5, "contact", seed=1), Network((4,), 5, "race", seed=2),
                    database=bearoff_db())

@@ -15,9 +15,9 @@ import re
 import numpy as np
 import pytest
 
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.notation.ids import match_state_from_id
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.terminal import ENGINE, HUMAN, PlaySession
 from bgengine.position import Position
 from bgengine.decisions.engine import Engine
@@ -226,7 +226,7 @@ def match_id_with_dice(gnubg_id: str, dice) -> str:
 
 
 def test_hint_at_zero_ply_agrees_with_searcher():
-    from bgengine.search import Searcher
+    from bgengine.core.search import Searcher
 
     s = session(script("hint 1"), dice=FixedDice([(4, 2)]), hint_plies=0)
     s.run()

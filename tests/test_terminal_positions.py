@@ -9,7 +9,7 @@ from bgengine import Engine, Network, load_default_network
 from bgengine.cli import main
 from bgengine.notation.ids import position_id
 from bgengine.position import Position
-from bgengine.search import Searcher
+from bgengine.core.search import Searcher
 from bgengine.state import GameState
 
 

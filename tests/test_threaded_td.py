@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.evaluator import Evaluator, as_evaluator
-from bgengine.network import Network
-from bgengine.td import train_games
+from bgengine.core.evaluator import Evaluator, as_evaluator
+from bgengine.core.network import Network
+from bgengine.core.td import train_games
 from bgengine.training.threaded_td import SYNC_MODES, train_games_threaded
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bgengine import tictactoe as core
+from bgengine.core import tictactoe as core
 from bgengine.games import GAMES, game_module
 from bgengine.games.tictactoe import TicTacToe
 

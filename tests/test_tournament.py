@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import bgengine.matches.tournament as T
-from bgengine.agents import play_match
+from bgengine.core.agents import play_match
 from bgengine.matches.distributed import LocalBackend
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.cli import main as cli_main
 from bgengine.cli.tournament import add_tournament_parser, tournament_main
 from bgengine.matches.tournament import derive_seed, knockout, load_entrants, older_self, round_robin
@@ -78,7 +78,7 @@ def test_matrix_is_exactly_antisymmetric(folder):
 def test_mirrored_pairs_negate_for_deterministic_players():
     # the reason the matrix can be read from both sides: a pair replayed with the
     # players swapped is the same two games, so every point is negated
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
 
     a, b = Player("net", _net(1)), Player("pubeval")
     p_ab, _ = play_match(a, b, 20, seed=9)
@@ -162,7 +162,7 @@ def test_knockout_skips_corrupt_files_and_names_them(folder):
 @pytest.mark.parametrize("n", [2, 3, 5, 7])
 def test_knockout_byes(n):
     from bgengine.matches.tournament import Entrant
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
 
     entrants = [Entrant(f"n{k}", Player("net", _net(k)), f"n{k}") for k in range(n)]
     ko = knockout(entrants, max_games=200, seed=1, threads=1)
@@ -197,7 +197,7 @@ def test_knockout_fifty_point_rule():
 
 
 def test_knockout_cap_and_tie():
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
     from bgengine.matches.tournament import Entrant
 
     entrants = [Entrant("x", Player("net", _net(1)), "x"), Entrant("y", Player("net", _net(2)), "y")]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bgengine.cli import main
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.training.trainer import STEP_LIST, TrainConfig, alpha_at, read_log, train
 
 TIMING = {"games_per_s", "elapsed"}

@@ -22,13 +22,13 @@ def _as_installed(tmp_path: Path) -> dict[str, str]:
     """The environment for mypy: as it is where the stubs sit beside the compiled modules
     (a wheel); from an editable build, a copy of the package with the stubs put there."""
     package = Path(bgengine.__file__).parent
-    if (package / "network.pyi").is_file():
+    if (package / "core" / "network.pyi").is_file():
         return dict(os.environ)
     copy = tmp_path / "site" / "bgengine"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("*.so", "__pycache__", "*.npz",
                                                                  "static"))
     for stub in SRC.glob("*.pyi"):
-        shutil.copy(stub, copy)
+        shutil.copy(stub, copy / "core")
     return {**os.environ, "MYPYPATH": str(copy.parent)}
 
 

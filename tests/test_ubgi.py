@@ -11,9 +11,9 @@ import pytest
 
 from bgengine.decisions.engine import Engine
 from bgengine.notation.ids import MatchState, match_id, position_id
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import match_move
-from bgengine.search import Searcher
+from bgengine.core.search import Searcher
 from bgengine.protocols.ubgi import ERROR_CODES, KEYS, UbgiSession, format_payload, parse_gnubgid
 from game_positions import board_from_points, random_positions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.position import Position
 from bgengine.protocols.web.steps import TurnSteps, apply_step, die_steps
 from game_positions import board_from_points, random_positions, start_board

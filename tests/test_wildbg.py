@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bgengine.notation.ids import board_from_position_id
-from bgengine.movegen import count_afterstates
+from bgengine.core.movegen import count_afterstates
 from conftest import DATA
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]

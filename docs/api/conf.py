@@ -30,7 +30,7 @@ nitpicky = False
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 # The top-level face re-exports the classes of the submodules (bgengine.Network is
-# bgengine.network.Network), so a short name has two targets: either is right.
+# bgengine.core.network.Network), so a short name has two targets: either is right.
 suppress_warnings = ["ref.python"]
 
 

@@ -10,10 +10,10 @@ The names a user reaches for first are here, loaded on first use so that
     print(net.evaluate(p))
 
 - ``Position``, ``Move``: a position and one legal play (:mod:`bgengine.position`)
-- ``Network``: a neural-network evaluator (:mod:`bgengine.network`)
+- ``Network``: a neural-network evaluator (:mod:`bgengine.core.network`)
 - ``load_default_network``: the shipped evaluator (:mod:`bgengine.matches.players`)
-- ``Searcher``, ``rollout``: n-ply search and Monte-Carlo rollouts (:mod:`bgengine.search`)
-- ``Player``: a compiled player (:mod:`bgengine.agents`); ``make_player``: any player by
+- ``Searcher``, ``rollout``: n-ply search and Monte-Carlo rollouts (:mod:`bgengine.core.search`)
+- ``Player``: a compiled player (:mod:`bgengine.core.agents`); ``make_player``: any player by
   name (:mod:`bgengine.matches.players`)
 - ``run_match``: cubeless money games with a 95% interval (:mod:`bgengine.matches.run`)
 - ``Engine``: the decision maker behind ``bgengine serve`` and ``bgengine play`` (:mod:`bgengine.decisions.engine`)
@@ -28,7 +28,7 @@ from bgengine import _moved
 from bgengine._lazy import lazy_exports
 
 try:
-    from bgengine import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod  # noqa: F401
+    from bgengine.core import board as _board_mod, dice as _dice_mod, movegen as _movegen_mod  # noqa: F401
 except ImportError as exc:  # pragma: no cover - only on a broken install
     raise ImportError(
         "bgengine's compiled core is missing or stale. From a source checkout, "
@@ -44,11 +44,11 @@ except PackageNotFoundError:  # pragma: no cover
 _LAZY = {
     "Position": "bgengine.position",
     "Move": "bgengine.position",
-    "Network": "bgengine.network",
+    "Network": "bgengine.core.network",
     "load_default_network": "bgengine.matches.players",
-    "Searcher": "bgengine.search",
-    "rollout": "bgengine.search",
-    "Player": "bgengine.agents",
+    "Searcher": "bgengine.core.search",
+    "rollout": "bgengine.core.search",
+    "Player": "bgengine.core.agents",
     "make_player": "bgengine.matches.players",
     "run_match": "bgengine.matches.run",
     "Engine": "bgengine.decisions.engine",

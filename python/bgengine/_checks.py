@@ -16,8 +16,8 @@ import numpy as np
 __all__ = ["is_int", "is_number", "checked_int", "checked_real", "game_pairs",
            "MAX_LISTED_PLAYS"]
 
-# The compiled core's bounds (:data:`bgengine.agents.MAX_GAMES`, 10**8 games a call;
-# :data:`bgengine.search.MAX_TRIALS`, 10**7 trials a rollout) are defined there, below
+# The compiled core's bounds (:data:`bgengine.core.agents.MAX_GAMES`, 10**8 games a call;
+# :data:`bgengine.core.search.MAX_TRIALS`, 10**7 trials a rollout) are defined there, below
 # this layer; the Python modules import them from there.
 
 #: Plays a hint shows, or a rollout of candidate plays rolls out: more than any roll has
@@ -67,9 +67,9 @@ def checked_real(value: Any, name: str, lo: float, hi: float, span: str | None =
 
 def game_pairs(games: Any, what: str = "games") -> int:
     """The game pairs of ``games`` games (each dice sequence twice, the seats swapped; an
-    odd number rounded up): ``games`` an integer in 2..:data:`bgengine.agents.MAX_GAMES`
+    odd number rounded up): ``games`` an integer in 2..:data:`bgengine.core.agents.MAX_GAMES`
     (10**8), or ``ValueError`` naming ``what``."""
-    from bgengine.agents import MAX_GAMES     # the core's (compiled; imported when needed)
+    from bgengine.core.agents import MAX_GAMES     # the core's (compiled; imported when needed)
 
     n = checked_int(games, what, 2, MAX_GAMES, "2..10**8 (at least 2: one game pair)",
                     "an integer of at least 2 (one game pair)")

@@ -59,6 +59,10 @@ MOVED = {
     "bgengine.sweep": "bgengine.training.sweep",
     "bgengine.plot": "bgengine.training.plot",
     "bgengine.distillation": "bgengine.training.distillation",
+    **{f"bgengine.{name}": f"bgengine.core.{name}" for name in (
+        "fileio", "board", "dice", "movegen", "encoders", "network", "evaluator", "agents", "td",
+        "search", "bearoff", "racegammon", "tictactoe", "smalllearners", "connect4",
+        "connect4_solver", "connect4_players")},
 }
 
 

@@ -13,9 +13,9 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from bgengine.board import game_result, is_race, pip_counts, validate_board
+from bgengine.core.board import game_result, is_race, pip_counts, validate_board
 from bgengine.notation.ids import board_from_position_id, position_id
-from bgengine.movegen import MoveGenerator
+from bgengine.core.movegen import MoveGenerator
 from bgengine.notation.moves import format_move, match_move
 from bgengine.notation.state_text import parse_state
 from bgengine.types import Step
@@ -172,11 +172,11 @@ class Position:
     def best_move(self, model, d1: int, d2: int, plies: int = 0) -> Move:
         """The play ``model`` chooses for the roll ``d1``-``d2`` at ``plies``, as a :class:`Move`.
 
-        ``model`` is a :class:`~bgengine.search.Searcher` (its cache and move filter are
+        ``model`` is a :class:`~bgengine.core.search.Searcher` (its cache and move filter are
         used) or a network or evaluator (searched with a new ``Searcher``).  The same
         choice as ``Searcher.best_move``, which returns the play's index and outputs.
         """
-        from bgengine.search import Searcher
+        from bgengine.core.search import Searcher
 
         searcher = model if isinstance(model, Searcher) else Searcher(model)
         index, _ = searcher.best_move(self._board, d1, d2, plies)

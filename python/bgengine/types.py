@@ -37,7 +37,7 @@ OUTPUT_FORMS = (1, 4, 5)
 @runtime_checkable
 class PlayerLike(Protocol):
     """Anything that chooses plays in a Python game loop: a compiled
-    :class:`bgengine.agents.Player`, a gnubg-backed or external player."""
+    :class:`bgengine.core.agents.Player`, a gnubg-backed or external player."""
 
     name: str
 

@@ -5,7 +5,7 @@
 
 from libc.math cimport sqrtf, pow
 
-from bgengine._types cimport real_t
+from bgengine.core._types cimport real_t
 
 
 cdef inline void adam_step(real_t* w, const real_t* g, real_t* m, real_t* v, Py_ssize_t n,

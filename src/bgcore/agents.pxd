@@ -1,13 +1,13 @@
 # C-level API of the players: each picks one of the legal afterstates of a
 # roll without the GIL, so whole games and matches run in compiled code.
 
-from bgengine._types cimport real_t
-from bgengine.board cimport board_t
-from bgengine.dice cimport rng_t
-from bgengine.movegen cimport movelist_t
-from bgengine.network cimport netbuf_t
-from bgengine.evaluator cimport evaluator_t
-from bgengine.search cimport searcher_t
+from bgengine.core._types cimport real_t
+from bgengine.core.board cimport board_t
+from bgengine.core.dice cimport rng_t
+from bgengine.core.movegen cimport movelist_t
+from bgengine.core.network cimport netbuf_t
+from bgengine.core.evaluator cimport evaluator_t
+from bgengine.core.search cimport searcher_t
 
 cdef enum:
     P_RANDOM = 0

@@ -1,10 +1,10 @@
-"""Type stub of the compiled module bgengine.agents (src/bgcore/agents.pyx)."""
+"""Type stub of the compiled module bgengine.core.agents (src/bgcore/agents.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bgengine.evaluator import Evaluator
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
 
 #: Games one call plays at most: play_match's n_pairs is
 #: 0..MAX_GAMES // 2; the library's matches and self-play take 2..MAX_GAMES games.

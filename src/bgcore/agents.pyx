@@ -15,7 +15,7 @@ Players (``Player(kind)``):
     but, when the position is a race, bears off as fast as possible (most
     checkers off, then fewest pips).  Ties are broken at random.
 ``net``
-    A :class:`~bgengine.network.Network` or :class:`~bgengine.evaluator.Evaluator`
+    A :class:`~bgengine.core.network.Network` or :class:`~bgengine.core.evaluator.Evaluator`
     at 0-ply (or searching ``plies`` deeper): the afterstate whose equity for the
     mover is highest.
 
@@ -33,26 +33,26 @@ from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport (board_t, board_start, board_swap, board_checkers, board_is_race,
+from bgengine.core._types cimport int32_t, real_t, uint64_t
+from bgengine.core.board cimport (board_t, board_start, board_swap, board_checkers, board_is_race,
                              board_side_empty, board_win_value, board_pips, MOVER, OPPONENT, BAR,
                              MAX_GAME_PLAYS)
-from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
-from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
-from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport netbuf_t
-from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
-from bgengine.evaluator cimport Evaluator
-from bgengine.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
+from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
+from bgengine.core.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
+from bgengine.core.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
+from bgengine.core.network cimport netbuf_t
+from bgengine.core.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
+from bgengine.core.evaluator cimport Evaluator
+from bgengine.core.search cimport (searcher_t, searcher_init, searcher_free, search_best_move,
                              ev_best_move, MAX_PLIES, workspaces_t, workspaces_init,
                              workspaces_add_lists, workspaces_add_bufs, workspaces_add_searchers,
                              workspaces_free)
 
-from bgengine.checks cimport checked_int, checked_real
+from bgengine.core.checks cimport checked_int, checked_real
 
-from bgengine.board import validate_board
-from bgengine.evaluator import as_evaluator
-from bgengine.movegen import check_die, check_seed, check_threads
+from bgengine.core.board import validate_board
+from bgengine.core.evaluator import as_evaluator
+from bgengine.core.movegen import check_die, check_seed, check_threads
 
 cnp.import_array()
 

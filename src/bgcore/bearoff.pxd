@@ -15,8 +15,8 @@
 #
 # All tables are float64 and read-only once built; any number of threads may read them.
 
-from bgengine._types cimport checker_t, int32_t, real_t
-from bgengine.board cimport board_t
+from bgengine.core._types cimport checker_t, int32_t, real_t
+from bgengine.core.board cimport board_t
 
 cdef enum:
     BO_POINTS = 6               # home points covered

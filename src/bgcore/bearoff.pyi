@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.bearoff (src/bgcore/bearoff.pyx)."""
+"""Type stub of the compiled module bgengine.core.bearoff (src/bgcore/bearoff.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike

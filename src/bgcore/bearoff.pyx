@@ -30,17 +30,17 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
-from bgengine.memory cimport grow_block
-from bgengine.checks cimport checked_int
-from bgengine.outputs cimport outputs_from_five
-from bgengine._types cimport checker_t, int32_t, real_t
-from bgengine.board cimport board_t, N_SLOTS
-from bgengine.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, bo_first_before,
+from bgengine.core.memory cimport grow_block
+from bgengine.core.checks cimport checked_int
+from bgengine.core.outputs cimport outputs_from_five
+from bgengine.core._types cimport checker_t, int32_t, real_t
+from bgengine.core.board cimport board_t, N_SLOTS
+from bgengine.core.bearoff cimport (bearoff_t, bo_rank, bo_rank_table, bo_first_before,
                                BO_ROLL_D1, BO_ROLL_D2, BO_ROLL_W, BO_POINTS,
                                BO_ONE_SIDED, BO_FIRST_15, BO_GAMMON, BO_TWO_SIDED, BO_MAX_ROLLS)
 
-from bgengine.board import validate_board, validate_boards
-from bgengine.movegen import check_die
+from bgengine.core.board import validate_board, validate_boards
+from bgengine.core.movegen import check_die
 
 cnp.import_array()
 

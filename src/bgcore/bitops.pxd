@@ -1,6 +1,6 @@
 # Bit tricks over point masks (bitops.h), for the move generator and the encoders.
 
-from bgengine._types cimport checker_t, uint32_t
+from bgengine.core._types cimport checker_t, uint32_t
 
 cdef extern from "bitops.h" nogil:
     int bg_ctz32(uint32_t x) noexcept     # lowest set bit (x != 0)

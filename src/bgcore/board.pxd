@@ -9,7 +9,7 @@
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
-from bgengine._types cimport checker_t, key_t
+from bgengine.core._types cimport checker_t, key_t
 
 cdef enum:
     BAR = 24             # slot of the bar in a side's row

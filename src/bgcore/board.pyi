@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.board (src/bgcore/board.pyx)."""
+"""Type stub of the compiled module bgengine.core.board (src/bgcore/board.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -9,8 +9,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport checker_t, key_t
-from bgengine.board cimport board_t, BAR, N_SLOTS, N_CHECKERS, MOVER, OPPONENT
+from bgengine.core._types cimport checker_t, key_t
+from bgengine.core.board cimport board_t, BAR, N_SLOTS, N_CHECKERS, MOVER, OPPONENT
 
 cnp.import_array()
 

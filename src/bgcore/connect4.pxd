@@ -8,7 +8,7 @@
 # across modules.
 
 from libc.stdint cimport uint64_t
-from bgengine._types cimport real_t
+from bgengine.core._types cimport real_t
 
 cdef enum:
     C4_WIDTH = 7

@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.connect4 (src/bgcore/connect4.pyx)."""
+"""Type stub of the compiled module bgengine.core.connect4 (src/bgcore/connect4.pyx)."""
 
 import numpy as np
 

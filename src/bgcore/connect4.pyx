@@ -13,9 +13,9 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 
-from bgengine._types cimport real_t
-from bgengine.checks cimport checked_int
-from bgengine.connect4 cimport (
+from bgengine.core._types cimport real_t
+from bgengine.core.checks cimport checked_int
+from bgengine.core.connect4 cimport (
     c4_t, c4_start, c4_legal, c4_play, c4_result, c4_encode, c4_can_play, c4_key,
     c4_winning_cells, c4_has_line, C4_WIDTH, C4_HEIGHT, C4_CELLS, C4_COLUMN_BITS, C4_BOARD,
     C4_SIMPLE, C4_SEPARATED, C4_SIMPLE_INPUTS, C4_SEPARATED_INPUTS, C4_MAX_INPUTS, C4_ONGOING)

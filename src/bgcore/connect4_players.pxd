@@ -1,9 +1,9 @@
 # Connect Four reference players at C level: random, minimax to a depth (MM1..MM4) with a share
 # of random moves, the pure-simulation bot, and the exact solver; and the game loop.
 
-from bgengine.connect4 cimport c4_t
-from bgengine.connect4_solver cimport c4_solver_t
-from bgengine.dice cimport rng_t
+from bgengine.core.connect4 cimport c4_t
+from bgengine.core.connect4_solver cimport c4_solver_t
+from bgengine.core.dice cimport rng_t
 
 cdef enum:
     C4_RANDOM = 0

@@ -1,8 +1,8 @@
-"""Type stub of the compiled module bgengine.connect4_players (src/bgcore/connect4_players.pyx)."""
+"""Type stub of the compiled module bgengine.core.connect4_players (src/bgcore/connect4_players.pyx)."""
 
-from bgengine.connect4 import Board
-from bgengine.connect4_solver import Solver
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_solver import Solver
+from bgengine.core.dice import Dice
 
 STUDY_EPSILON: float
 KINDS: dict[str, int]

@@ -12,23 +12,23 @@ Each plays a uniformly random move instead with probability ``epsilon`` (0.2 in 
 MM players).
 
 ``GAME`` is Connect Four's table of the small games' interface (``smallgame.pxd``) for the
-compiled learners (``bgengine.smalllearners``), with ``PLAYERS`` its reference players.
+compiled learners (``bgengine.core.smalllearners``), with ``PLAYERS`` its reference players.
 
->>> from bgengine.dice import Dice
+>>> from bgengine.core.dice import Dice
 >>> play_match(Player("minimax", depth=2), Player("random"), games=100, dice=Dice(1))["a_wins"]
 """
 
 from libc.stdint cimport uint64_t
 
-from bgengine.checks cimport checked_int, checked_real
-from bgengine._types cimport real_t
-from bgengine.connect4 cimport (
+from bgengine.core.checks cimport checked_int, checked_real
+from bgengine.core._types cimport real_t
+from bgengine.core.connect4 cimport (
     c4_t, Board, c4_start, c4_legal, c4_play, c4_result, c4_encode, c4_ctz, C4_WIDTH,
     C4_HEIGHT, C4_CELLS, C4_COLUMN_BITS, C4_WON, C4_DRAW, C4_ONGOING, C4_SIMPLE_INPUTS,
     C4_SEPARATED_INPUTS)
-from bgengine.connect4_solver cimport c4_solver_t, c4_move_scores, Solver
-from bgengine.dice cimport rng_t, rng_below, rng_next32, Dice
-from bgengine.smallgame cimport smallgame_t, sg_capsule, SG_SIMPLE, SG_SEPARATED
+from bgengine.core.connect4_solver cimport c4_solver_t, c4_move_scores, Solver
+from bgengine.core.dice cimport rng_t, rng_below, rng_next32, Dice
+from bgengine.core.smallgame cimport smallgame_t, sg_capsule, SG_SIMPLE, SG_SEPARATED
 
 #: the studies' MM players play a uniformly random move this often
 STUDY_EPSILON = 0.2
@@ -333,5 +333,5 @@ TABLE.result = _result
 TABLE.encode = _encode
 TABLE.player = _player
 
-#: The game's table for the compiled learners (``bgengine.smalllearners``; an opaque capsule).
+#: The game's table for the compiled learners (``bgengine.core.smalllearners``; an opaque capsule).
 GAME = sg_capsule(&TABLE)

@@ -6,7 +6,7 @@
 # k - 22.  So larger is better, and the sooner a win the larger.
 
 from libc.stdint cimport uint64_t, int8_t
-from bgengine.connect4 cimport c4_t
+from bgengine.core.connect4 cimport c4_t
 
 cdef enum:
     C4_NO_SCORE = -100          # c4_move_scores: the column is full

@@ -1,6 +1,6 @@
-"""Type stub of the compiled module bgengine.connect4_solver (src/bgcore/connect4_solver.pyx)."""
+"""Type stub of the compiled module bgengine.core.connect4_solver (src/bgcore/connect4_solver.pyx)."""
 
-from bgengine.connect4 import Board
+from bgengine.core.connect4 import Board
 
 DEFAULT_TABLE_SIZE: int
 NO_SCORE: int

@@ -4,7 +4,7 @@ Scores are from the side to move: 0 a draw; ``22 - k`` a win with the mover's k-
 game; ``k - 22`` a loss to the opponent's k-th stone (so the empty board, a first-player win with
 its last stone, scores 1).
 
->>> from bgengine.connect4 import Board
+>>> from bgengine.core.connect4 import Board
 >>> Solver().solve(Board.from_moves("4455"))
 18
 """
@@ -13,11 +13,11 @@ from libc.stdint cimport uint64_t, int8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
-from bgengine.checks cimport checked_int
-from bgengine.connect4 cimport (
+from bgengine.core.checks cimport checked_int
+from bgengine.core.connect4 cimport (
     c4_t, Board, c4_can_play, c4_play, c4_result, c4_line_cells, c4_playable_cells,
     c4_winning_cells, c4_column_bits, c4_key, c4_popcount, C4_WIDTH, C4_CELLS, C4_ONGOING)
-from bgengine.connect4_solver cimport c4_solver_t, C4_NO_SCORE
+from bgengine.core.connect4_solver cimport c4_solver_t, C4_NO_SCORE
 
 NO_SCORE = C4_NO_SCORE
 #: default transposition table slots: a prime near 2**23 (72 MB)

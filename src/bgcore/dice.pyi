@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.dice (src/bgcore/dice.pyx)."""
+"""Type stub of the compiled module bgengine.core.dice (src/bgcore/dice.pyx)."""
 
 from typing import Any
 

@@ -8,9 +8,9 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport uint64_t
 
-from bgengine.checks cimport checked_int
+from bgengine.core.checks cimport checked_int
 
-from bgengine.dice cimport (rng_t, rng_seed, rng_next32, rng_roll,
+from bgengine.core.dice cimport (rng_t, rng_seed, rng_next32, rng_roll,
                             rng_opening_roll)
 
 cnp.import_array()

@@ -15,8 +15,8 @@
 #
 # idx and val must hold MAX_INPUTS entries: an encoder may write a few past the last pair.
 
-from bgengine._types cimport checker_t, int32_t, uint32_t, real_t
-from bgengine.board cimport board_t
+from bgengine.core._types cimport checker_t, int32_t, uint32_t, real_t
+from bgengine.core.board cimport board_t
 
 cdef enum:
     ENC_TESAURO198 = 0      # TD-Gammon 0.0: 198 inputs

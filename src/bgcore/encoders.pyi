@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.encoders (src/bgcore/encoders.pyx)."""
+"""Type stub of the compiled module bgengine.core.encoders (src/bgcore/encoders.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -94,14 +94,14 @@ cimport numpy as cnp
 from libc.stdint cimport uint32_t
 from libc.string cimport memcmp, memcpy, memset
 
-from bgengine._types cimport checker_t, int32_t, real_t
-from bgengine.board cimport board_t, BAR
-from bgengine.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, ENC_CONTACT, ENC_RACE,
+from bgengine.core._types cimport checker_t, int32_t, real_t
+from bgengine.core.board cimport board_t, BAR
+from bgengine.core.encoders cimport (ENC_TESAURO198, ENC_TESAURO212, ENC_EXPERT, ENC_CONTACT, ENC_RACE,
                                 N_ENCODERS, MAX_INPUTS, N_SIDE_UNITS, N_EXPERT_SIDE,
                                 N_CONTACT_SIDE, N_CONTACT_OWN, N_CONTACT_CROSS,
                                 N_CONTACT_TAIL_FEATURES, side_summary_t, enc_head_t)
 
-from bgengine.board import validate_boards
+from bgengine.core.board import validate_boards
 
 cnp.import_array()
 
@@ -194,7 +194,7 @@ cdef inline uint32_t _reach(uint32_t from_, int d1, int d2, uint32_t open_) noex
     return out
 
 
-from bgengine.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
+from bgengine.core.bitops cimport (bg_ctz32, bg_msb32, bg_mirror24, bg_point_masks,
                               bg_diff_mask25, bg_sum25, bg_diff_mask_f32, bg_ctz64,
                               bg_side_counts, bg_range_sums, bg_range_sums_t)
 

@@ -11,10 +11,10 @@
 #     ev_static(ev, &board, buf, out)           # outputs of board, side on roll
 #     cls = ev_class(ev, &board)                 # CLASS_CONTACT, CLASS_RACE or CLASS_EXACT
 
-from bgengine._types cimport real_t, checker_t, uint32_t
-from bgengine.board cimport board_t, BAR
-from bgengine.network cimport net_t, netbuf_t
-from bgengine.bitops cimport bg_point_masks, bg_msb32, bg_pips
+from bgengine.core._types cimport real_t, checker_t, uint32_t
+from bgengine.core.board cimport board_t, BAR
+from bgengine.core.network cimport net_t, netbuf_t
+from bgengine.core.bitops cimport bg_point_masks, bg_msb32, bg_pips
 
 cdef enum:
     CLASS_CONTACT = 0

@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.evaluator (src/bgcore/evaluator.pyx)."""
+"""Type stub of the compiled module bgengine.core.evaluator (src/bgcore/evaluator.pyx)."""
 
 import os
 from collections.abc import Sequence
@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bgengine.bearoff import BearoffDatabase
-from bgengine.network import Network
-from bgengine.racegammon import RaceGammonTables
+from bgengine.core.bearoff import BearoffDatabase
+from bgengine.core.network import Network
+from bgengine.core.racegammon import RaceGammonTables
 
 CLASSES: tuple[str, ...]
 

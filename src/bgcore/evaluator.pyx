@@ -33,20 +33,20 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t, board_side_empty, board_win_value, OPPONENT
-from bgengine.memory cimport zeroed_or_raise
-from bgengine.outputs cimport outputs_target
-from bgengine.network cimport (Network, net_t, netbuf_t, net_forward_sparse, net_frozen_size,
+from bgengine.core._types cimport int32_t, real_t
+from bgengine.core.board cimport board_t, board_side_empty, board_win_value, OPPONENT
+from bgengine.core.memory cimport zeroed_or_raise
+from bgengine.core.outputs cimport outputs_target
+from bgengine.core.network cimport (Network, net_t, netbuf_t, net_forward_sparse, net_frozen_size,
                                net_freeze)
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
-from bgengine.racegammon cimport RaceGammonTables, rg_refine5
+from bgengine.core.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.core.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
+from bgengine.core.racegammon cimport RaceGammonTables, rg_refine5
 
-from bgengine.board import validate_boards
-from bgengine.encoders import encoder_id
-from bgengine.fileio import atomic_write
-from bgengine.network import FORMAT_VERSION, network_from_parts, network_meta, read_archive
+from bgengine.core.board import validate_boards
+from bgengine.core.encoders import encoder_id
+from bgengine.core.fileio import atomic_write
+from bgengine.core.network import FORMAT_VERSION, network_from_parts, network_meta, read_archive
 
 cnp.import_array()
 
@@ -108,11 +108,11 @@ cdef class Evaluator:
     race : Network, optional
         Values races; defaults to ``contact``.  Must give the same outputs.
     database : BearoffDatabase, optional
-        Exact values of bear-offs (``bgengine.bearoff.default()``), in the networks'
+        Exact values of bear-offs (``bgengine.core.bearoff.default()``), in the networks'
         output form; None for none.
     race_gammons : bool, int or RaceGammonTables, optional
         Value races near their end by one-sided distributions rather than the race network
-        (``bgengine.racegammon``): True for the shared tables (at most 3 checkers outside
+        (``bgengine.core.racegammon``): True for the shared tables (at most 3 checkers outside
         each home board), an int for the shared tables of that ``max_outside``; five-output
         networks only.  Saved with the file (as its ``max_outside``).
     metadata : dict, optional
@@ -197,7 +197,7 @@ cdef class Evaluator:
         self.ev.race_refine = NULL
         if race_gammons is True or (isinstance(race_gammons, int)
                                     and not isinstance(race_gammons, bool)):
-            from bgengine.racegammon import default as _race_tables
+            from bgengine.core.racegammon import default as _race_tables
             race_gammons = _race_tables() if race_gammons is True else _race_tables(race_gammons)
         if race_gammons is not None and race_gammons is not False:
             if not isinstance(race_gammons, RaceGammonTables):
@@ -337,7 +337,7 @@ cdef class Evaluator:
 
     def equity(self, boards):
         """Cubeless equity (ppg) of the side on roll for each position."""
-        from bgengine.network import equity_of
+        from bgengine.core.network import equity_of
         return equity_of(self.evaluate(boards))
 
     # ------------------------------------------------------------ files
@@ -431,7 +431,7 @@ def as_evaluator(obj) -> Evaluator:
 
 
 def _bearoff_database():
-    from bgengine.bearoff import default
+    from bgengine.core.bearoff import default
     return default()
 
 

@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.fileio (src/bgcore/fileio.pyx)."""
+"""Type stub of the compiled module bgengine.core.fileio (src/bgcore/fileio.pyx)."""
 
 import os
 from typing import BinaryIO, Callable

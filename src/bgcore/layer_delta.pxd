@@ -25,9 +25,9 @@
 
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport int32_t, real_t, checker_t
-from bgengine.network cimport net_t, MAX_WIDTH, net_first_layer_add
-from bgengine.encoders cimport MAX_INPUTS, N_CONTACT_TAIL_FEATURES, contact_tail_delta
+from bgengine.core._types cimport int32_t, real_t, checker_t
+from bgengine.core.network cimport net_t, MAX_WIDTH, net_first_layer_add
+from bgengine.core.encoders cimport MAX_INPUTS, N_CONTACT_TAIL_FEATURES, contact_tail_delta
 
 cdef enum:
     MAX_DELTA = 2 * MAX_INPUTS      # inputs of a difference: at most both lists (+ slack)

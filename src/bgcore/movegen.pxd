@@ -8,8 +8,8 @@
 #     ... ml.boards[0..n-1], ml.moves[0..n-1] ...
 #     movelist_free(&ml)
 
-from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t
-from bgengine.board cimport board_t
+from bgengine.core._types cimport checker_t, point_t, key_t, int32_t, uint32_t
+from bgengine.core.board cimport board_t
 
 ctypedef struct move_t:
     point_t steps[4][2]     # (from, to) per die in the mover's numbering: 25 bar, 0 off; -1 unused

@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.movegen (src/bgcore/movegen.pyx)."""
+"""Type stub of the compiled module bgengine.core.movegen (src/bgcore/movegen.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -26,14 +26,14 @@ from cython.parallel cimport prange, threadid
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memcmp, memset
 
-from bgengine.checks cimport checked_int
-from bgengine.memory cimport grow_or_raise, zeroed_or_raise
-from bgengine._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
-from bgengine.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
-from bgengine.bitops cimport bg_msb32, bg_mirror24, bg_point_masks
-from bgengine.movegen cimport move_t, movelist_t
+from bgengine.core.checks cimport checked_int
+from bgengine.core.memory cimport grow_or_raise, zeroed_or_raise
+from bgengine.core._types cimport checker_t, point_t, key_t, int32_t, uint32_t, int64_t
+from bgengine.core.board cimport board_t, board_key, zobrist, BAR, N_SLOTS
+from bgengine.core.bitops cimport bg_msb32, bg_mirror24, bg_point_masks
+from bgengine.core.movegen cimport move_t, movelist_t
 
-from bgengine.board import validate_board, validate_boards
+from bgengine.core.board import validate_board, validate_boards
 
 cnp.import_array()
 

@@ -11,7 +11,7 @@
 # Outputs are always from the side on roll, in one of the forms of outputs.pxd (which
 # also holds what is done with them: flip, equity, target, from five).
 
-from bgengine._types cimport int32_t, real_t
+from bgengine.core._types cimport int32_t, real_t
 
 cdef enum:
     MAX_LAYERS = 4          # weight layers (hidden layers + 1)

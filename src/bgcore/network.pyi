@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.network (src/bgcore/network.pyx)."""
+"""Type stub of the compiled module bgengine.core.network (src/bgcore/network.pyx)."""
 
 import os
 from collections.abc import Iterable, Sequence

@@ -11,7 +11,7 @@ on every platform.  The inner loops are SIMD kernels (``nnkernels.h``:
 AVX2 with FMA, AVX-512 or portable C, the first of ``KERNELS`` this CPU runs,
 see :func:`kernel`) that all compute the same bits, in one fixed summation
 order with fused multiply-adds; the first layer sums its rows in the encoder's
-order (``bgengine.encoders.input_order``).
+order (``bgengine.core.encoders.input_order``).
 """
 
 import json
@@ -19,23 +19,23 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.fileio import NotARegularFile, open_regular
+from bgengine.core.fileio import NotARegularFile, open_regular
 cimport numpy as cnp
 from libc.stdint cimport uintptr_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport int32_t, real_t
-from bgengine.board cimport board_t, board_swap, board_side_empty, board_win_value, OPPONENT
-from bgengine.outputs cimport outputs_target, MAX_OUTPUTS
-from bgengine.checks cimport checked_int, checked_real
-from bgengine.memory cimport zeroed_or_raise
-from bgengine.encoders cimport encode_sparse, summation_order, MAX_INPUTS
-from bgengine.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
+from bgengine.core._types cimport int32_t, real_t
+from bgengine.core.board cimport board_t, board_swap, board_side_empty, board_win_value, OPPONENT
+from bgengine.core.outputs cimport outputs_target, MAX_OUTPUTS
+from bgengine.core.checks cimport checked_int, checked_real
+from bgengine.core.memory cimport zeroed_or_raise
+from bgengine.core.encoders cimport encode_sparse, summation_order, MAX_INPUTS
+from bgengine.core.network cimport net_t, netbuf_t, MAX_LAYERS, MAX_WIDTH
 
-from bgengine.board import validate_boards
-from bgengine.fileio import atomic_write
-from bgengine.encoders import ENCODERS, encoder_id, n_inputs as encoder_inputs
+from bgengine.core.board import validate_boards
+from bgengine.core.fileio import atomic_write
+from bgengine.core.encoders import ENCODERS, encoder_id, n_inputs as encoder_inputs
 
 cnp.import_array()
 
@@ -573,7 +573,7 @@ cdef class Network:
         arrays, meta = read_archive(path)
         if meta.get("format") == "bgengine-evaluator":
             raise ValueError(f"{path}: holds an evaluator (a network per position class), not "
-                             f"one network; load it with bgengine.evaluator.load_evaluator")
+                             f"one network; load it with bgengine.core.evaluator.load_evaluator")
         if "params" not in arrays:
             raise ValueError(f"{path}: not a bgengine network file (missing 'params')")
         return network_from_parts(meta, arrays["params"], path)

@@ -12,7 +12,7 @@
 
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport real_t
+from bgengine.core._types cimport real_t
 
 cdef enum:
     MAX_OUTPUTS = 5

@@ -12,9 +12,9 @@
 
 from cpython.pythread cimport PyThread_type_lock
 
-from bgengine._types cimport checker_t, key_t, real_t
-from bgengine.board cimport board_t
-from bgengine.bearoff cimport bearoff_t
+from bgengine.core._types cimport checker_t, key_t, real_t
+from bgengine.core.board cimport board_t
+from bgengine.core.bearoff cimport bearoff_t
 
 cdef enum:
     RG_ROLLS = 32           # distributions hold P(n rolls) for n = 0..31: BO_MAX_ROLLS, as

@@ -1,9 +1,9 @@
-"""Type stub of the compiled module bgengine.racegammon (src/bgcore/racegammon.pyx)."""
+"""Type stub of the compiled module bgengine.core.racegammon (src/bgcore/racegammon.pyx)."""
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bgengine.bearoff import BearoffDatabase
+from bgengine.core.bearoff import BearoffDatabase
 
 FIRST: int
 ALL: int

@@ -11,7 +11,7 @@ alone.  For one side's position this module computes, from the rules:
 
 each playing every roll to minimise the expected number, by a memoised recursion over the
 side's own positions that ends where every checker is home, in the one-sided bear-off
-database (``bgengine.bearoff``).  While a checker is still outside the home board the
+database (``bgengine.core.bearoff``).  While a checker is still outside the home board the
 recursion plays only moves that leave the home checkers where they are (unless every
 legal move moves one, or the move brings every checker home): moving a home checker
 deeper then only wastes pips, and the restriction cuts the positions to solve by a
@@ -30,7 +30,7 @@ choose differently knowing the other's rolls; and each side plays to minimise it
 expected rolls, not to maximise its chances against the other's).
 :meth:`RaceGammonTables.refine` puts these in place of a race network's values where
 both sides have few enough checkers outside their home boards for the recursion to be
-quick (``max_outside``).  An :class:`~bgengine.evaluator.Evaluator` made with
+quick (``max_outside``).  An :class:`~bgengine.core.evaluator.Evaluator` made with
 ``race_gammons=True`` does so for every race it values: measured by rollouts at the race
 decisions of 200 games against GNU Backgammon 0-ply, its plays gain +0.0028 ppg per game
 over the race network's alone (``docs/experiments.md``, "Exact race values").
@@ -51,14 +51,14 @@ from cpython.pythread cimport (PyThread_allocate_lock, PyThread_free_lock,
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, memset, memcmp
 
-from bgengine._types cimport checker_t, key_t, real_t
-from bgengine.board cimport board_t, board_key, zobrist, N_SLOTS
-from bgengine.bearoff cimport (BearoffDatabase, bearoff_t, bo_rank, bo_first_before, BO_FIRST_15,
+from bgengine.core._types cimport checker_t, key_t, real_t
+from bgengine.core.board cimport board_t, board_key, zobrist, N_SLOTS
+from bgengine.core.bearoff cimport (BearoffDatabase, bearoff_t, bo_rank, bo_first_before, BO_FIRST_15,
                                BO_MAX_ROLLS, BO_ROLL_D1, BO_ROLL_D2, BO_ROLL_W)
 
-from bgengine.checks cimport checked_int
+from bgengine.core.checks cimport checked_int
 
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 
 cnp.import_array()
 
@@ -582,7 +582,7 @@ cdef class RaceGammonTables:
 
     def __cinit__(self, database=None, max_outside=3, state_budget=200000,
                   max_entries=1 << 18, bint wins=True, shards=None):
-        from bgengine.bearoff import default
+        from bgengine.core.bearoff import default
         cdef int i, n_slots = 1024
         cdef Py_ssize_t max_slots = 1024
         cdef rg_tables_t* t

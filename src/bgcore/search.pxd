@@ -4,12 +4,12 @@
 # workspace and an evaluation cache, so no allocation happens per position.
 # Positions are valued by an evaluator (class networks, exact values).
 
-from bgengine._types cimport real_t, key_t, uint64_t
-from bgengine.board cimport board_t
-from bgengine.dice cimport rng_t
-from bgengine.movegen cimport movelist_t
-from bgengine.network cimport netbuf_t
-from bgengine.evaluator cimport evaluator_t
+from bgengine.core._types cimport real_t, key_t, uint64_t
+from bgengine.core.board cimport board_t
+from bgengine.core.dice cimport rng_t
+from bgengine.core.movegen cimport movelist_t
+from bgengine.core.network cimport netbuf_t
+from bgengine.core.evaluator cimport evaluator_t
 
 cdef enum:
     MAX_PLIES = 3

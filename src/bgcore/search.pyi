@@ -1,12 +1,12 @@
-"""Type stub of the compiled module bgengine.search (src/bgcore/search.pyx)."""
+"""Type stub of the compiled module bgengine.core.search (src/bgcore/search.pyx)."""
 
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bgengine.evaluator import Evaluator
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
 
 #: Trials of one rollout at most (``trials``: 1..MAX_TRIALS).
 MAX_TRIALS: int         # 10**7

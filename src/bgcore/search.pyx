@@ -30,31 +30,31 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport sqrt
 
-from bgengine._types cimport int32_t, real_t, key_t, uint64_t, checker_t
-from bgengine.memory cimport zeroed_or_raise
-from bgengine.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
+from bgengine.core._types cimport int32_t, real_t, key_t, uint64_t, checker_t
+from bgengine.core.memory cimport zeroed_or_raise
+from bgengine.core.board cimport (board_t, board_key, board_swap, board_side_empty, board_win_value,
                              MOVER, OPPONENT, MAX_GAME_PLAYS)
-from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
-from bgengine.dice cimport rng_t, rng_seed, rng_roll
-from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_partial,
+from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
+from bgengine.core.dice cimport rng_t, rng_seed, rng_roll
+from bgengine.core.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
+from bgengine.core.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_partial,
                                net_forward_sparse_from, net_forward_sparse_keep)
-from bgengine.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
-from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, ev_slot, CLASS_CONTACT,
+from bgengine.core.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
+from bgengine.core.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, ev_slot, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free)
-from bgengine.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
+from bgengine.core.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
                                 ENC_CONTACT, N_CONTACT_TAIL_FEATURES, contact_tail_delta)
-from bgengine.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
+from bgengine.core.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
                                    layer_ref_set_parts, layer_ref_delta_parts, MAX_DELTA,
                                    LAYER_DELTA_MIN_WIDTH, LAYER_DELTA_MIN_WIDTH_PARTS,
                                    layer_chain_t, LAYER_CHAIN_MAX)
 
-from bgengine.checks cimport checked_int, checked_real
+from bgengine.core.checks cimport checked_int, checked_real
 
-from bgengine.board import validate_board
-from bgengine.evaluator import as_evaluator
-from bgengine.movegen import _check_dice_array, check_die, check_seed, check_threads
-from bgengine.network import equity_of
+from bgengine.core.board import validate_board
+from bgengine.core.evaluator import as_evaluator
+from bgengine.core.movegen import _check_dice_array, check_die, check_seed, check_threads
+from bgengine.core.network import equity_of
 
 cnp.import_array()
 
@@ -761,13 +761,13 @@ cdef class Searcher:
         """Every legal play with its outputs and equity (mover's side) at ``plies``,
         best first: ``[(index, outputs, equity), ...]``.  Each play is searched
         at ``plies`` (no move filter), so this is for hints, not for speed."""
-        from bgengine.movegen import legal_afterstates
+        from bgengine.core.movegen import legal_afterstates
         plies = _plies(plies)
         afterstates, _ = legal_afterstates(board, d1, d2)
         rows = []
         for i, after in enumerate(afterstates):
             if after[1].sum() == 0:
-                from bgengine.board import game_result
+                from bgengine.core.board import game_result
                 outputs = _target(self.S.K, game_result(after))
             else:
                 outputs = _flip(self.S.K, self.evaluate(after[::-1], plies))

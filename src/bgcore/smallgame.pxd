@@ -17,8 +17,8 @@
 
 from cpython.pycapsule cimport PyCapsule_New, PyCapsule_IsValid, PyCapsule_GetPointer
 
-from bgengine._types cimport real_t
-from bgengine.dice cimport rng_t
+from bgengine.core._types cimport real_t
+from bgengine.core.dice cimport rng_t
 
 cdef enum:
     SG_MAX_STATE = 32       # bytes of the largest state

@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.smalllearners (src/bgcore/smalllearners.pyx)."""
+"""Type stub of the compiled module bgengine.core.smalllearners (src/bgcore/smalllearners.pyx)."""
 
 from typing import Any
 

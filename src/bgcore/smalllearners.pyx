@@ -1,9 +1,9 @@
 """The learners and the match loop of the small games, one compiled code for every game.
 
 A game is its table of C functions (``smallgame.pxd``), handed over as the game module's
-``GAME`` capsule (``bgengine.tictactoe.GAME``); a network is any object with ``params``
+``GAME`` capsule (``bgengine.core.tictactoe.GAME``); a network is any object with ``params``
 (float32, flat, trained in place), ``sizes`` (inputs, hidden..., 1) and ``representation``
-(0 simple, 1 separated), in the layout of ``bgengine.network`` and run by its kernels
+(0 simple, 1 separated), in the layout of ``bgengine.core.network`` and run by its kernels
 (``net_forward_dense``, ``net_backward_dense``).
 
 Values.  The network's one sigmoid output ``V(s)`` is the expected score (win 1, draw 1/2,
@@ -44,16 +44,16 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
-from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.checks cimport checked_int
-from bgengine.dice cimport rng_t, rng_seed, rng_below, rng_next32
-from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
-from bgengine.network cimport (net_t, netbuf_t, net_forward_dense, net_backward_dense,
+from bgengine.core._types cimport int32_t, real_t, uint64_t
+from bgengine.core.checks cimport checked_int
+from bgengine.core.dice cimport rng_t, rng_seed, rng_below, rng_next32
+from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
+from bgengine.core.network cimport (net_t, netbuf_t, net_forward_dense, net_backward_dense,
                                MAX_LAYERS, MAX_WIDTH)
-from bgengine.smallgame cimport (smallgame_t, sg_from_capsule, SG_MAX_STATE, SG_MAX_MOVES,
+from bgengine.core.smallgame cimport (smallgame_t, sg_from_capsule, SG_MAX_STATE, SG_MAX_MOVES,
                                  SG_MAX_INPUTS, SG_N_REPRESENTATIONS, SG_ONGOING, SG_WIN, SG_DRAW)
 
-from bgengine.movegen import check_seed
+from bgengine.core.movegen import check_seed
 
 cnp.import_array()
 
@@ -483,7 +483,7 @@ def play_games(game, first, second, games: int, *, seed: int = 0, first_game: in
     """Play ``games`` games of ``first`` (who always moves first) against ``second``.
 
     A player is a network (greedy), the index of one of the game's reference players
-    (``bgengine.tictactoe.PLAYERS``), ``SIMULATION`` (``simulations`` random playouts per
+    (``bgengine.core.tictactoe.PLAYERS``), ``SIMULATION`` (``simulations`` random playouts per
     move spread evenly over the moves) or ``(network, best, trials)``: the network-guided
     search of :func:`train_simulation` (the network's ``best`` best moves get ``trials``
     playouts each), not learning.  Returns ``{"wins", "draws", "losses"}`` of ``first``.

@@ -34,31 +34,31 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport fabs
 
-from bgengine.memory cimport grow_or_raise, zeroed_or_raise
-from bgengine._types cimport int32_t, real_t, uint64_t
-from bgengine.board cimport (board_t, board_start, board_swap, board_side_empty, board_win_value,
+from bgengine.core.memory cimport grow_or_raise, zeroed_or_raise
+from bgengine.core._types cimport int32_t, real_t, uint64_t
+from bgengine.core.board cimport (board_t, board_start, board_swap, board_side_empty, board_win_value,
                              MOVER, MAX_GAME_PLAYS)
-from bgengine.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
-from bgengine.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
-from bgengine.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
-from bgengine.network cimport net_t, netbuf_t, net_forward_sparse, net_backward_sparse
-from bgengine.outputs cimport outputs_flip, outputs_target, MAX_OUTPUTS
-from bgengine.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CLASS_CONTACT,
+from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
+from bgengine.core.dice cimport rng_t, rng_seed, rng_roll, rng_opening_roll, rng_below
+from bgengine.core.movegen cimport movelist_t, movelist_init, movelist_free, generate_moves
+from bgengine.core.network cimport net_t, netbuf_t, net_forward_sparse, net_backward_sparse
+from bgengine.core.outputs cimport outputs_flip, outputs_target, MAX_OUTPUTS
+from bgengine.core.evaluator cimport (evaluator_t, Evaluator, ev_class, ev_static, CLASS_CONTACT,
                                  CLASS_RACE, CLASS_EXACT, N_NET_CLASSES)
-from bgengine.encoders cimport encode_sparse, MAX_INPUTS
-from bgengine.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
-from bgengine.adam_step cimport adam_step
+from bgengine.core.encoders cimport encode_sparse, MAX_INPUTS
+from bgengine.core.search cimport ev_best_move, searcher_t, searcher_init, searcher_free, eval_position
+from bgengine.core.adam_step cimport adam_step
 from cython.parallel cimport parallel
 from cpython.exc cimport PyErr_Occurred
-from bgengine.thread_barrier cimport (bg_barrier_t, bg_barrier_init, bg_barrier_wait,
+from bgengine.core.thread_barrier cimport (bg_barrier_t, bg_barrier_init, bg_barrier_wait,
                                       bg_team_index, bg_team_size)
 
-from bgengine.checks cimport checked_int, checked_real
+from bgengine.core.checks cimport checked_int, checked_real
 
-from bgengine.agents import MAX_GAMES as _MAX_GAMES
-from bgengine.board import validate_boards
-from bgengine.evaluator import as_evaluator
-from bgengine.movegen import MAX_THREADS as _MAX_THREADS, check_seed
+from bgengine.core.agents import MAX_GAMES as _MAX_GAMES
+from bgengine.core.board import validate_boards
+from bgengine.core.evaluator import as_evaluator
+from bgengine.core.movegen import MAX_THREADS as _MAX_THREADS, check_seed
 
 # Self-play and its targets choose plays with the first layer summed in full, not by
 # difference (layer_delta.pxd): a run's games stay bit for bit those of earlier versions,
@@ -451,7 +451,7 @@ def train_games(net, n_games, alpha, lam=0.0, *,
         values (a bear-off database) train nothing, but give exact targets.
         TD(lambda) with lam > 0 needs one network for every class.
     n_games : int
-        0..``MAX_GAMES`` (10**8; ``bgengine.agents.MAX_GAMES``).
+        0..``MAX_GAMES`` (10**8; ``bgengine.core.agents.MAX_GAMES``).
     alpha : float
         Learning rate (step size) for this batch: a finite number > 0, at most 10 (the
         training config's bound).

@@ -10,9 +10,9 @@
 #     ttt_play(&s, moves[0])       # the other side is to move
 #     ttt_result(&s)               # 1: the side that just moved won, 0: draw, -1: goes on
 
-from bgengine._types cimport uint64_t, real_t
-from bgengine.dice cimport rng_t
-from bgengine.smallgame cimport smallgame_t
+from bgengine.core._types cimport uint64_t, real_t
+from bgengine.core.dice cimport rng_t
+from bgengine.core.smallgame cimport smallgame_t
 
 cdef enum:
     TTT_CELLS = 9

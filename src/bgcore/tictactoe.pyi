@@ -1,4 +1,4 @@
-"""Type stub of the compiled module bgengine.tictactoe (src/bgcore/tictactoe.pyx)."""
+"""Type stub of the compiled module bgengine.core.tictactoe (src/bgcore/tictactoe.pyx)."""
 
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Tic-tac-toe on bitboards: rules, encodings, an exact solver and the reference players.
 
 The C functions (``tictactoe.pxd``) are the small games' interface (``smallgame.pxd``), and
-``GAME`` is their table for the compiled learners (``bgengine.smalllearners``).  A state is
+``GAME`` is their table for the compiled learners (``bgengine.core.smalllearners``).  A state is
 ``(own, mask, moves)``: the side to move's cells, every occupied cell (bit ``3 * row +
 column``) and the number of pieces played; the first player is to move when ``moves`` is even.
 
@@ -19,13 +19,13 @@ import numpy as np
 cimport numpy as cnp
 from libc.string cimport memset
 
-from bgengine._types cimport real_t, uint64_t
-from bgengine.dice cimport rng_t, rng_seed, rng_below
-from bgengine.checks cimport checked_int
-from bgengine.smallgame cimport (smallgame_t, sg_capsule, SG_SIMPLE, SG_SEPARATED,
+from bgengine.core._types cimport real_t, uint64_t
+from bgengine.core.dice cimport rng_t, rng_seed, rng_below
+from bgengine.core.checks cimport checked_int
+from bgengine.core.smallgame cimport (smallgame_t, sg_capsule, SG_SIMPLE, SG_SEPARATED,
                                  SG_ONGOING, SG_DRAW, SG_WIN)
 
-from bgengine.movegen import check_seed
+from bgengine.core.movegen import check_seed
 
 cnp.import_array()
 

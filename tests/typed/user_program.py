@@ -10,9 +10,9 @@ from bgengine.decisions.engine import Engine
 from bgengine.notation.ids import position_id
 from bgengine.matches.run import run_match
 from bgengine.matches.results import MatchResult
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.position import Position
-from bgengine.search import Searcher, rollout
+from bgengine.core.search import Searcher, rollout
 
 
 def engine_play(engine: Engine, position: Position, d1: int, d2: int) -> str:

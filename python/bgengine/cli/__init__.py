@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 def _version() -> str:
     """``bgengine 0.1.0 (network kernel avx2; this CPU has avx2, avx512, c)``: the kernel
     the network evaluations use, chosen at run time from the CPU's flags."""
-    from bgengine.network import available_kernels, kernel
+    from bgengine.core.network import available_kernels, kernel
 
     return (f"bgengine {bgengine.__version__} (network kernel {kernel()}; this CPU has "
             f"{', '.join(available_kernels())})")

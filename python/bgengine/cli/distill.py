@@ -18,7 +18,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     import numpy as np
 
     from bgengine.training.distillation import collect
-    from bgengine.evaluator import CLASSES
+    from bgengine.core.evaluator import CLASSES
 
     data = collect(args.player, args.games, args.seed, args.every, args.top, args.plies,
                    CLASSES.index(args.klass), args.sample, args.rollout, args.opponent,
@@ -43,7 +43,7 @@ def _cmd_mean(args: argparse.Namespace) -> int:
 
 def _cmd_fit(args: argparse.Namespace) -> int:
     from bgengine.training.distillation import fit, parse_experts
-    from bgengine.evaluator import CLASSES
+    from bgengine.core.evaluator import CLASSES
 
     fitted = fit(args.player, args.data, args.lr, args.epochs, pairwise=args.pairwise,
                  absolute=args.absolute, lr_end=args.lr_end, top_layers=args.top_layers,
@@ -59,7 +59,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 def _cmd_blend(args: argparse.Namespace) -> int:
     from bgengine.training.distillation import blend
-    from bgengine.evaluator import CLASSES
+    from bgengine.core.evaluator import CLASSES
 
     blend(args.player, args.fits, args.share, CLASSES.index(args.klass)).save(args.out)
     emit(args, {"file": args.out}, f"saved {args.out}")
@@ -68,7 +68,7 @@ def _cmd_blend(args: argparse.Namespace) -> int:
 
 def _cmd_errors(args: argparse.Namespace) -> int:
     from bgengine.training.distillation import PHASES, phase_errors
-    from bgengine.evaluator import CLASSES
+    from bgengine.core.evaluator import CLASSES
 
     errors = phase_errors(args.players, args.data, args.seed, CLASSES.index(args.klass))
     names = list(PHASES) + ["all"]

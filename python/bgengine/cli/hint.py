@@ -7,7 +7,7 @@ import argparse
 from bgengine.cli.options import (JACOBY_HELP, STATE_HELP, add_player_argument,
                                   add_threads_argument, parse_dice, plays_number, plies_number,
                                   seed_number, whole_number)
-from bgengine.search import MAX_TRIALS
+from bgengine.core.search import MAX_TRIALS
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.matches.players import NETWORK_SPEC_HELP
 

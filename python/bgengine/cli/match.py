@@ -57,7 +57,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace, a, b, cube: bool):
     """The match of ``a`` and ``b`` that ``args`` ask for; its result."""
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
     from bgengine.matches.run import run_match
 
     # compiled players' cubeless games are played in whole batches: no bar (and no need);

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from bgengine.cli.output import add_json_argument, emit
-from bgengine.fileio import NotARegularFile
+from bgengine.core.fileio import NotARegularFile
 
 __all__ = ["register", "summary", "stop_note", "read_match", "read_match_notes"]
 

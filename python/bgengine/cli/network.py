@@ -56,7 +56,7 @@ def _report(args: argparse.Namespace, source: object, grown: object, target: Pat
 
 
 def _cmd_widen(args: argparse.Namespace) -> int:
-    from bgengine.evaluator import Evaluator, load_evaluator
+    from bgengine.core.evaluator import Evaluator, load_evaluator
     from bgengine.training.growth import widen, widen_evaluator
     from bgengine.labelling.fit import replace_networks
 
@@ -80,7 +80,7 @@ def _cmd_widen(args: argparse.Namespace) -> int:
 
 
 def _cmd_deepen(args: argparse.Namespace) -> int:
-    from bgengine.evaluator import Evaluator, load_evaluator
+    from bgengine.core.evaluator import Evaluator, load_evaluator
     from bgengine.training.growth import deepen, deepen_evaluator
     from bgengine.training.startpositions import play_positions
 
@@ -99,7 +99,7 @@ def _cmd_deepen(args: argparse.Namespace) -> int:
 
 
 def _cmd_outcomes(args: argparse.Namespace) -> int:
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.training.outcomes import play_outcomes
     from bgengine.matches.players import load_network_spec
 
@@ -128,7 +128,7 @@ def calibration_table(name: str, report: object) -> str:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from bgengine.evaluator import as_evaluator
+    from bgengine.core.evaluator import as_evaluator
     from bgengine.training.outcomes import GameOutcomes, calibrate_evaluator
     from bgengine.matches.players import load_network_spec
 

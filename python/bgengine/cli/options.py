@@ -7,10 +7,10 @@ import math
 
 from bgengine.matches import distributed
 from bgengine._checks import MAX_LISTED_PLAYS
-from bgengine.agents import MAX_GAMES
+from bgengine.core.agents import MAX_GAMES
 from bgengine.matches.distributed import Backend
-from bgengine.movegen import MAX_THREADS
-from bgengine.search import MAX_TRIALS, MAX_TRUNCATE
+from bgengine.core.movegen import MAX_THREADS
+from bgengine.core.search import MAX_TRIALS, MAX_TRUNCATE
 
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
            "deprecations", "add_quiet_argument", "complete_player", "whole_number", "bad_values",
@@ -82,13 +82,13 @@ seed_number = whole_number(0, (1 << 64) - 1, "0..2**64-1")
 #: ``--plies``: the lookahead of the engine's search.
 plies_number = whole_number(0, 3)
 #: ``--games``: the games one command plays, as the API takes them
-#: (:data:`bgengine.agents.MAX_GAMES`; a backgammon match needs 2, one game pair).
+#: (:data:`bgengine.core.agents.MAX_GAMES`; a backgammon match needs 2, one game pair).
 games_number = whole_number(1, MAX_GAMES, "1..10**8")
 #: ``--trials``, ``hint --rollout``: the trials of one rollout
-#: (:data:`bgengine.search.MAX_TRIALS`).
+#: (:data:`bgengine.core.search.MAX_TRIALS`).
 trials_number = whole_number(1, MAX_TRIALS, "1..10**7")
 #: ``--truncate``: the plays of a rollout's trials (0: to the end;
-#: :data:`bgengine.search.MAX_TRUNCATE`, where every game stops anyway).
+#: :data:`bgengine.core.search.MAX_TRUNCATE`, where every game stops anyway).
 truncate_number = whole_number(0, MAX_TRUNCATE)
 #: ``--num``, ``--candidates``: plays to show or roll out (more than any roll has).
 plays_number = whole_number(1, MAX_LISTED_PLAYS, "1..10**6")
@@ -159,7 +159,7 @@ def complete_player(prefix: str, **_: object) -> list[str]:
     import glob
     import os
 
-    from bgengine.agents import PLAYER_KINDS
+    from bgengine.core.agents import PLAYER_KINDS
 
     names = sorted({*PLAYER_KINDS, "gnubg", "gnubg:1", "gnubg:2", "gnubg-external:"})
     lead = "net:" if prefix.startswith("net:") else ""

@@ -40,7 +40,7 @@ EXIT_CODES = (
 )
 
 
-#: The temporary file of an atomic write (``bgengine.fileio.atomic_write``): ``NAME.XXXXXXXX.tmp``
+#: The temporary file of an atomic write (``bgengine.core.fileio.atomic_write``): ``NAME.XXXXXXXX.tmp``
 #: next to the file ``NAME`` being written.
 _TEMPORARY = re.compile(r"(.+)\.[A-Za-z0-9_]{8}\.tmp")
 

@@ -8,11 +8,11 @@ import math
 import textwrap
 from pathlib import Path
 
-from bgengine.agents import MAX_GAMES
+from bgengine.core.agents import MAX_GAMES
 from bgengine.cli.options import (add_backend_arguments, backend_from_args, games_number,
                                   whole_number)
 from bgengine.cli.output import add_json_argument, emit
-from bgengine.movegen import MAX_THREADS
+from bgengine.core.movegen import MAX_THREADS
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.matches.run import default_threads

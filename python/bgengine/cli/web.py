@@ -8,8 +8,8 @@ import sys
 
 from bgengine.cli.options import (ID_RULES, JACOBY_RULE, add_player_argument, plies_number,
                                   seed_number, whole_number)
-from bgengine.movegen import MAX_THREADS
-from bgengine.search import MAX_TRIALS as MAX_ROLLOUT_TRIALS
+from bgengine.core.movegen import MAX_THREADS
+from bgengine.core.search import MAX_TRIALS as MAX_ROLLOUT_TRIALS
 from bgengine.matches.players import SPEC_HELP
 from bgengine.protocols.serve import DEFAULT_HOST, check_host
 from bgengine.protocols.web.limits import WebLimits

@@ -41,7 +41,7 @@ from bgengine.decisions.cube import CubeDecision
 from bgengine.decisions.engine import Engine, rank_plays
 from bgengine.notation.ids import MatchState
 from bgengine.decisions.luck import ROLLS, roll_luck
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.matchfiles.record import Double, Drop, MatchRecord, Moment, Play, Take, replay
 from bgengine.position import Move
 from bgengine.state import GameState

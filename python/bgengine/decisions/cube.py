@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.board import validate_boards
-from bgengine.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
+from bgengine.core.board import validate_boards
+from bgengine.core.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
            "cubeful_value", "cubeful_values",

@@ -23,19 +23,19 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from bgengine._checks import MAX_LISTED_PLAYS, checked_int, is_int
-from bgengine.agents import Player
-from bgengine.board import game_result, pip_counts, validate_board
+from bgengine.core.agents import Player
+from bgengine.core.board import game_result, pip_counts, validate_board
 from bgengine.decisions.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
                            cube_efficiencies, cube_efficiency, cubeful_value,
                            cubeful_values, gnubg_met)
 from bgengine.decisions.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.notation.ids import MatchState
-from bgengine.movegen import legal_afterstates
-from bgengine.network import equity_of, flip_outputs
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import equity_of, flip_outputs
 from bgengine.matches.players import default_network_path, load_default_network, make_player
 from bgengine.position import Move
 from bgengine.decisions.rollouts import RolloutResult, rollout_moves, rollout_position
-from bgengine.search import MAX_TRIALS, Searcher
+from bgengine.core.search import MAX_TRIALS, Searcher
 from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
 
@@ -75,7 +75,7 @@ class Engine:
 
     Parameters
     ----------
-    player : str or bgengine.agents.Player, optional
+    player : str or bgengine.core.agents.Player, optional
         Who chooses the plays: a :func:`bgengine.matches.players.make_player` spec
         (``"net"``, ``"net:runs/r1/best.npz"``, ``"pubeval"``, ...) or a Player.
         Default: the shipped network if installed, else pubeval.
@@ -227,7 +227,7 @@ class Engine:
     def evaluate_sampled(self, board, plies: int, samples: int = 3) -> tuple[np.ndarray, np.ndarray]:
         """``(lower, upper)``: ``evaluate(board, plies - 1)`` and an unbiased estimate of
         ``evaluate(board, plies)`` whose deepest ply averages ``samples`` of the 36 rolls
-        (:meth:`Searcher.evaluate_sampled <bgengine.search.Searcher.evaluate_sampled>`;
+        (:meth:`Searcher.evaluate_sampled <bgengine.core.search.Searcher.evaluate_sampled>`;
         at 3 plies and 3 samples about a quarter of the cost of ``evaluate(board, 3)``)."""
         plies = checked_int(plies, "plies", 0, math.inf, f"0..{self.max_plies}")
         if plies > self.plies:
@@ -366,7 +366,7 @@ class Engine:
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
         ``threads``, default all cores; :mod:`bgengine.decisions.rollouts`) and valued from the
         rollout's probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
-        (:data:`bgengine.search.MAX_TRIALS`); integers, not bools or floats.
+        (:data:`bgengine.core.search.MAX_TRIALS`); integers, not bools or floats.
         ``ValueError`` for a game not in progress or a pending resignation.
         """
         n = checked_int(n, "n, the number of plays to show,", 1, MAX_LISTED_PLAYS, "1..10**6")

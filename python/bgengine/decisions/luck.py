@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bgengine.network import equity_of
-from bgengine.search import Searcher
+from bgengine.core.network import equity_of
+from bgengine.core.search import Searcher
 
 __all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "roll_luck"]
 
@@ -63,7 +63,7 @@ class Roll(NamedTuple):
 class LuckMeter:
     """The luck of rolls, valued by ``network`` (a network, evaluator or file) at 0-ply.
 
-    Not thread-safe (one search at a time, as :class:`bgengine.search.Searcher`).
+    Not thread-safe (one search at a time, as :class:`bgengine.core.search.Searcher`).
     """
 
     def __init__(self, network) -> None:

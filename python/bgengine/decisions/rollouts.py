@@ -1,6 +1,6 @@
 """Rollouts of a position or of each candidate play, with standard errors.
 
-The compiled :func:`bgengine.search.rollout` plays the games; this module
+The compiled :func:`bgengine.core.search.rollout` plays the games; this module
 picks the candidates and turns results round to the right side.
 """
 
@@ -12,10 +12,10 @@ from typing import Sequence
 import numpy as np
 
 from bgengine._checks import MAX_LISTED_PLAYS, checked_int
-from bgengine.board import validate_board
-from bgengine.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
+from bgengine.core.board import validate_board
+from bgengine.core.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
 from bgengine.position import Position
-from bgengine.search import MAX_TRIALS, Searcher, _target, rollout
+from bgengine.core.search import MAX_TRIALS, Searcher, _target, rollout
 from bgengine.types import Progress
 
 __all__ = ["RolloutResult", "rollout_position", "rollout_moves"]
@@ -38,7 +38,7 @@ class RolloutResult:
 
 
 def rollout_position(network: Network, board, trials: int = 1296, **kw) -> RolloutResult:
-    """Roll out ``board`` with the side on roll about to roll (see :func:`bgengine.search.rollout`)."""
+    """Roll out ``board`` with the side on roll about to roll (see :func:`bgengine.core.search.rollout`)."""
     r = rollout(network, validate_board(board), trials, **kw)
     return RolloutResult("position", r["equity"], r["stderr"], tuple(r["outputs"]),
                          tuple(r["outputs_stderr"]), r["trials"])
@@ -56,7 +56,7 @@ def rollout_moves(network: Network, board, d1: int, d2: int, trials: int = 1296,
     their values.  Results are from the mover's side, best first; each one's
     ``label`` is its play's notation.
 
-    ``trials``: 1..:data:`bgengine.search.MAX_TRIALS` (10**7) per play; ``candidates``:
+    ``trials``: 1..:data:`bgengine.core.search.MAX_TRIALS` (10**7) per play; ``candidates``:
     1..10**6 (more than the roll's plays: all of them); integers (not bools or floats),
     checked, with ``indices``, before any play is rolled out.
     """

@@ -1,6 +1,6 @@
 """The small games beside backgammon (tic-tac-toe, Connect Four): their
 compiled rules, reference players and exact solvers, and the one compiled set of learners that
-trains networks on any of them (``bgengine.smalllearners``).
+trains networks on any of them (``bgengine.core.smalllearners``).
 
 One module per game (:mod:`bgengine.games.tictactoe`, :mod:`bgengine.games.connect4`);
 :mod:`~bgengine.games.network` holds

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Callable
 
-from bgengine.connect4 import Board
-from bgengine.connect4_players import (GAME, N_INPUTS, PLAYERS, STUDY_EPSILON, Player,
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_players import (GAME, N_INPUTS, PLAYERS, STUDY_EPSILON, Player,
                                        play_match)
-from bgengine.connect4_solver import Solver, plies_to_end
-from bgengine.dice import Dice
+from bgengine.core.connect4_solver import Solver, plies_to_end
+from bgengine.core.dice import Dice
 
 if TYPE_CHECKING:
     from bgengine.games.network import GameNetwork
@@ -132,7 +132,7 @@ class Position:
 
     def solve(self, solver: Solver | None = None) -> dict[str, object]:
         """The game-theoretic value for the side to move: ``score`` (see
-        :mod:`bgengine.connect4_solver`), ``outcome`` ("win", "draw", "loss"), ``plies`` to
+        :mod:`bgengine.core.connect4_solver`), ``outcome`` ("win", "draw", "loss"), ``plies`` to
         the end under perfect play (None for a draw), and the ``best`` 0-based columns."""
         solver = solver or Solver()
         board = self.board

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from bgengine.connect4 import Board
-from bgengine.connect4_solver import Solver
-from bgengine.dice import Dice
+from bgengine.core.connect4 import Board
+from bgengine.core.connect4_solver import Solver
+from bgengine.core.dice import Dice
 from bgengine.games.console import ConsoleGame, run_console
 from bgengine.games.connect4 import make_player
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bgengine.connect4_solver import Solver
+from bgengine.core.connect4_solver import Solver
 from bgengine.games import connect4
 from bgengine.games.learners import GameRecord, play
 from bgengine.games.network import GameNetwork

@@ -1,5 +1,5 @@
 """The Python face of the small games' compiled learners and matches
-(:mod:`bgengine.smalllearners`), with players and opponents by name.
+(:mod:`bgengine.core.smalllearners`), with players and opponents by name.
 
 A player is a :class:`~bgengine.games.network.GameNetwork` (greedy), the name of one of the
 game's reference players (``random``, ``primitive``, ``smart``, ``solver`` for tic-tac-toe;
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from bgengine import smalllearners as _core
+from bgengine.core import smalllearners as _core
 from bgengine.games import game_module
 from bgengine.games.network import GameNetwork
 
@@ -126,7 +126,7 @@ def _opponent(game: str, opponent: str) -> int:
 def train_td(net: GameNetwork, games: int, alpha: float, lam: float = 0.0, *,
              epsilon: float = 0.1, opening: int = 0, opponent: str = "self", seed: int = 0,
              first_game: int = 0, simulations: int = 100) -> None:
-    """TD(lambda) over afterstates (see :mod:`bgengine.smalllearners`) by self-play
+    """TD(lambda) over afterstates (see :mod:`bgengine.core.smalllearners`) by self-play
     (``"self"``) or against ``opponent`` (a player name), in place; each game opens with
     0..``opening`` random plies."""
     _core.train_td(game_module(net.game).GAME, net, games, alpha, lam, epsilon=epsilon,

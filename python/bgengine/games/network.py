@@ -1,9 +1,9 @@
 """The networks of the small games: one sigmoid output, the expected score (win 1, draw 1/2,
 loss 0) of the side to move, over one of a game's representations.
 
-The weights are one flat float32 vector in the layout of :class:`bgengine.network.Network`
+The weights are one flat float32 vector in the layout of :class:`bgengine.core.network.Network`
 (``[W0 (in x h), b0, W1 (h x 1), b1]``, more hidden layers alike), run by the same compiled
-kernels in :mod:`bgengine.smalllearners`.
+kernels in :mod:`bgengine.core.smalllearners`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.fileio import atomic_write, open_regular
+from bgengine.core.fileio import atomic_write, open_regular
 from bgengine.games import game_module
-from bgengine.smalllearners import REPRESENTATIONS
+from bgengine.core.smalllearners import REPRESENTATIONS
 
 __all__ = ["GameNetwork"]
 

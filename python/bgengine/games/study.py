@@ -22,13 +22,13 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from bgengine.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
+from bgengine.core.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
 from bgengine.games import GAMES
 from bgengine.games.learners import (GameRecord, play, player_names, train_q, train_simulation,
                                      train_td)
 from bgengine.games.network import GameNetwork
 from bgengine.training.run_dir import RunDir
-from bgengine.smalllearners import REPRESENTATIONS
+from bgengine.core.smalllearners import REPRESENTATIONS
 
 if sys.version_info >= (3, 11):
     import tomllib

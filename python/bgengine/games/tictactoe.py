@@ -1,4 +1,4 @@
-"""Tic-tac-toe from Python over the compiled rules (:mod:`bgengine.tictactoe`): positions, the
+"""Tic-tac-toe from Python over the compiled rules (:mod:`bgengine.core.tictactoe`): positions, the
 players by spec (``tictactoe:SPEC`` on the command line) and matches between them.
 
 Cells are numbered ``3 * row + column``, 0..8, from the top left.  X moves first.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bgengine import tictactoe as _core
+from bgengine.core import tictactoe as _core
 from bgengine.games.learners import PlayerSpec
 from bgengine.games.learners import match as seat_alternating_match
 from bgengine.games.network import GameNetwork
-from bgengine.tictactoe import GAME, N_INPUTS, PLAYERS
+from bgengine.core.tictactoe import GAME, N_INPUTS, PLAYERS
 
 __all__ = ["TicTacToe", "GAME", "PLAYERS", "N_INPUTS", "SPEC_HELP", "make_player", "match"]
 

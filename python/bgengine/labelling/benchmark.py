@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bgengine.evaluator import Evaluator
+from bgengine.core.evaluator import Evaluator
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import Labels
-from bgengine.network import Network, equity_of
+from bgengine.core.network import Network, equity_of
 
 __all__ = ["ClassErrors", "value_errors", "predict_outputs", "format_table", "format_play_table"]
 
@@ -45,10 +45,10 @@ class ClassErrors:
 
 def predict_outputs(model: Network | Evaluator, boards: np.ndarray, plies: int = 0) -> np.ndarray:
     """The model's cubeless outputs (float64, (N, 5)) of ``boards`` (side on roll, before it
-    rolls) at ``plies`` of lookahead (the search of :class:`bgengine.search.Searcher`)."""
+    rolls) at ``plies`` of lookahead (the search of :class:`bgengine.core.search.Searcher`)."""
     if plies == 0:
         return np.asarray(model.evaluate(boards), np.float64).reshape(len(boards), -1)
-    from bgengine.search import Searcher
+    from bgengine.core.search import Searcher
 
     searcher = Searcher(model)
     return np.array([searcher.evaluate(b, plies) for b in boards], np.float64)

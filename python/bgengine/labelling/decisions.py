@@ -24,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.board import game_result
-from bgengine.evaluator import Evaluator
-from bgengine.fileio import NotARegularFile, atomic_write, open_regular
+from bgengine.core.board import game_result
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.fileio import NotARegularFile, atomic_write, open_regular
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import boards_to_keys, keys_to_boards
-from bgengine.movegen import legal_afterstates
-from bgengine.network import Network
-from bgengine.search import Searcher, rollout
+from bgengine.core.movegen import legal_afterstates
+from bgengine.core.network import Network
+from bgengine.core.search import Searcher, rollout
 
 __all__ = ["DecisionSet", "decision_dice", "label_decisions", "PlayErrors", "play_errors",
            "searcher_chooser", "equity_lost_check", "build_decision_set"]

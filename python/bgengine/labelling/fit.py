@@ -31,12 +31,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bgengine.encoders import encode
-from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
+from bgengine.core.encoders import encode
+from bgengine.core.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
 from bgengine.labelling.store import Labels
 from bgengine.labelling.teacher import search_outputs
-from bgengine.movegen import legal_afterstates_batch
-from bgengine.network import Network, equity_of
+from bgengine.core.movegen import legal_afterstates_batch
+from bgengine.core.network import Network, equity_of
 
 __all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask",
            "widen_network", "play_positions_around"]

@@ -1,7 +1,7 @@
 """Rollout labels of a pool's positions, written shard by shard into a store.
 
 Each position is rolled out cubeless with the compiled rollout engine
-(:func:`bgengine.search.rollout`) from the side on roll before it rolls, with the store's
+(:func:`bgengine.core.search.rollout`) from the side on roll before it rolls, with the store's
 :class:`~bgengine.labelling.store.LabelSettings` and the position's own seed
 (:func:`~bgengine.labelling.store.position_seed`), so its label is the same whatever
 shard, thread count or machine made it.  Shards already in the store are skipped: a run
@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.evaluator import Evaluator
+from bgengine.core.evaluator import Evaluator
 from bgengine.labelling.store import LabelSettings, LabelStore, Labels, Pool, keys_to_boards, \
     position_seed
-from bgengine.network import Network, equity_of
-from bgengine.search import rollout
+from bgengine.core.network import Network, equity_of
+from bgengine.core.search import rollout
 
 __all__ = ["label_boards", "label_pool", "LabelRun"]
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgengine.agents import Player
-from bgengine.board import game_result, validate_board
-from bgengine.dice import Dice
-from bgengine.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
+from bgengine.core.agents import Player
+from bgengine.core.board import game_result, validate_board
+from bgengine.core.dice import Dice
+from bgengine.core.evaluator import CLASSES as EVALUATOR_CLASSES, Evaluator, as_evaluator
 from bgengine.matches.game import game_decisions
 from bgengine.notation.ids import position_key
-from bgengine.network import Network, equity_of
-from bgengine.search import play_outputs
+from bgengine.core.network import Network, equity_of
+from bgengine.core.search import play_outputs
 
 __all__ = ["SOURCES", "SamplingConfig", "SampledPositions", "sample_positions",
            "build_start"]
@@ -212,7 +212,7 @@ def build_start(source: str, rng: np.random.Generator) -> np.ndarray | None:
         validate_board(board)
     except ValueError:
         return None
-    from bgengine.board import is_race
+    from bgengine.core.board import is_race
     if game_result(board) or is_race(board):
         return None
     return board

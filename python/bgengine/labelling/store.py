@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.fileio import (MAX_TEXT_BYTES, NotARegularFile, atomic_write, open_regular,
+from bgengine.core.fileio import (MAX_TEXT_BYTES, NotARegularFile, atomic_write, open_regular,
                              read_regular)
 from bgengine.labelling.classes import POSITION_CLASSES, class_counts
 

@@ -3,7 +3,7 @@
 A fit that keeps a teacher's ranking of plays (:class:`bgengine.labelling.fit.FitConfig`
 ``keep_plies``) values hundreds of thousands of positions at 2-ply: about 4 ms each on
 one core, hours in all.  :func:`search_outputs` runs that search on every core given
-(one :class:`bgengine.search.Searcher` a thread; the search releases the GIL) in chunks
+(one :class:`bgengine.core.search.Searcher` a thread; the search releases the GIL) in chunks
 of :data:`CHUNK` positions, and, given a cache folder, writes each chunk as it is done:
 a killed or repeated run redoes at most the chunks in flight.  A chunk's file is named
 by a hash of the evaluator's weights, the lookahead and the chunk's position keys, so a
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.evaluator import Evaluator
-from bgengine.fileio import atomic_write, read_regular
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.fileio import atomic_write, read_regular
 from bgengine.labelling.store import boards_to_keys
 
 __all__ = ["CHUNK", "default_search_cache", "evaluator_digest", "search_outputs"]
@@ -78,10 +78,10 @@ def search_outputs(evaluator: Evaluator, boards: np.ndarray, plies: int, *,
                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Outputs (float32, (N, K)) of ``boards`` (uint8, (N, 2, 25), the side on roll before
     it rolls; none finished) at ``plies`` of lookahead, as
-    :meth:`bgengine.search.Searcher.evaluate` gives them; 0 plies is the evaluator's own
+    :meth:`bgengine.core.search.Searcher.evaluate` gives them; 0 plies is the evaluator's own
     batch evaluation.  ``cache``: a folder for the chunks (made if missing);
     ``progress(done, total)`` is called as chunks finish (positions)."""
-    from bgengine.search import Searcher
+    from bgengine.core.search import Searcher
 
     boards = np.ascontiguousarray(boards, np.uint8)
     if plies == 0:

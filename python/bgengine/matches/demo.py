@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import TextIO
 
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.matches.game import game_decisions, game_seed
 from bgengine.matches.players import default_network_path, make_player
 from bgengine.position import Position

@@ -1,6 +1,6 @@
 """Where games are played: this machine's cores, or a Ray cluster.
 
-A *backend* plays game pairs (:func:`bgengine.agents.play_match` semantics:
+A *backend* plays game pairs (:func:`bgengine.core.agents.play_match` semantics:
 pair ``i`` rolls dice stream ``first_pair + i`` of ``seed``, and its two games
 swap the seats) and runs independent jobs (training runs of a sweep).  Game
 results depend only on the seed and the pair index, so every backend gives
@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from bgengine.agents import Player, play_match
+from bgengine.core.agents import Player, play_match
 
 __all__ = ["Backend", "LocalBackend", "RayBackend", "make_backend"]
 

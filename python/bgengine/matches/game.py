@@ -1,7 +1,7 @@
 """The one Python game loop: cubeless and cube games, the match rules and the seed mixer.
 
 Compiled players play whole matches in the compiled core
-(:func:`bgengine.agents.play_match`).  Everything else that plays a game move
+(:func:`bgengine.core.agents.play_match`).  Everything else that plays a game move
 by move from Python — a match against an external-player server or gnubg,
 games with the cube, the demonstration game, rollout-target training, the
 terminal player's rules — plays by this module:
@@ -31,10 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bgengine.board import game_result
+from bgengine.core.board import game_result
 from bgengine.decisions.cube import CubeInfo
 from bgengine.notation.ids import MatchState
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.position import STARTING_BOARD
 from bgengine.types import Board, PlayerLike
 
@@ -91,7 +91,7 @@ def game_decisions(dice, *, first: int = 0, opening: tuple[int, int] | None = No
 
     Seat ``first`` moves first with ``opening`` (default ``dice.opening_roll()``, or
     ``dice.roll()`` from ``start``), then every turn rolls ``dice.roll()`` (a
-    :class:`bgengine.dice.Dice`).  Each ``yield`` hands out a
+    :class:`bgengine.core.dice.Dice`).  Each ``yield`` hands out a
     :class:`Decision` and takes back the index of the chosen play; with
     ``cube_turns`` a :class:`CubeTurn` is handed out before every roll but the
     opening one (send ``None`` to roll on; a game ended there by a dropped

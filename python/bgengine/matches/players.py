@@ -3,7 +3,7 @@
 Specs
 -----
 ``random``, ``pubeval``, ``simple1``, ``simple2``, ``simple3``
-    The benchmark players (see :mod:`bgengine.agents`).
+    The benchmark players (see :mod:`bgengine.core.agents`).
 ``net``
     The default network shipped with bgengine.
 ``net:PATH``, ``PATH.npz``
@@ -31,11 +31,11 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from bgengine.agents import PLAYER_KINDS, Player
-from bgengine.evaluator import Evaluator, load_evaluator
+from bgengine.core.agents import PLAYER_KINDS, Player
+from bgengine.core.evaluator import Evaluator, load_evaluator
 from bgengine.opponents.external import ExternalPlayer
 from bgengine.opponents.gnubg import GnubgPlayer, parse_gnubg_spec
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.opponents.ubgi import UbgiPlayer
 
 __all__ = ["Player", "make_player", "default_network_path", "load_default_network", "load_network",

@@ -8,9 +8,9 @@ import os
 import numpy as np
 
 from bgengine._checks import checked_int, game_pairs, is_int
-from bgengine.agents import MAX_GAMES, Player, play_match
+from bgengine.core.agents import MAX_GAMES, Player, play_match
 from bgengine.decisions.cube import gnubg_met
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.decisions.engine import Engine
 from bgengine.opponents.external import ExternalPlayer
 from bgengine.matches.game import CubeSeries, play_game
@@ -77,7 +77,7 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
     batches of :data:`BATCH_PAIRS` pairs before the one under way; games played from
     Python without ``luck``: every pair finished); else ``KeyboardInterrupt``.
 
-    ``games``: an integer in 2..:data:`bgengine.agents.MAX_GAMES` (10**8), else
+    ``games``: an integer in 2..:data:`bgengine.core.agents.MAX_GAMES` (10**8), else
     ``ValueError`` before any game.
     """
     n_pairs = game_pairs(games)
@@ -227,7 +227,7 @@ def play_external_match(player, opponent, games: int, seed: int = 0, *,
         Side B: ``"HOST:PORT"`` of an external-player server, or a player object.
     games, seed
         Pair ``i`` rolls the dice of ``Dice(seed, stream=i)`` (as the compiled
-        :func:`bgengine.agents.play_match` does): game 0 with A moving first,
+        :func:`bgengine.core.agents.play_match` does): game 0 with A moving first,
         game 1 with B moving first and the very same dice.  ``games``: 2..10**8.
     progress : callable, optional
         Called as ``progress(games_done, games_total)`` after every game.

@@ -9,7 +9,7 @@ import warnings
 import zlib
 from pathlib import Path
 
-from bgengine.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
+from bgengine.core.fileio import MAX_TEXT_BYTES, atomic_write, read_regular
 from bgengine.matchfiles.record import MatchFileWarning, MatchRecord, MatchRecordError
 from bgengine.matchfiles.mat import read_mat, write_mat
 from bgengine.matchfiles.sgf import read_sgf, write_sgf

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bgengine.matchfiles.record import Action, MatchRecord, Play, Win, _GameReplay, move_numbers
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.position import STARTING_BOARD
 
 __all__ = ["settle_unplayed_rolls", "stops_short"]

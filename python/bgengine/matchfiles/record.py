@@ -32,10 +32,10 @@ from typing import Union
 
 import numpy as np
 
-from bgengine.board import game_result
+from bgengine.core.board import game_result
 from bgengine.matches.game import is_crawford_game, points_scored
 from bgengine.notation.ids import GAME_DROP, GAME_OVER, GAME_RESIGNED, MatchState
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import format_move, format_steps_plain, match_move
 from bgengine.position import STARTING_BOARD, Move, Position
 from bgengine.types import Step
@@ -573,7 +573,7 @@ def play_recorded_match(players, engines, names: tuple[str, str], length: int,
     """A ``length``-point match (0: one money game) played by :class:`bgengine.matches.game.CubeGame`
     with ``players`` and their cube ``engines`` (seat 0, seat 1) on the dice of ``seed``,
     recorded move by move under the players' ``names``."""
-    from bgengine.dice import Dice
+    from bgengine.core.dice import Dice
     from bgengine.matches.game import CubeGame, MatchScore, game_seed, match_opening
 
     dice = Dice(seed)

@@ -3,7 +3,7 @@
 :class:`SessionLog` holds the :class:`~bgengine.matchfiles.record.MatchRecord` of a match or money
 session in play and writes it after every action, laid out by :mod:`bgengine.matchfiles.mat`
 (:func:`~bgengine.matchfiles.mat.write_mat`'s parts, the finished games' kept), with
-:func:`bgengine.fileio.atomic_write` (a temporary file renamed over the old one: a crash
+:func:`bgengine.core.fileio.atomic_write` (a temporary file renamed over the old one: a crash
 or Ctrl-C leaves the last complete save, never half a file).  The file is a plain
 ``.mat`` file: ``bgengine matchfile check`` reads it and gnubg imports it (``import mat``),
 finished or not.  :func:`load_session` reads one back, checked, with the point it stopped at
@@ -14,7 +14,7 @@ programs skip them as comments):
 
 * ``bgengine seed``: the session's dice seed (said to the player, to replay it);
 * ``bgengine dice``: the dice generator's state ``STATE INC``
-  (:meth:`bgengine.dice.Dice.getstate`): the rolls after a continue are the rolls the
+  (:meth:`bgengine.core.dice.Dice.getstate`): the rolls after a continue are the rolls the
   session would have had;
 * ``bgengine roll``: a roll made and not yet played, ``PLAYER D1 D2``: a continued game
   neither rolls again nor offers the cube again before that play (when every game in
@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.matches.game import is_crawford_game
 from bgengine.matchfiles.files import read_match_file
 from bgengine.matchfiles.record import (Action, GameRecord, GameStanding, MatchFileWarning, MatchRecord,
@@ -150,7 +150,7 @@ class SessionLog:
 class SavedSession:
     """A session file read back: its ``record`` (checked), the ``standing`` of its
     unfinished last game (``None`` when every game is finished: the next one begins),
-    and its tags: ``seed``, ``dice_state`` (for :meth:`bgengine.dice.Dice.setstate`),
+    and its tags: ``seed``, ``dice_state`` (for :meth:`bgengine.core.dice.Dice.setstate`),
     ``roll`` (``(player, d1, d2)`` rolled and not yet played; with no game in progress,
     the next game's opening roll) and the others by key."""
 

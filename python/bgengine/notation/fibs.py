@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 from bgengine.notation.ids import GAME_PLAYING, MatchState
 from bgengine.notation.moves import format_steps_plain
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 
 __all__ = [
     "position_id", "board_from_position_id", "position_key",
@@ -103,7 +103,7 @@ def board_from_position_id(pid: str) -> np.ndarray:
     Raises ``ValueError`` naming the problem: not a string, wrong length,
     characters outside the base64 alphabet, unused bits set in the last
     character, more than 30 checkers encoded, bits set after the end of the
-    position, or a position :func:`bgengine.board.validate_board` rejects: more
+    position, or a position :func:`bgengine.core.board.validate_board` rejects: more
     than 15 checkers for a side, both sides on one point, both sides borne off,
     or both sides on the bar against closed boards (which gnubg also rejects).
     """

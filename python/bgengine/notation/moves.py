@@ -29,8 +29,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from bgengine.board import validate_board
-from bgengine.movegen import check_die, legal_afterstates
+from bgengine.core.board import validate_board
+from bgengine.core.movegen import check_die, legal_afterstates
 from bgengine.types import Step
 
 __all__ = [
@@ -345,7 +345,7 @@ def _steps_of(st) -> tuple[Step, ...]:
 
 def legal_moves(board, d1: int, d2: int) -> list[tuple[tuple[Step, ...], str, np.ndarray]]:
     """Every legal play as ``(steps, gnubg notation, afterstate)``, in the
-    order of :func:`bgengine.movegen.legal_afterstates` (afterstate with the
+    order of :func:`bgengine.core.movegen.legal_afterstates` (afterstate with the
     mover still in row 1).  No legal play: one entry ``((), "", board)``."""
     arr = validate_board(board)
     after, steps = legal_afterstates(arr, check_die(d1, "d1"), check_die(d2, "d2"))

@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 from bgengine.notation.ids import (GAME_PLAYING, MAX_MATCH_LENGTH, MatchState, board_from_position_id,
                           match_id, match_state_from_id, position_id)
 

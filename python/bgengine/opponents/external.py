@@ -4,9 +4,9 @@
 itself (``external 127.0.0.1:31001`` typed in gnubg; it then uses gnubg's
 global evaluation settings, so set ``set evaluation chequerplay evaluation
 plies 0`` first for speed) or ``bgengine serve``.  It behaves like a
-:class:`bgengine.agents.Player` in a Python move loop: ``choose(board, d1,
+:class:`bgengine.core.agents.Player` in a Python move loop: ``choose(board, d1,
 d2)`` returns the index of the chosen play in
-``bgengine.movegen.legal_afterstates(board, d1, d2)``.
+``bgengine.core.movegen.legal_afterstates(board, d1, d2)``.
 
 :func:`bgengine.matches.run.play_external_match` plays matches against such a
 server; this module is the client alone.
@@ -27,7 +27,7 @@ import numpy as np
 
 from bgengine.notation.fibs import format_fibs_board
 from bgengine.notation.ids import MatchState
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import format_move, match_move
 
 __all__ = ["ExternalPlayer", "ExternalPlayerError", "parse_address"]

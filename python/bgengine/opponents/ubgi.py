@@ -3,9 +3,9 @@
 :class:`UbgiPlayer` starts the engine's command, shakes hands (``ubgi`` ...
 ``ubgiok``, the options as ``set`` lines, ``isready`` ... ``readyok``) and then
 asks for each play with ``position gnubgid``, ``dice`` and ``go chequer``.  It
-behaves like a :class:`bgengine.agents.Player` in a Python game loop:
+behaves like a :class:`bgengine.core.agents.Player` in a Python game loop:
 ``choose(board, d1, d2)`` returns the index of the engine's play in
-``bgengine.movegen.legal_afterstates(board, d1, d2)``, and ``new_game()``
+``bgengine.core.movegen.legal_afterstates(board, d1, d2)``, and ``new_game()``
 sends ``newgame``.  Every reply is checked: an ``error`` line, a reply that is
 not a legal play with the dice, silence past the timeout or an engine that
 exits raise :class:`UbgiEngineError` (a ``ValueError``), and the engine is
@@ -28,7 +28,7 @@ import subprocess
 import threading
 from typing import IO, Mapping, Sequence
 
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 from bgengine.notation.ids import position_id
 from bgengine.notation.moves import match_move
 

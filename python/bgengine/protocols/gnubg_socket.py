@@ -76,7 +76,7 @@ import bgengine
 from bgengine.decisions.engine import Engine, EngineError, NotSupported
 from bgengine.notation.fibs import N_FIELDS, FibsBoard, move_reply, parse_fibs_board
 from bgengine.notation.ids import GAME_PLAYING, MatchState, match_id, position_id
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import format_steps_plain
 from bgengine.position import Position
 

@@ -50,7 +50,7 @@ from typing import Callable
 import numpy as np
 
 import bgengine
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.decisions.engine import Engine, EngineError
 from bgengine.notation.ids import MatchState, board_from_position_id, match_state_from_id
 from bgengine.notation.moves import format_steps_plain
@@ -147,7 +147,7 @@ class UbgiSession:
 
     Parameters
     ----------
-    player : str or bgengine.agents.Player, optional
+    player : str or bgengine.core.agents.Player, optional
         Who chooses the plays (``engine.player``): a compiled player or its
         :func:`bgengine.matches.players.make_player` spec; default as
         :class:`bgengine.decisions.engine.Engine` (the shipped network, else pubeval).

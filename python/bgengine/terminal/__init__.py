@@ -29,7 +29,7 @@ Crawford game, a dead cube) your dice are rolled for you.
 
 Difficulty (``--level``): ``easy`` = the network at 0-ply with a random play
 20% of the time, ``medium`` = the network at 0-ply, ``hard`` = 2-ply
-lookahead (:class:`bgengine.search.Searcher`).  ``--player SPEC`` plays any
+lookahead (:class:`bgengine.core.search.Searcher`).  ``--player SPEC`` plays any
 :func:`bgengine.matches.players.make_player` spec instead.  Without a network (none
 shipped yet and no ``--net FILE``) the engine plays pubeval and hints are
 unavailable.

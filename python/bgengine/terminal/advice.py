@@ -4,7 +4,7 @@ the engine would do in the player's place."""
 
 from __future__ import annotations
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.decisions.engine import Engine
 from bgengine.decisions.hints import hint_lines
 from bgengine.position import Move

@@ -7,9 +7,9 @@ import os
 
 import numpy as np
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.matches.players import default_network_path, load_default_network, load_network, make_player
-from bgengine.search import Searcher
+from bgengine.core.search import Searcher
 
 __all__ = ["LEVELS", "EngineSide", "load_play_network"]
 

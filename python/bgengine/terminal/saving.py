@@ -26,7 +26,7 @@ class TableRecorder:
     """Everything played at the table, saved to ``path`` after every action.
 
     ``dice``: the session's dice (their state is saved when they have
-    ``getstate()`` giving ``state`` and ``inc``, as :class:`bgengine.dice.Dice` does);
+    ``getstate()`` giving ``state`` and ``inc``, as :class:`bgengine.core.dice.Dice` does);
     ``seed``, ``level``: saved as tags.  ``resumed``: the saved session this one
     goes on with (its record grows), else a new match of ``match_length`` points (0:
     money, with ``jacoby``).

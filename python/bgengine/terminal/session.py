@@ -18,7 +18,7 @@ from typing import Callable, TextIO
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.decisions.engine import Engine
 from bgengine.matches.game import MatchScore, game_seed, match_opening, points_scored
 from bgengine.notation.ids import MAX_MATCH_LENGTH, MatchState, match_id
@@ -88,7 +88,7 @@ class PlaySession(CubeActions):
         ID), you on roll, instead of the opening position.
     dice : optional
         The dice (an object with ``roll()``, ``getstate()``, ``setstate()``
-        like :class:`bgengine.dice.Dice`); default ``Dice(seed)``.
+        like :class:`bgengine.core.dice.Dice`); default ``Dice(seed)``.
     save : str or path, optional
         Save the match (or money session) to this ``.mat`` file after every
         action (:mod:`bgengine.terminal.saving`); default: not saved.

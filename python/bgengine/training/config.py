@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bgengine._checks import is_int, is_number
-from bgengine.agents import MAX_GAMES
-from bgengine.fileio import read_regular
+from bgengine.core.agents import MAX_GAMES
+from bgengine.core.fileio import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -106,7 +106,7 @@ class TrainConfig:
 
     def validate(self) -> None:
         """``ValueError`` listing every setting that is wrong (types first, then values)."""
-        from bgengine.encoders import ENCODERS
+        from bgengine.core.encoders import ENCODERS
         from bgengine.training.threaded_td import SYNC_MODES
 
         problems = []
@@ -287,7 +287,7 @@ class TrainConfig:
 
 #: Upper bounds of settings: far beyond any real run, low enough that nothing overflows
 #: (game and stream numbers, array sizes) or diverges at once.
-# checkpoint_every: the games of one call of the learner (bgengine.agents.MAX_GAMES)
+# checkpoint_every: the games of one call of the learner (bgengine.core.agents.MAX_GAMES)
 _LIMITS = {"games": 10**12, "checkpoint_every": MAX_GAMES, "eval_every": 10**12,
            "plateau_every": 10**12, "plateau_gap": 10**12, "snapshot_every": 10**12,
            "eval_games": 10**7, "plateau_games": 10**7, "plateau_window": 10**6,

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bgengine.encoders import encode
-from bgengine.evaluator import Evaluator
-from bgengine.network import Network
+from bgengine.core.encoders import encode
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
 
 __all__ = ["widen", "widen_evaluator", "deepen", "deepen_evaluator", "DEEPEN_SLOPE",
            "last_hidden"]

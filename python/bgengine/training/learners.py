@@ -1,7 +1,7 @@
 """The sources' other learning methods: mutation hill-climbing and rollout targets.
 
 TD(lambda), TD(0), "backpropagation" to the result and epsilon-greedy
-exploration live in the compiled learner (:func:`bgengine.td.train_games`).
+exploration live in the compiled learner (:func:`bgengine.core.td.train_games`).
 These two are built from compiled pieces (the match loop, rollouts, batched
 forward/backward) with a thin Python loop, and like it they take a batch of
 games at a time, numbered within the run, so that a run resumes exactly.
@@ -24,13 +24,13 @@ from __future__ import annotations
 import numpy as np
 
 from bgengine._checks import checked_int
-from bgengine.agents import MAX_GAMES, Player, play_match
-from bgengine.board import game_result
-from bgengine.dice import Dice
-from bgengine.encoders import encode
+from bgengine.core.agents import MAX_GAMES, Player, play_match
+from bgengine.core.board import game_result
+from bgengine.core.dice import Dice
+from bgengine.core.encoders import encode
 from bgengine.matches.game import game_decisions, game_seed
-from bgengine.network import Network, equity_of, flip_outputs
-from bgengine.search import _target, rollout
+from bgengine.core.network import Network, equity_of, flip_outputs
+from bgengine.core.search import _target, rollout
 
 __all__ = ["mutation_games", "rollout_target_games"]
 
@@ -43,7 +43,7 @@ def mutation_games(net: Network, n_games: int, *, sigma: float = 0.05, step: flo
     draws its mutant from ``seed`` and ``g`` and its dice from the same, so a
     resumed run is exact.  Returns per-game arrays ``moves``, ``result``
     (champion's points) and per-generation ``accepted`` (bool).  ``n_games``: an integer
-    in 0..10**8 (:data:`bgengine.agents.MAX_GAMES`).
+    in 0..10**8 (:data:`bgengine.core.agents.MAX_GAMES`).
     """
     n_games = checked_int(n_games, "n_games", 0, MAX_GAMES, "0..10**8")
     games_per_generation = checked_int(games_per_generation, "games_per_generation", 2,
@@ -93,7 +93,7 @@ def rollout_target_games(net: Network, n_games: int, alpha: float, *, best: int 
     ``moves``, ``result`` (points of the side that moved first) and ``error``
     (mean absolute difference between the network's and the rollout's win
     chance over the candidates).  ``n_games``: an integer in 0..10**8
-    (:data:`bgengine.agents.MAX_GAMES`).
+    (:data:`bgengine.core.agents.MAX_GAMES`).
     """
     n_games = checked_int(n_games, "n_games", 0, MAX_GAMES, "0..10**8")
     if best < 1 or worst < 0 or trials < 1 or truncate < 0:

@@ -1,4 +1,4 @@
-"""The state of the Adam optimizer for batch TD(0) (``bgengine.td.train_games(adam=...)``):
+"""The state of the Adam optimizer for batch TD(0) (``bgengine.core.td.train_games(adam=...)``):
 its hyper-parameters, first and second moment estimates and step count, kept between
 calls and in a run's checkpoint so that a run resumes exactly."""
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgengine.evaluator import Evaluator, as_evaluator
-from bgengine.network import Network
+from bgengine.core.evaluator import Evaluator, as_evaluator
+from bgengine.core.network import Network
 
 __all__ = ["AdamState", "trained_params"]
 

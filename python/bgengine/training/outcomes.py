@@ -30,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.agents import Player
-from bgengine.dice import Dice
-from bgengine.evaluator import CLASSES, Evaluator
-from bgengine.fileio import open_regular
+from bgengine.core.agents import Player
+from bgengine.core.dice import Dice
+from bgengine.core.evaluator import CLASSES, Evaluator
+from bgengine.core.fileio import open_regular
 from bgengine.matches.game import game_decisions
 from bgengine.training.growth import last_hidden
-from bgengine.network import Network
+from bgengine.core.network import Network
 
 __all__ = ["GameOutcomes", "play_outcomes", "outcome_events", "platt_fit", "calibrate_network",
            "calibrate_evaluator", "OutputCalibration"]
@@ -52,7 +52,7 @@ class GameOutcomes:
     """Positions met in play and how their games ended.
 
     ``boards``: uint8 (N, 2, 25), side on roll in row 1 (before its roll); ``classes``:
-    int8 (N,), the evaluator's class of each (``bgengine.evaluator.CLASSES``); ``points``:
+    int8 (N,), the evaluator's class of each (``bgengine.core.evaluator.CLASSES``); ``points``:
     int8 (N,), the game's result for the side on roll there (+1..+3 won, -1..-3 lost);
     ``games``: int32 (N,), the game each came from (positions of one game share a result,
     so games, not positions, are the independent units)."""

@@ -31,8 +31,8 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.fileio import NotARegularFile, atomic_write, open_regular, read_regular
-from bgengine.network import MAX_MEMBER_BYTES
+from bgengine.core.fileio import NotARegularFile, atomic_write, open_regular, read_regular
+from bgengine.core.network import MAX_MEMBER_BYTES
 
 __all__ = ["RunDir", "read_log", "write_checkpoint", "read_checkpoint"]
 

@@ -1,7 +1,7 @@
 """Start positions for training: positions of one class sampled from self-play games.
 
 A class network can be trained on games that start where its class begins instead of at
-the opening (``TrainConfig.starts``, :func:`bgengine.td.train_games`'s ``starts``): e.g.
+the opening (``TrainConfig.starts``, :func:`bgengine.core.td.train_games`'s ``starts``): e.g.
 a race network on races, which are short and cheap to play.  The positions come from
 the games a network plays against itself at 0-ply, so that they are the positions its
 class meets in play: from each game, the first position of the class (the side on roll
@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from bgengine._checks import checked_int, checked_real
-from bgengine.agents import Player
-from bgengine.board import validate_boards
-from bgengine.dice import Dice
-from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
-from bgengine.fileio import NotARegularFile, atomic_write, open_regular
+from bgengine.core.agents import Player
+from bgengine.core.board import validate_boards
+from bgengine.core.dice import Dice
+from bgengine.core.evaluator import CLASSES, Evaluator, as_evaluator
+from bgengine.core.fileio import NotARegularFile, atomic_write, open_regular
 from bgengine.matches.game import game_decisions
-from bgengine.network import Network
+from bgengine.core.network import Network
 
 __all__ = ["sample_positions", "play_positions", "save_positions", "load_positions"]
 
@@ -38,7 +38,7 @@ def sample_positions(model: Network | Evaluator, n: int, position_class: str = "
     """``n`` positions (uint8, (n, 2, 25), side on roll in row 1): from each self-play game
     of ``model`` at 0-ply (game ``i`` rolls ``Dice(seed, stream=i)``), the first position
     that ``model``'s evaluator puts in ``position_class`` (one of
-    :data:`bgengine.evaluator.CLASSES`).  Games that never reach the class give none.
+    :data:`bgengine.core.evaluator.CLASSES`).  Games that never reach the class give none.
     ``progress(found, n)`` is called after each game.  ``n``: an integer in 1..10**7 (the
     positions are allocated at once, 50 bytes each)."""
     if position_class not in CLASSES:

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 
 from bgengine._checks import game_pairs, is_int
-from bgengine.fileio import MAX_TEXT_BYTES, read_regular
+from bgengine.core.fileio import MAX_TEXT_BYTES, read_regular
 from bgengine.games.study import GameRunConfig
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.matches.players import load_network
@@ -177,7 +177,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> d
     """One run (a backend job): train or resume, then play pubeval.  With
     ``stop`` set the run stops early and is reported ``complete: False``;
     ``report`` is the run's ``train`` progress callback (none by default)."""
-    from bgengine.agents import Player
+    from bgengine.core.agents import Player
     from bgengine.matches.run import run_match
     from bgengine.training.trainer import train
 
@@ -370,8 +370,8 @@ def compare_methods(out: str | Path, games: int = 100_000, *, hidden: int = 40, 
     ``out/learning_curves.png``; returns a summary dict (also ``out/compare.json``).
     ``progress(games trained, games of all three runs)`` while they train.
     """
-    from bgengine.agents import Player
-    from bgengine.network import Network
+    from bgengine.core.agents import Player
+    from bgengine.core.network import Network
     from bgengine.matches.tournament import Entrant, round_robin
 
     if not is_int(games) or games < 4 or games % 4:

@@ -1,6 +1,6 @@
 """Self-play TD training on several threads, reproducible from the seed and the thread count.
 
-Each thread trains its own copy of the model with :func:`bgengine.td.train_games` (which
+Each thread trains its own copy of the model with :func:`bgengine.core.td.train_games` (which
 releases the GIL) for ``sync_games`` consecutive games, then adds its change of the weights
 to the master model.  The games are dealt out in rounds: thread ``t`` of round ``r`` plays
 the games from ``first_game + (r * T + t) * sync_games`` (``T`` threads).  The changes are
@@ -36,11 +36,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgengine._checks import checked_int
-from bgengine.agents import MAX_GAMES
-from bgengine.evaluator import Evaluator
-from bgengine.network import Network
+from bgengine.core.agents import MAX_GAMES
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
 from bgengine.training.optimizer import trained_params
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 
 #: The ways threads go on after merging their changes (see the module docstring).
 SYNC_MODES = ("round", "rolling")
@@ -148,7 +148,7 @@ def train_games_threaded(model: Network | Evaluator, n_games: int, alpha: float,
                          starts: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """``n_games`` self-play games on ``threads`` threads, updating ``model`` in place.
 
-    The arguments after ``lam`` that :func:`bgengine.td.train_games` takes mean the same
+    The arguments after ``lam`` that :func:`bgengine.core.td.train_games` takes mean the same
     here; ``sync_games`` games per thread between merges and ``mode`` (one of
     :data:`SYNC_MODES`) are described in the module docstring.  Returns the per-game
     statistics of ``train_games``, concatenated in game order (arrays of ``n_games``).

@@ -4,7 +4,7 @@ A run lives in one directory (its layout and file formats: :mod:`bgengine.traini
 Nothing is written before the config, the directory, the checkpoint and the log are all
 checked (see :func:`train`); a running run locks its directory (POSIX).
 
-The compiled learner (:func:`bgengine.td.train_games`) plays ``checkpoint_every``
+The compiled learner (:func:`bgengine.core.td.train_games`) plays ``checkpoint_every``
 games per call; game ``g`` of the run always uses dice stream ``g`` of the
 seed, so a run killed at any point and resumed from its last checkpoint ends
 with the same weights, bit for bit, as one that never stopped.
@@ -34,18 +34,18 @@ from typing import Callable
 
 import numpy as np
 
-from bgengine.agents import Player, play_match
-from bgengine.evaluator import Evaluator
+from bgengine.core.agents import Player, play_match
+from bgengine.core.evaluator import Evaluator
 from bgengine._checks import is_int, is_number
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.matches.run import default_threads
 from bgengine.matches.results import summarize
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.training.optimizer import AdamState
 from bgengine.training.run_dir import RunDir, read_checkpoint, read_log, write_checkpoint
 from bgengine.training.startpositions import load_positions
-from bgengine.td import train_games
+from bgengine.core.td import train_games
 from bgengine.training.threaded_td import train_games_threaded
 from bgengine.training.config import METHODS, STEP_LIST, TrainConfig, alpha_at
 
@@ -217,7 +217,7 @@ def _new_network(config: TrainConfig, history: dict):
     if config.method == "mutation":
         net.params[:] = 0.0          # Pollack and Blair: the champion starts from zero weights
     if config.init_from:
-        from bgengine.evaluator import load_evaluator
+        from bgengine.core.evaluator import load_evaluator
 
         try:
             source = load_evaluator(config.init_from)
@@ -237,7 +237,7 @@ def _new_network(config: TrainConfig, history: dict):
                        seed=config.seed + 0x5ACE, init_range=config.init_range)
     database = None
     if config.bearoff:
-        from bgengine.bearoff import default
+        from bgengine.core.bearoff import default
 
         database = default()
     model = Evaluator(net, race, database=database, metadata={"training": history})
@@ -409,7 +409,7 @@ def _note_new_length(run: Path, saved: TrainConfig, config: TrainConfig) -> None
 
 def _progress_beyond(run: Path, games: int) -> list[str]:
     """The files of ``run`` that show progress past game ``games`` (or cannot be read)."""
-    from bgengine.network import read_archive
+    from bgengine.core.network import read_archive
 
     rd = RunDir(run)
     out = []

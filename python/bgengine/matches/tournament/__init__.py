@@ -1,7 +1,7 @@
 """Tournaments: round robin, knock-out ("win or leave") and self against older self.
 
 Every game here is a cubeless money game played by the compiled match loop
-(:func:`bgengine.agents.play_match`), or for GNU Backgammon (players ``gnubg``,
+(:func:`bgengine.core.agents.play_match`), or for GNU Backgammon (players ``gnubg``,
 ``gnubg:N``) by a pool of gnubg processes (:mod:`bgengine.opponents.gnubg`), in *game pairs*: one dice sequence played
 twice with the seats swapped, so most of the luck cancels.  Games are spread
 over ``threads`` threads inside the compiled core; pair ``i`` of a pairing

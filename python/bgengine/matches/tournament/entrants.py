@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.opponents.gnubg import GnubgPlayer
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.matches.players import load_network
 
 __all__ = ["Entrant", "Warn", "to_stderr", "load_entrants", "load_network_folder",

@@ -15,11 +15,11 @@ from typing import Callable
 
 import numpy as np
 
-from bgengine.agents import Player
+from bgengine.core.agents import Player
 from bgengine.matches.distributed import Backend
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.matches.results import MatchResult, summarize
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.training.run_dir import RunDir, read_checkpoint
 from bgengine.matches.tournament.entrants import (Entrant, Warn, load_net_entrant, load_network_folder,
                                           natural_key, note_skipped, to_stderr)

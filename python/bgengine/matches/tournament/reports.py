@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Callable
 
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.matches.tournament.entrants import Warn
 
 __all__ = ["fmt_ppg", "json_number", "shorten", "csv_number", "write_text", "matplotlib_canvas",

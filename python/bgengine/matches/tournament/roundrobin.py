@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from bgengine.matches.distributed import Backend
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.matches.results import summarize
 from bgengine.matches.tournament.entrants import Entrant, Warn, to_stderr
 from bgengine.matches.tournament.pairings import (ROUND_ROBIN_BATCH, closes_gnubg, concat_results,

@@ -38,7 +38,7 @@ money game or match (:class:`bgengine.matches.game.CubeSeries`) before the next.
 
 Checking: every reply is matched against our own legal plays
 (:func:`bgengine.notation.match_move` over
-:func:`bgengine.movegen.legal_afterstates`).  A game with a reply that is not
+:func:`bgengine.core.movegen.legal_afterstates`).  A game with a reply that is not
 a legal play, a cube action that is not one of the two allowed (double or
 roll; take or pass: beavers are off), or an error from gnubg, is stopped and
 reported: its pair is left out of the result and counted in

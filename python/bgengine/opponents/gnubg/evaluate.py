@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.board import validate_boards
+from bgengine.core.board import validate_boards
 from bgengine.opponents.gnubg.binary import GnubgError, run_gnubg_scripts
 
 __all__ = ["gnubg_outputs", "script_path"]

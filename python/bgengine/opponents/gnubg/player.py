@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 
 from bgengine._checks import game_pairs
-from bgengine.board import validate_board
+from bgengine.core.board import validate_board
 from bgengine.decisions.cube import CubeInfo
 from bgengine.matches.game import CubeQuestion, Decision
 from bgengine.opponents.gnubg.binary import find_gnubg
@@ -16,7 +16,7 @@ from bgengine.opponents.gnubg.driver import GnubgSettings
 from bgengine.opponents.gnubg.pool import CubePairResults, GnubgPool, PairResults
 from bgengine.opponents.gnubg.process import GnubgConfig
 from bgengine.decisions.luck import LuckMeter
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.matches.results import MatchResult, summarize
 
 __all__ = ["GnubgPlayer", "play_gnubg_pairs", "play_gnubg_match", "play_gnubg_cube_pairs"]
@@ -138,7 +138,7 @@ def play_gnubg_match(a, b, games: int, seed: int = 0, config: GnubgConfig | None
     :class:`bgengine.matches.results.MatchResult` from ``a``'s side.  Games with a bad
     reply are counted in ``bad_games`` and their pairs left out.  With
     ``luck``, the result has luck-adjusted figures too (:mod:`bgengine.decisions.luck`).
-    ``games``: an integer in 2..10**8 (:data:`bgengine.agents.MAX_GAMES`)."""
+    ``games``: an integer in 2..10**8 (:data:`bgengine.core.agents.MAX_GAMES`)."""
     res = play_gnubg_pairs(a, b, game_pairs(games), seed, config=config, progress=progress,
                            luck=luck)
     log.info("gnubg match: %d games in %.1f s (%.1f games/s), %d requests, %d replays",

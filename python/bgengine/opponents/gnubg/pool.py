@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.matches.game import (CubeQuestion, CubeSeries, Decision, answer_locally, game_decisions,
                            game_seed)
 from bgengine.opponents.gnubg.binary import GnubgError, find_gnubg

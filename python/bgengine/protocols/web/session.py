@@ -25,14 +25,14 @@ from typing import Any
 
 from bgengine._checks import is_int
 from bgengine.decisions.cube import CubeInfo
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.decisions.engine import Engine
-from bgengine.fileio import atomic_write
+from bgengine.core.fileio import atomic_write
 from bgengine.matches.game import Decision, MatchScore, match_opening, points_scored
 from bgengine.notation.ids import MAX_MATCH_LENGTH, MatchState
 from bgengine.matchfiles.record import GameRecorder, MatchRecord
 from bgengine.matchfiles.mat import write_mat
-from bgengine.movegen import legal_afterstates
+from bgengine.core.movegen import legal_afterstates
 from bgengine.position import Position
 from bgengine.state import GameState
 from bgengine.terminal.commands import LEVEL_NAMES

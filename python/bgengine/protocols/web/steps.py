@@ -1,6 +1,6 @@
 """A roll played one checker step at a time, as a person plays it on a board.
 
-The legal plays of a roll are :func:`bgengine.movegen.legal_afterstates`' positions.  A
+The legal plays of a roll are :func:`bgengine.core.movegen.legal_afterstates`' positions.  A
 person reaches one of them step by step, one die at a time, in any order.  :class:`TurnSteps`
 answers, at each moment of the turn, which single steps keep a legal play within reach
 (a step after which the dice could no longer be used as the rules demand is refused) and
@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from bgengine.board import validate_board
-from bgengine.movegen import check_die, legal_afterstates
+from bgengine.core.board import validate_board
+from bgengine.core.movegen import check_die, legal_afterstates
 from bgengine.types import Step
 
 __all__ = ["die_steps", "apply_step", "TurnSteps"]

@@ -14,7 +14,7 @@ from bgengine.training.distillation.targets import (CONTACT, EQUITY_WEIGHTS, PHA
                                            held_out_figures, load_decisions, mean_targets,
                                            pair_residuals, parse_experts, position_phases,
                                            sigmoid, split_decisions)
-from bgengine.evaluator import Evaluator
+from bgengine.core.evaluator import Evaluator
 
 __all__ = ["CONTACT", "RACE", "EQUITY_WEIGHTS", "PHASES", "Evaluator", "collect",
            "check_same_positions", "mean_targets", "decision_groups", "position_phases",

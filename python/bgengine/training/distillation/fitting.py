@@ -21,10 +21,10 @@ import numpy as np
 from bgengine.training.distillation.targets import (CONTACT, EQUITY_WEIGHTS, PHASES, RACE,
                                            held_out_figures, load_decisions, pair_residuals,
                                            position_phases, sigmoid, split_decisions)
-from bgengine.encoders import encode
-from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
+from bgengine.core.encoders import encode
+from bgengine.core.evaluator import CLASSES, Evaluator, as_evaluator
 from bgengine.labelling.fit import replace_networks
-from bgengine.network import Network
+from bgengine.core.network import Network
 from bgengine.matches.players import load_network_spec
 
 __all__ = ["fit", "phase_errors", "blend"]
@@ -62,7 +62,7 @@ def fit(player: str, files: list[str], lr: float, epochs: int, batch: int = 128,
     encoding, their first-layer weights starting at zero: a test of new inputs by the
     held-out figures alone (the network file cannot hold them: returns None).
     ``experts``: contact experts' (stage cuts, lead cuts) (see
-    :class:`bgengine.evaluator.Evaluator`): the contact network is copied into each
+    :class:`bgengine.core.evaluator.Evaluator`): the contact network is copied into each
     expert, each fitted on the positions routed to it, the pair losses spanning experts
     (more weights at one network's cost per evaluation).  A start that has contact
     experts is fitted as it is routed, unless ``experts`` says otherwise."""

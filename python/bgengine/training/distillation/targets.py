@@ -21,13 +21,13 @@ import math
 
 import numpy as np
 
-from bgengine.dice import Dice
+from bgengine.core.dice import Dice
 from bgengine.decisions.engine import Engine
-from bgengine.evaluator import CLASSES, Evaluator, as_evaluator
+from bgengine.core.evaluator import CLASSES, Evaluator, as_evaluator
 from bgengine.matches.game import game_decisions, game_seed
-from bgengine.network import equity_of
+from bgengine.core.network import equity_of
 from bgengine.matches.players import load_network_spec, make_player
-from bgengine.search import rollout
+from bgengine.core.search import rollout
 
 __all__ = ["CONTACT", "RACE", "EQUITY_WEIGHTS", "PHASES", "collect", "check_same_positions",
            "mean_targets", "sigmoid", "decision_groups", "position_phases", "parse_experts",
@@ -53,7 +53,7 @@ def collect(player: str, games: int, seed: int, every: int, top: int, plies: int
     ``net@0.1``): that player makes the plays of one seat (seat 1 in even games, seat 0 in
     odd ones), so the games reach the lopsided positions that play against weaker
     opponents does; both seats' decisions are kept and valued alike.  With
-    ``race_gammons``: the player's race values are set so (:mod:`bgengine.racegammon`, 0:
+    ``race_gammons``: the player's race values are set so (:mod:`bgengine.core.racegammon`, 0:
     off), for its plays and its values alike: at ``plies`` 0, the race values a race
     network can be fitted to."""
     model = load_network_spec(player)
@@ -202,7 +202,7 @@ def position_phases(boards: np.ndarray) -> np.ndarray:
 
 
 def parse_experts(spec: str) -> tuple[list[int], list[int]]:
-    """The stage and lead cuts (pips, see :class:`bgengine.evaluator.Evaluator`) that
+    """The stage and lead cuts (pips, see :class:`bgengine.core.evaluator.Evaluator`) that
     ``fit --experts SPEC`` names: ``stage:T1/T2...``, ``lead:T1/...`` or both,
     comma-separated."""
     cuts: dict[str, list[int]] = {"stage": [], "lead": []}

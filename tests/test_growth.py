@@ -46,6 +46,17 @@ def test_widen_with_noise_breaks_symmetry_but_stays_close(boards):
     assert np.array_equal(again.params, wide.params)         # the seed fixes the noise
 
 
+@pytest.mark.parametrize("hidden,new", [((8,), (20,)), ((6, 5), (9, 5))])
+def test_widen_with_fresh_units_keeps_the_outputs_exactly(boards, hidden, new):
+    net = Network(hidden=hidden, n_outputs=5, encoder="tesauro198", seed=4)
+    wide = widen(net, new, copies=False, noise=0.1, seed=1)
+    assert wide.hidden == new and wide.encoder == net.encoder
+    assert np.allclose(wide.evaluate(boards), net.evaluate(boards), atol=1e-6)
+    W, b = wide.weights(0)
+    assert np.abs(W[:, hidden[0]:]).max() > 0.01 and not b[hidden[0]:].any()   # fresh, not copies
+    assert not wide.weights(1)[0][hidden[0]:].any()                           # silent for now
+
+
 def test_widen_rejects_bad_requests():
     net = Network((16,), 5, "race", seed=1)
     with pytest.raises(ValueError, match="narrow"):
@@ -248,6 +259,11 @@ def test_network_widen_race_alone_keeps_the_contact_experts(tmp_path, capsys):
     assert np.array_equal(out.race.params, widen(full.race, [96], noise=0.01, seed=1).params)
     for mine, theirs in zip(out.experts, full.experts):
         assert np.array_equal(mine.params, theirs.params)
+    assert main(["network", "widen", "net", str(tmp_path / "f.npz"), "--race", "96",
+                 "--fresh"]) == 0
+    fresh = load_evaluator(tmp_path / "f.npz").race
+    assert np.array_equal(fresh.params, widen(full.race, [96], noise=0.01, seed=1,
+                                              copies=False).params)
     capsys.readouterr()
     assert main(["network", "widen", "net", str(tmp_path / "x.npz")]) == 2
     assert "nothing to widen" in capsys.readouterr().err

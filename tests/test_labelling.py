@@ -385,17 +385,13 @@ def _labelled_by(teacher, boards):
                           np.zeros((len(keys), 5), np.float32), np.zeros(len(keys), np.float32))
 
 
-def test_widening_keeps_the_outputs_and_is_checked(boards):
+def test_the_old_widening_name_is_the_one_widening(boards):
     from bgengine.labelling.fit import widen_network
     net = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=4)
-    wide = widen_network(net, 20, seed=1)
-    assert wide.hidden == (20,) and wide.encoder == net.encoder
-    assert np.allclose(wide.evaluate(boards), net.evaluate(boards), atol=1e-6)
-    assert not np.array_equal(wide.weights(0)[0][:, 8:], np.zeros((198, 12)))
-    with pytest.raises(ValueError, match="below"):
-        widen_network(net, 4)
-    with pytest.raises(ValueError, match="one hidden layer"):
-        widen_network(Network(hidden=(8, 8), n_outputs=5, encoder="tesauro198"), 16)
+    with pytest.warns(DeprecationWarning, match="growth.widen"):
+        wide = widen_network(net, 20, seed=1)
+    assert wide.hidden == (20,) and np.allclose(wide.evaluate(boards), net.evaluate(boards),
+                                                atol=1e-6)
 
 
 def test_spill_trains_an_expert_on_the_other_experts_positions(boards):

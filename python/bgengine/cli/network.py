@@ -68,13 +68,14 @@ def _cmd_widen(args: argparse.Namespace) -> int:
         if args.race is not None:
             raise ValueError(f"{source_path}: a single network has no race network to widen")
         grown = Evaluator.from_network(widen(source.contact, args.contact, noise=args.noise,
-                                             seed=args.seed))
+                                             seed=args.seed, copies=not args.fresh))
     elif args.contact is None:          # the race network alone (contact experts kept)
-        grown = replace_networks(source, {"race": widen(source.race, args.race,
-                                                        noise=args.noise, seed=args.seed + 1)})
+        grown = replace_networks(source, {"race": widen(source.race, args.race, noise=args.noise,
+                                                        seed=args.seed + 1,
+                                                        copies=not args.fresh)})
     else:
         grown = widen_evaluator(source, args.contact, args.race, noise=args.noise,
-                                seed=args.seed)
+                                seed=args.seed, copies=not args.fresh)
     grown.save(target)
     return _report(args, source, grown, target)
 
@@ -170,6 +171,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--noise", type=non_negative_number, default=0.01,
                    help="relative noise on the copied units' incoming weights (default 0.01)")
     w.add_argument("--seed", type=int, default=0, help="seed of the noise")
+    w.add_argument("--fresh", action="store_true",
+                   help="new units fresh instead of copies: random incoming weights of "
+                        "half-width --noise and zero outgoing ones (the outputs kept exactly; "
+                        "for a fit to grow them)")
     add_json_argument(w)
     w.set_defaults(func=_cmd_widen)
 

@@ -267,23 +267,16 @@ def _difference_delta(p: np.ndarray, teacher: np.ndarray, roll: np.ndarray, keep
 
 
 def widen_network(net: Network, width: int, seed: int = 0, init_range: float = 0.1) -> Network:
-    """``net`` (one hidden layer) with ``width`` hidden units, giving the same outputs: the
-    new units have small random input weights and zero output weights, so a fit grows
-    them from the network's present function rather than from scratch."""
-    if len(net.hidden) != 1:
-        raise ValueError(f"only a network of one hidden layer can be widened, not {net.hidden}")
-    old = net.hidden[0]
-    if width < old:
-        raise ValueError(f"width {width} is below the network's {old}")
-    (W0, b0), (W1, b1) = net.weights(0), net.weights(1)
-    rng = np.random.default_rng(seed)
-    extra = width - old
-    W0 = np.hstack([W0, rng.uniform(-init_range, init_range, (W0.shape[0], extra))])
-    b0 = np.concatenate([b0, np.zeros(extra)])
-    W1 = np.vstack([W1, np.zeros((extra, W1.shape[1]))])
-    flat = np.concatenate([W0.reshape(-1), b0, W1.reshape(-1), b1]).astype(np.float32)
-    return Network((width,), net.n_outputs, net.encoder, params=flat,
-                   metadata=dict(net.metadata))
+    """Deprecated: :func:`bgengine.training.growth.widen` with ``copies=False`` (fresh units,
+    the outputs kept exactly) is the one widening; this name goes in the next version."""
+    import warnings
+
+    from bgengine.training.growth import widen
+
+    warnings.warn("bgengine.labelling.fit.widen_network is bgengine.training.growth.widen("
+                  "net, (width,), copies=False, noise=init_range)", DeprecationWarning,
+                  stacklevel=2)
+    return widen(net, (width,), copies=False, noise=init_range, seed=seed)
 
 
 def replace_networks(evaluator: Evaluator, nets: dict[str, Network]) -> Evaluator:

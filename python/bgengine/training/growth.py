@@ -43,7 +43,8 @@ __all__ = ["widen", "widen_evaluator", "deepen", "deepen_evaluator", "DEEPEN_SLO
 DEEPEN_SLOPE = 1.0
 
 
-def widen(net: Network, hidden: Sequence[int], *, noise: float = 0.01, seed: int = 0) -> Network:
+def widen(net: Network, hidden: Sequence[int], *, noise: float = 0.01, seed: int = 0,
+          copies: bool = True) -> Network:
     """A copy of ``net`` with hidden layers widened to ``hidden``.
 
     Parameters
@@ -57,9 +58,12 @@ def widen(net: Network, hidden: Sequence[int], *, noise: float = 0.01, seed: int
         (0 keeps the function exactly, up to float rounding of the divided outgoing weights).
     seed : int
         Seed of the noise.
-
-    Unit ``j`` of the new layer (``j >= old width``) copies old unit ``j mod old width``, so
-    the copies are spread evenly over the old units.
+    copies : bool
+        True: unit ``j`` of the new layer (``j >= old width``) copies old unit
+        ``j mod old width`` (the copies spread evenly over the old units, the outgoing
+        weights divided among them). False: the new units are fresh, with uniform random
+        incoming weights of half-width ``noise``, zero biases and zero outgoing weights, so
+        the function is kept exactly and a fit grows them from it.
     """
     hidden = tuple(int(h) for h in hidden)
     if len(hidden) != len(net.hidden):
@@ -73,15 +77,22 @@ def widen(net: Network, hidden: Sequence[int], *, noise: float = 0.01, seed: int
     for layer, (old, new) in enumerate(zip(net.hidden, hidden)):
         if new == old:
             continue
+        if not copies:
+            fresh = rng.uniform(-noise, noise, (Ws[layer].shape[0], new - old))
+            Ws[layer] = np.hstack([Ws[layer], fresh])
+            bs[layer] = np.concatenate([bs[layer], np.zeros(new - old)])
+            silent = np.zeros((new - old, Ws[layer + 1].shape[1]))      # no effect on the output
+            Ws[layer + 1] = np.vstack([Ws[layer + 1], silent])
+            continue
         source = np.arange(new) % old                    # which old unit each new unit copies
-        copies = np.bincount(source, minlength=old)      # how many units share each old one
+        shares = np.bincount(source, minlength=old)      # how many units share each old one
         W_in = Ws[layer][:, source]
         b_in = bs[layer][source]
         if noise:
             W_in[:, old:] += rng.uniform(-noise, noise, W_in[:, old:].shape)
             b_in[old:] += rng.uniform(-noise, noise, new - old)
         Ws[layer], bs[layer] = W_in, b_in
-        Ws[layer + 1] = Ws[layer + 1][source, :] / copies[source][:, None]
+        Ws[layer + 1] = Ws[layer + 1][source, :] / shares[source][:, None]
     return _network(net, hidden, Ws, bs, "widened_from")
 
 
@@ -228,14 +239,14 @@ def _evaluator(evaluator: Evaluator, contact: Network, race: Network) -> Evaluat
 
 def widen_evaluator(evaluator: Evaluator, contact_hidden: Sequence[int],
                     race_hidden: Sequence[int] | None = None, *, noise: float = 0.01,
-                    seed: int = 0) -> Evaluator:
+                    seed: int = 0, copies: bool = True) -> Evaluator:
     """``evaluator`` with its contact (and optionally race) network widened by `widen`;
     its bear-off database and metadata are kept."""
-    contact = widen(evaluator.contact, contact_hidden, noise=noise, seed=seed)
+    contact = widen(evaluator.contact, contact_hidden, noise=noise, seed=seed, copies=copies)
     if evaluator.race is evaluator.contact:
         race = contact
     elif race_hidden is None:
         race = evaluator.race.copy()
     else:
-        race = widen(evaluator.race, race_hidden, noise=noise, seed=seed + 1)
+        race = widen(evaluator.race, race_hidden, noise=noise, seed=seed + 1, copies=copies)
     return _evaluator(evaluator, contact, race)

@@ -95,6 +95,9 @@ def test_small_games_round_robin(tmp_path, capsys):
     assert "takes players of one game" in capsys.readouterr().err
     assert main(["tournament", "roundrobin", "tictactoe:smart", "pubeval",
                  "--games", "10", "--quiet"]) == 2
+    assert "not backgammon players among them" in capsys.readouterr().err
+    assert main(["tournament", "knockout", "tictactoe:smart", "tictactoe:random",
+                 "--games", "10", "--quiet"]) == 2
     assert "only round robins take" in capsys.readouterr().err
 
 

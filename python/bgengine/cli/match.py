@@ -18,12 +18,12 @@ __all__ = ["register"]
 def _cmd_match(args: argparse.Namespace) -> int:
     from bgengine.opponents.gnubg import GnubgConfig
     from bgengine.matches.run import MatchInterrupted
-    from bgengine.games.specs import describe, game_match, split_game_spec
+    from bgengine.cli.other_games import owner_of_players
     from bgengine.matches.players import make_player
 
-    if split_game_spec(args.a) or split_game_spec(args.b):     # Connect Four, ...
-        result = game_match(args.a, args.b, args.games, seed=args.seed)
-        emit(args, result, describe(result))
+    other = owner_of_players([args.a, args.b])
+    if other is not None:                   # players of another game
+        emit(args, *other.match(args))
         return 0
     if args.games >= 2 and args.games % 2:
         raise ValueError(f"--games {args.games}: games are played in pairs (each dice sequence "
@@ -90,7 +90,7 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``match`` to the ``bgengine`` sub-commands."""
-    from bgengine.games.specs import SPEC_HELP as GAME_SPEC_HELP
+    from bgengine.cli.other_games import players_help
     from bgengine.matches.players import SPEC_HELP
 
     p = sub.add_parser("match", help="play two players against each other and report ppg",
@@ -99,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "per game with a 95% confidence interval, win, gammon and "
                                    "backgammon rates.  With --cube: money games with the doubling "
                                    "cube; with --match-length N: matches to N points.  "
-                                   f"Players: {SPEC_HELP}.  Other games: {GAME_SPEC_HELP} "
+                                   f"Players: {SPEC_HELP}.  Other games: {players_help()} "
                                    "(wins, draws and losses; seats alternate).  Ctrl-C: the "
                                    "result of the games finished, exit status 130.")
     p.add_argument("a", help="player A, e.g. net, pubeval, runs/r1/best.npz"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bgengine.cli.options import JACOBY_RULE, add_player_argument, seed_number
+from bgengine.cli.other_games import game_names, owner_of_game, players_help
 from bgengine.notation.ids import MAX_MATCH_LENGTH
 from bgengine.matches.players import SPEC_HELP, is_network_spec, network_file
 from bgengine.matchfiles.session_file import check_session_path, default_session_path, load_session
@@ -64,14 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--continue", dest="resume", default=None, metavar="FILE",
                    help="continue the match saved in FILE (a .mat file) where it stopped: "
                         "score, cube, Crawford, the game in progress and whose turn it is")
-    p.add_argument("--game", choices=("backgammon", "connect4", "tictactoe"),
-                   default="backgammon",
-                   help="the game (default backgammon); connect4: --player is a Connect Four "
-                        "spec (default mm4-greedy); tictactoe: a tic-tac-toe spec (random, "
-                        "primitive, smart, solver, simulation, net:PATH; default solver); "
+    p.add_argument("--game", choices=("backgammon", *game_names()), default="backgammon",
+                   help="the game (default backgammon); another game's --player is a spec "
+                        f"of that game ({players_help()}, without the GAME: prefix); "
                         "--second to let it start")
     p.add_argument("--second", action="store_true",
-                   help="connect4, tictactoe: the engine moves first")
+                   help="another game than backgammon: the engine moves first")
     p.set_defaults(func=play_main)
     return p
 
@@ -101,16 +100,9 @@ def play_main(args: argparse.Namespace, input: TextIO | None = None,
         echo = not inp.isatty()
     except (AttributeError, ValueError, OSError):
         pass
-    if getattr(args, "game", "backgammon") == "connect4":
-        from bgengine.games.connect4_console import play_connect4
-
-        return play_connect4(inp, out, args.player or "mm4-greedy", not args.second,
-                             seed=args.seed or 0, echo=echo)
-    if getattr(args, "game", "backgammon") == "tictactoe":
-        from bgengine.games.tictactoe_console import play_tictactoe
-
-        return play_tictactoe(inp, out, args.player or "solver", not args.second,
-                              seed=args.seed or 0, echo=echo)
+    other = owner_of_game(getattr(args, "game", "backgammon"))
+    if other is not None:                   # another game at the console
+        return other.play(args, inp, out, echo)
     resume = _resume(args)
     if resume is not None:
         match_length = resume.record.length

@@ -11,6 +11,7 @@ from pathlib import Path
 from bgengine.core.agents import MAX_GAMES
 from bgengine.cli.options import (add_backend_arguments, backend_from_args, games_number,
                                   whole_number)
+from bgengine.cli.other_games import owner_of_players
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.core.movegen import MAX_THREADS
 from bgengine.cli.progress import ProgressBar
@@ -162,9 +163,16 @@ def tournament_main(args: argparse.Namespace) -> int:
         if parser is not None:
             parser.print_help()
         return 2
-    if kind == "roundrobin" and _all_other_game(args.players):
-        return _main_game_roundrobin(args)
-    _refuse_other_games(getattr(args, "players", []))
+    other = owner_of_players(getattr(args, "players", []))
+    if other is not None:                   # players of another game: a round robin only
+        if kind != "roundrobin":
+            raise ValueError(f"{', '.join(args.players)}: only round robins take players of "
+                             f"other games (e.g. bgengine tournament roundrobin connect4:mm2 "
+                             f"connect4:random)")
+        with stop_on_interrupt(again_raises=True) as stop, \
+                ProgressBar("roundrobin", "pairings", quiet=args.quiet) as bar:
+            doc, text, complete, files = other.round_robin(args, stop, bar)
+        return _finish(args, doc, text, complete, files, to_stderr)
     warn: Warn = to_stderr
     threads = resolve_threads(args.threads)
     out = Path(args.out)
@@ -184,45 +192,6 @@ def tournament_main(args: argparse.Namespace) -> int:
         if kind == "older":
             return _main_older(args, backend, out, stop, warn, bar)
     raise ValueError(f"unknown tournament {kind!r}")
-
-
-def _all_other_game(players: list[str]) -> bool:
-    from bgengine.games.specs import split_game_spec
-
-    return bool(players) and all(split_game_spec(p) for p in players)
-
-
-def _refuse_other_games(players: list[str]) -> None:
-    """``ValueError`` naming what tournaments take when a player is of another game among
-    backgammon players, or in a knock-out or older-self tournament (backgammon's only)."""
-    from bgengine.games.specs import split_game_spec
-
-    other = [p for p in players if split_game_spec(p)]
-    if other:
-        raise ValueError(f"{', '.join(other)}: only round robins take tic-tac-toe and Connect "
-                         f"Four players, and all the players must be of one game (e.g. "
-                         f"bgengine tournament roundrobin connect4:mm2 connect4:random)")
-
-
-def _main_game_roundrobin(args: argparse.Namespace) -> int:
-    """A small game's round robin: the score matrix and ranking; files in --out."""
-    from bgengine.games.tournament import game_round_robin
-
-    total = len(args.players) * (len(args.players) - 1) // 2
-    count = [0]
-    with stop_on_interrupt(again_raises=True) as stop, \
-            ProgressBar("roundrobin", "pairings", quiet=args.quiet) as bar:
-        def on_pairing(rr, i: int, j: int) -> None:
-            count[0] += 1
-            r = rr.results[(i, j)]
-            bar.note(f"[{count[0]}/{total}] {r['a']} vs {r['b']}: score {r['score']:.3f} "
-                     f"± {r['ci95']:.3f} ({r['games']} games)")
-            bar(count[0], total)
-
-        rr = game_round_robin(args.players, args.games, seed=args.seed, stop=stop,
-                              on_pairing=on_pairing)
-    files = rr.save(args.out)
-    return _finish(args, rr.as_dict(), rr.table(), rr.complete, files, to_stderr)
 
 
 def _finish(args: argparse.Namespace, doc: dict, text: str, complete: bool, files: list[Path],

@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import sys
 
+from bgengine.cli.other_games import owner_of_run_config
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt
@@ -20,10 +21,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     own = RunDir(args.run).config       # a run resumes from its own config
     source = args.config or (own if own.is_file() else None)
-    if source:
-        from bgengine.games.study import is_game_config
-        if is_game_config(source):      # a small game's run (bgengine.games.study)
-            return _cmd_train_game(args, source)
+    other = owner_of_run_config(source) if source else None
+    if other is not None:                   # a run of another game
+        with stop_on_interrupt(again_raises=True) as stop:
+            doc, text, done, total = other.train(args, source, stop, lambda games: ProgressBar(
+                f"train {args.run}", "games", total=games, quiet=args.quiet))
+        emit(args, doc, text)
+        return _interrupted(args.run, done, total)
     config = TrainConfig.from_toml(source) if source else TrainConfig()
     overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                    ("encoder", args.encoder)) if v is not None}
@@ -67,29 +71,6 @@ def _interrupted(run: str, done: int, total: int) -> int:
     print(f"bgengine: interrupted: {run} stopped at game {done} of {total}, saved; "
           f"'bgengine train {run}' resumes it", file=sys.stderr)
     return 130
-
-
-def _cmd_train_game(args: argparse.Namespace, source) -> int:
-    from bgengine.games.study import GameRunConfig, train_game_run
-    from bgengine.training.run_dir import RunDir
-
-    config = GameRunConfig.from_toml(source)
-    overrides = {k: v for k, v in (("games", args.games), ("seed", args.seed),
-                                   ("representation", args.encoder), ("hidden", args.hidden))
-                 if v is not None}
-    if overrides:
-        config = GameRunConfig(**{**dataclasses.asdict(config), **overrides})
-    logging.getLogger("bgengine").setLevel(logging.INFO)
-    bar = ProgressBar(f"train {args.run}", "games", total=config.games, quiet=args.quiet)
-    # Ctrl-C: finish the evaluation under way, save, stop (as a backgammon run does)
-    with bar, stop_on_interrupt(again_raises=True) as stop:
-        net = train_game_run(config, args.run, resume=not args.restart,
-                             progress=lambda done, total: bar(done, total), stop=stop)
-    done = int(net.metadata["games"])
-    emit(args, {"run": args.run, "game": config.game, "games": done,
-                "network": str(RunDir(args.run).network), "complete": done >= config.games},
-         f"{args.run}: {net!r}, {done} games, network in {RunDir(args.run).network}")
-    return _interrupted(args.run, done, config.games)
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:

@@ -299,3 +299,29 @@ def test_the_script_check_sees_what_it_looks_for():
     assert _reaches_scripts('runpy.run_path("lab/strength_curve.py")')
     assert not _reaches_scripts('from bgengine.labelling import store')
     assert not _reaches_scripts('"""The lab/ scripts are listed in lab/README.md."""')
+
+
+def test_every_public_name_has_a_docstring():
+    """Every module has a docstring, and so has every class and function it lists in
+    ``__all__`` and defines itself."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import bgengine
+
+    missing = []
+    for info in pkgutil.walk_packages(bgengine.__path__, "bgengine."):
+        name = info.name
+        if any(part.startswith("_") for part in name.split(".")[1:]) or \
+                name.startswith("bgengine.data") or name in PROGRAMS:
+            continue
+        module = importlib.import_module(name)
+        if not (module.__doc__ or "").strip():
+            missing.append(name)
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr, None)
+            if (inspect.isclass(obj) or inspect.isroutine(obj)) and \
+                    getattr(obj, "__module__", None) == name and not (obj.__doc__ or "").strip():
+                missing.append(f"{name}.{attr}")
+    assert not missing, missing

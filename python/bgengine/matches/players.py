@@ -69,6 +69,8 @@ def load_network(path: str | Path) -> Network | Evaluator:
 
 
 def load_default_network() -> Network | Evaluator:
+    """The shipped default evaluator (``net``), loaded from the package's data; ``ValueError`` if
+    the install lacks it."""
     path = default_network_path()
     if not path.exists():
         raise ValueError(f"no default network is installed (expected {path})")

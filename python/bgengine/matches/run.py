@@ -28,6 +28,7 @@ BATCH_PAIRS = 2048
 
 
 def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity): the default thread count."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 

@@ -43,10 +43,12 @@ class Entrant:
 
 
 def natural_key(text: str) -> list:
+    """A sort key that orders the numbers in ``text`` by value (``ckpt2`` before ``ckpt10``)."""
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text)]
 
 
 def games_trained_of(net: Network) -> int | None:
+    """The games of training recorded in ``net``'s metadata, or None."""
     training = net.metadata.get("training")
     if isinstance(training, dict) and isinstance(training.get("games"), int):
         return int(training["games"])
@@ -54,6 +56,8 @@ def games_trained_of(net: Network) -> int | None:
 
 
 def load_net_entrant(path: Path) -> Entrant:
+    """An entrant for the network or evaluator file ``path`` (named by its path, with its games of
+    training); ``ValueError`` if the file cannot be read or is no network."""
     try:
         net = load_network(path)
     except ValueError:
@@ -84,6 +88,8 @@ def load_network_folder(folder: str | Path, warn: Warn = to_stderr,
 
 
 def note_skipped(path: Path, exc: Exception, warn: Warn, skipped: list | None) -> None:
+    """Warn that ``path`` is left out of the tournament because of ``exc``, and record it in
+    ``skipped`` (a list of ``{file, reason}``) if given."""
     reason = str(exc)
     if reason.startswith(f"{path}: "):
         reason = reason[len(f"{path}: "):]

@@ -94,6 +94,7 @@ def play_pairing(a: Entrant, b: Entrant, n_pairs: int, seed: int, backend: Backe
 
 
 def concat_results(arrays: list, dtype) -> np.ndarray:
+    """The per-game result rows of several batches in one array (shape (games, 2); empty if none)."""
     return np.concatenate(arrays) if arrays else np.zeros((0, 2), dtype=dtype)
 
 
@@ -103,6 +104,7 @@ def resolve_backend(threads: int | None, backend: Backend | None) -> Backend:
 
 
 def resolve_threads(threads: int | None) -> int:
+    """``threads``, or every core when None; ``ValueError`` below 1."""
     t = default_threads() if threads is None else int(threads)
     if t < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")

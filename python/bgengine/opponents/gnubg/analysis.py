@@ -30,6 +30,7 @@ def analysis_script() -> Path:
 
 
 def pearson(xs: list[float], ys: list[float]) -> float:
+    """Pearson's correlation of ``xs`` and ``ys`` (same length); NaN when either is constant."""
     n = len(xs)
     mx, my = sum(xs) / n, sum(ys) / n
     sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))

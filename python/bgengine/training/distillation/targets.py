@@ -142,6 +142,7 @@ def mean_targets(datasets: list[dict]) -> dict:
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
+    """The logistic function, element by element (same shape as ``x``)."""
     return 1.0 / (1.0 + np.exp(-x))
 
 

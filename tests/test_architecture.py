@@ -37,11 +37,8 @@ PENDING_LONG_FILES: dict[str, str] = {
 }
 
 #: Backgammon modules that still import the small games (they plug in through
-#: bgengine.cli.other_games instead), with the reason.
-PENDING_SMALL_GAME_IMPORTS: dict[str, str] = {
-    "bgengine.training.sweep": "a sweep's [base] game = ... runs the small game's study",
-    "bgengine.training.plot": "the x-axis of a small game's run against a reference player",
-}
+#: bgengine.other_games instead), with the reason.
+PENDING_SMALL_GAME_IMPORTS: dict[str, str] = {}
 
 #: Where the library's own signal handlers and command line live.
 ALLOWED_SIGNAL_MODULES = {"bgengine.interrupts"}

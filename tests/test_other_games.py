@@ -1,12 +1,12 @@
 """Games other than backgammon plug into the commands through the entry-point group
-``bgengine.games`` (:mod:`bgengine.cli.other_games`); the small games are one such plug-in."""
+``bgengine.games`` (:mod:`bgengine.other_games`); the small games are one such plug-in."""
 
 from __future__ import annotations
 
 import pytest
 
 from bgengine.cli import main
-from bgengine.cli import other_games
+from bgengine import other_games
 from bgengine.games.commands import PLUGIN
 
 

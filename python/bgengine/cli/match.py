@@ -18,7 +18,7 @@ __all__ = ["register"]
 def _cmd_match(args: argparse.Namespace) -> int:
     from bgengine.opponents.gnubg import GnubgConfig
     from bgengine.matches.run import MatchInterrupted
-    from bgengine.cli.other_games import owner_of_players
+    from bgengine.other_games import owner_of_players
     from bgengine.matches.players import make_player
 
     other = owner_of_players([args.a, args.b])
@@ -90,7 +90,7 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``match`` to the ``bgengine`` sub-commands."""
-    from bgengine.cli.other_games import players_help
+    from bgengine.other_games import players_help
     from bgengine.matches.players import SPEC_HELP
 
     p = sub.add_parser("match", help="play two players against each other and report ppg",

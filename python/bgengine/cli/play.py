@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bgengine.cli.options import JACOBY_RULE, add_player_argument, seed_number
-from bgengine.cli.other_games import game_names, owner_of_game, players_help
+from bgengine.other_games import game_names, owner_of_game, players_help
 from bgengine.notation.ids import MAX_MATCH_LENGTH
 from bgengine.matches.players import SPEC_HELP, is_network_spec, network_file
 from bgengine.matchfiles.session_file import check_session_path, default_session_path, load_session

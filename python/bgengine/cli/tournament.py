@@ -11,7 +11,7 @@ from pathlib import Path
 from bgengine.core.agents import MAX_GAMES
 from bgengine.cli.options import (add_backend_arguments, backend_from_args, games_number,
                                   whole_number)
-from bgengine.cli.other_games import owner_of_players
+from bgengine.other_games import owner_of_players
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.core.movegen import MAX_THREADS
 from bgengine.cli.progress import ProgressBar

@@ -7,7 +7,7 @@ import dataclasses
 import logging
 import sys
 
-from bgengine.cli.other_games import owner_of_run_config
+from bgengine.other_games import owner_of_run_config
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.progress import ProgressBar
 from bgengine.interrupts import stop_on_interrupt

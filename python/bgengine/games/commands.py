@@ -1,4 +1,4 @@
-"""The small games' plug-in to the backgammon commands (:mod:`bgengine.cli.other_games`),
+"""The small games' plug-in to the backgammon commands (:mod:`bgengine.other_games`),
 registered as the entry point ``bgengine.games: small``: ``match`` and ``tournament
 roundrobin`` between ``GAME:PLAYER`` specs, ``play --game``, and ``train`` on a small game's
 run config (:mod:`bgengine.games.study`)."""
@@ -94,6 +94,18 @@ class SmallGames:
         return ({"run": args.run, "game": settings.game, "games": done, "network": str(network),
                  "complete": done >= settings.games},
                 f"{args.run}: {net!r}, {done} games, network in {network}", done, settings.games)
+
+
+    def sweep_kind(self, game: str):
+        from bgengine.games.study import GameRunConfig, sweep_run
+        from bgengine.training.sweep import SweepKind
+
+        return SweepKind(game, GameRunConfig, sweep_run, "win - loss, all opponents")
+
+    def games_counted(self, config: str | PathLike[str]) -> str:
+        from bgengine.games.study import GameRunConfig, games_counted
+
+        return games_counted(GameRunConfig.from_toml(config))
 
 
 #: The entry point's object.

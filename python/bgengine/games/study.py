@@ -36,6 +36,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = ["GameRunConfig", "DEFAULT_EVAL_OPPONENTS", "is_game_config", "train_game_run",
+           "sweep_run", "games_counted",
            "evaluate"]
 
 log = logging.getLogger(__name__)
@@ -223,3 +224,41 @@ def train_game_run(config: GameRunConfig, run: str | os.PathLike, *, resume: boo
     log.info("%s: %d games; %s", run, done, evaluate(net, config.eval_opponents[:1],
                                                        config.eval_games, config.eval_seed))
     return net
+
+
+def sweep_run(job: tuple[str, dict, int], stop=None, report=None) -> dict:
+    """One run of a sweep of a small game (the ``train_and_evaluate`` of its
+    :class:`~bgengine.training.sweep.SweepKind`): train or resume the run of ``job`` =
+    ``(run directory, GameRunConfig settings as a dict, eval_games)``, then play
+    ``eval_games`` greedy games from both seats against each of its evaluation opponents.
+    Its ``ppg`` is the mean of win - loss over those opponents and seats."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bgengine.training.sweep import EVAL_SEED
+
+    run, cfg_dict, eval_games = job
+    cfg = GameRunConfig(**cfg_dict)
+    if stop is not None and stop.is_set():
+        return {"run": str(run), "complete": False, "games_trained": None}
+    log.info("%s: training %d %s games (%s)", run, cfg.games, cfg.game, cfg.method)
+    progress = None if report is None else \
+        (lambda done, _total: report(SimpleNamespace(run=str(run), games=done)))
+    net = train_game_run(cfg, run, progress=progress, stop=stop)
+    done = int(net.metadata["games"])
+    if done < cfg.games:
+        return {"run": str(run), "complete": False, "games_trained": done}
+    records = evaluate(net, cfg.eval_opponents, eval_games, EVAL_SEED)
+    ppg = float(np.mean([r["win"] - r["loss"] for r in records]))
+    log.info("%s: %+.3f (win - loss) over %s, both seats, %d games each", run, ppg,
+             ", ".join(cfg.eval_opponents), eval_games)
+    return {"run": str(run), "complete": True, "games_trained": done, "ppg": ppg,
+            "games": eval_games, "evaluations": records}
+
+
+def games_counted(config: GameRunConfig) -> str:
+    """What a run's games are, for a plot's x-axis: ``self-play games`` (the network plays
+    itself, or learns by simulation), else ``training games`` (against a reference player)."""
+    self_play = config.method == "simulation" or config.opponent == "self"
+    return "self-play games" if self_play else "training games"

@@ -23,16 +23,13 @@ def _check_is_run(run: str | os.PathLike) -> None:
 
 
 def _games_counted(run: str | os.PathLike) -> str:
-    """What a run's x-axis counts: "self-play games" for backgammon runs and small games'
-    self-play runs, "training games" for a small game's run against a reference player."""
-    from bgengine.games.study import GameRunConfig, is_game_config
+    """What a run's x-axis counts: "self-play games" for backgammon runs; another game's
+    run says (:mod:`bgengine.other_games`: "training games" against a reference player)."""
+    from bgengine.other_games import owner_of_run_config
 
     config = RunDir(run).config
-    if not (config.is_file() and is_game_config(config)):
-        return "self-play games"
-    c = GameRunConfig.from_toml(config)
-    self_play = c.method == "simulation" or c.opponent == "self"
-    return "self-play games" if self_play else "training games"
+    owner = owner_of_run_config(config) if config.is_file() else None
+    return "self-play games" if owner is None else owner.games_counted(config)
 
 
 def _pyplot():

@@ -20,8 +20,9 @@ file (TOML)::
     hidden = [[40], [80]]
     lam = [0.0, 0.7]
 
-A small game's sweep (:mod:`bgengine.games.study`) has ``game`` in ``[base]``: its runs are
-:class:`~bgengine.games.study.GameRunConfig` settings, and each final network plays
+Another game's sweep has ``game`` in ``[base]``; its plug-in (:mod:`bgengine.other_games`)
+says what its runs are. For the small games (:mod:`bgengine.games.study`) they are
+``GameRunConfig`` settings, and each final network plays
 ``eval_games`` greedy games from both seats against every one of the config's
 ``eval_opponents``; a run's ``ppg`` is then its mean of win - loss (+1 a win, 0 a draw, -1 a
 loss) over those opponents and seats, and the table gives each opponent's win/draw/loss rates
@@ -64,13 +65,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from bgengine._checks import game_pairs, is_int
 from bgengine.core.fileio import MAX_TEXT_BYTES, read_regular
-from bgengine.games.study import GameRunConfig
 from bgengine.interrupts import stop_on_interrupt
 from bgengine.matches.players import load_network
 from bgengine.matches.results import ci95
@@ -83,12 +83,33 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["SweepSpec", "run_sweep", "sweep_table", "compare_methods"]
+__all__ = ["SweepKind", "BACKGAMMON", "SweepSpec", "run_sweep", "sweep_table", "compare_methods",
+           "opponent_rates"]
 
 log = logging.getLogger(__name__)
 
 #: Dice seed of the final evaluations (every run meets the same dice).
 EVAL_SEED = 777
+
+
+@dataclass(frozen=True)
+class SweepKind:
+    """What a sweep needs of one kind of run: backgammon's (:data:`BACKGAMMON`) or another
+    game's (its plug-in's, :func:`bgengine.other_games.sweep_kind`).
+
+    ``config_class`` is the runs' settings dataclass (built from ``[base]`` and the grid
+    point, with ``seed``); ``train_and_evaluate(job, stop, report)``, a module-level function
+    (a backend may send it to other machines), trains or resumes the run of ``job`` =
+    ``(run directory, settings as a dict, eval_games)`` and returns its row: ``run``,
+    ``complete``, ``games_trained`` and when complete ``ppg`` (the point's figure, higher is
+    better) and ``games``, and optionally ``evaluations`` (win/draw/loss rates by opponent
+    and seat, tabulated by :func:`opponent_rates`). ``measure`` names the figure.
+    """
+
+    name: str
+    config_class: type
+    train_and_evaluate: Callable[..., dict]
+    measure: str
 
 
 @dataclass
@@ -102,13 +123,18 @@ class SweepSpec:
 
     @property
     def game(self) -> str | None:
-        """The small game of the sweep (``[base] game``), or None for backgammon."""
+        """The other game of the sweep (``[base] game``), or None for backgammon."""
         return self.base.get("game")
 
     @property
+    def kind(self) -> SweepKind:
+        """The runs' kind: backgammon's, or the plug-in's of ``[base] game``."""
+        return BACKGAMMON if self.game is None else _kind_of(self.game)
+
+    @property
     def config_class(self) -> type:
-        """The runs' settings: a small game's GameRunConfig, else backgammon's TrainConfig."""
-        return GameRunConfig if self.game is not None else TrainConfig
+        """The runs' settings: backgammon's TrainConfig, or the other game's."""
+        return self.kind.config_class
 
     def __post_init__(self) -> None:
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
@@ -151,7 +177,7 @@ class SweepSpec:
         keys = list(self.grid)
         return [dict(zip(keys, combo)) for combo in itertools.product(*(self.grid[k] for k in keys))]
 
-    def configs(self) -> list[tuple[str, int, TrainConfig | GameRunConfig]]:
+    def configs(self) -> list[tuple[str, int, Any]]:
         """(point name, seed, config) for every run."""
         out = []
         for point in self.points():
@@ -183,7 +209,7 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> d
 
     run, cfg_dict, eval_games = job
     if "game" in cfg_dict:
-        return _train_and_evaluate_game(job, stop, report)
+        return _kind_of(cfg_dict["game"]).train_and_evaluate(job, stop, report)
     cfg = TrainConfig(**cfg_dict)
     if stop is not None and stop.is_set():
         return {"run": str(run), "complete": False, "games_trained": None}
@@ -199,35 +225,20 @@ def _train_and_evaluate(job: tuple[str, dict, int], stop=None, report=None) -> d
             "ci95": res.ci95, "win": res.win, "games": res.games}
 
 
-def _train_and_evaluate_game(job: tuple[str, dict, int], stop=None, report=None) -> dict:
-    """One small game's run (see :func:`_train_and_evaluate`): train or resume, then
-    ``eval_games`` greedy games from both seats against each of its evaluation opponents."""
-    from types import SimpleNamespace
-
-    from bgengine.games.study import evaluate, train_game_run
-
-    run, cfg_dict, eval_games = job
-    cfg = GameRunConfig(**cfg_dict)
-    if stop is not None and stop.is_set():
-        return {"run": str(run), "complete": False, "games_trained": None}
-    log.info("%s: training %d %s games (%s)", run, cfg.games, cfg.game, cfg.method)
-    progress = None if report is None else \
-        (lambda done, _total: report(SimpleNamespace(run=str(run), games=done)))
-    net = train_game_run(cfg, run, progress=progress, stop=stop)
-    done = int(net.metadata["games"])
-    if done < cfg.games:
-        return {"run": str(run), "complete": False, "games_trained": done}
-    records = evaluate(net, cfg.eval_opponents, eval_games, EVAL_SEED)
-    ppg = float(np.mean([r["win"] - r["loss"] for r in records]))
-    log.info("%s: %+.3f (win - loss) over %s, both seats, %d games each", run, ppg,
-             ", ".join(cfg.eval_opponents), eval_games)
-    return {"run": str(run), "complete": True, "games_trained": done, "ppg": ppg,
-            "games": eval_games, "evaluations": records}
+#: Backgammon's runs: TrainConfig settings, each final network against pubeval.
+BACKGAMMON = SweepKind("backgammon", TrainConfig, _train_and_evaluate, "ppg vs pubeval")
 
 
-def _opponent_rates(rows: list[dict]) -> dict[str, dict[str, dict[str, float]]]:
-    """A small game's point: each opponent's win/draw/loss rates per seat, mean over the runs
-    ``rows`` (their ``evaluations``)."""
+def _kind_of(game: str) -> SweepKind:
+    from bgengine.other_games import sweep_kind
+
+    return sweep_kind(game)
+
+
+def opponent_rates(rows: list[dict]) -> dict[str, dict[str, dict[str, float]]]:
+    """A point's win/draw/loss rates by evaluation opponent and seat, the mean over its runs
+    ``rows`` (their ``evaluations``: records of ``opponent``, ``seat``, ``win``, ``draw``,
+    ``loss``)."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for r in rows:
         for e in r["evaluations"]:
@@ -301,11 +312,11 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1,
                "ppg_mean": float(ppgs.mean()),
                "ppg_ci95": ci95(ppgs) if len(ppgs) > 1 else None,
                "ppg_runs": [float(p) for p in ppgs]}
-        if spec.game is not None:
-            row["opponents"] = _opponent_rates(rows)
+        if all("evaluations" in r for r in rows):
+            row["opponents"] = opponent_rates(rows)
         table.append(row)
     complete = all(r["complete"] for r in results)
-    doc = {"complete": complete, "game": spec.game or "backgammon",
+    doc = {"complete": complete, "game": spec.game or "backgammon", "measure": spec.kind.measure,
            "eval_games": spec.eval_games, "eval_seed": EVAL_SEED,
            "base": spec.base, "grid": spec.grid, "seeds": spec.seeds, "points": table,
            "runs": results}
@@ -325,13 +336,12 @@ def run_sweep(spec: SweepSpec, out: str | Path, backend=None, parallel: int = 1,
 
 
 def sweep_table(doc: dict) -> str:
-    """The sweep's points as a text table, best first; a small game's also gives, per
-    evaluation opponent, the win-draw-loss percentages as first / second player."""
+    """The sweep's points as a text table, best first; where the runs were evaluated against
+    several opponents, also each one's win-draw-loss percentages as first / second player."""
     rows = sorted(doc["points"], key=lambda r: -r["ppg_mean"])
     width = max([len(r["point"]) for r in rows] + [5])
-    small = doc.get("game", "backgammon") != "backgammon"
-    against = "win - loss, all opponents" if small else "ppg vs pubeval"
-    opponents = list(rows[0].get("opponents", {})) if rows and small else []
+    against = doc.get("measure", BACKGAMMON.measure)
+    opponents = list(rows[0].get("opponents", {})) if rows else []
     out = [f"{'point':<{width}}  {against} (mean over seeds ± 95%)   per seed"
            + "".join(f" | {o} (W-D-L % 1st / 2nd)" for o in opponents)]
     for r in rows:

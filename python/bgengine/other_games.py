@@ -1,23 +1,24 @@
-"""Games other than backgammon in the backgammon commands, as plug-ins.
+"""Games other than backgammon in the backgammon commands and sweeps, as plug-ins.
 
 A package that plays another game registers a plug-in under the entry-point group
 ``bgengine.games`` (bgengine's own small games: ``bgengine.games.commands:PLUGIN``). When a
 command's players or run config are the plug-in's, the command hands itself over whole
 (``bgengine match connect4:mm2 connect4:random``, ``bgengine tournament roundrobin ...``,
-``bgengine play --game tictactoe``, ``bgengine train RUN`` with a small game's config); the
-backgammon commands know no other game by name.
+``bgengine play --game tictactoe``, ``bgengine train RUN`` with a small game's config); a
+sweep whose ``[base]`` names a ``game`` trains and evaluates the plug-in's runs
+(:func:`sweep_kind`), and a plot of such a run asks it what its games are. The backgammon
+modules know no other game by name.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 from importlib.metadata import entry_points
 from os import PathLike
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 __all__ = ["ENTRY_POINT_GROUP", "GamePlugin", "plugins", "owner_of_players",
-           "owner_of_run_config", "owner_of_game", "game_names", "players_help"]
+           "owner_of_run_config", "owner_of_game", "game_names", "players_help", "sweep_kind"]
 
 #: Where plug-ins register (``[project.entry-points."bgengine.games"]``).
 ENTRY_POINT_GROUP = "bgengine.games"
@@ -34,17 +35,22 @@ class GamePlugin(Protocol):
 
     def owns_player(self, spec: str) -> bool: ...
     def owns_run_config(self, path: str | PathLike[str]) -> bool: ...
-    def match(self, args: argparse.Namespace) -> tuple[dict, str]:
+    def match(self, args: Any) -> tuple[dict, str]:
         """``bgengine match``: the result as JSON-able data and as text."""
-    def round_robin(self, args: argparse.Namespace, stop, bar) -> tuple[dict, str, bool, list]:
+    def round_robin(self, args: Any, stop, bar) -> tuple[dict, str, bool, list]:
         """``bgengine tournament roundrobin`` (``stop``: the interrupt flag, ``bar``: the
         progress bar): the result as data and text, whether it finished, the files written."""
-    def play(self, args: argparse.Namespace, inp: TextIO, out: TextIO, echo: bool) -> int:
+    def play(self, args: Any, inp: TextIO, out: TextIO, echo: bool) -> int:
         """``bgengine play --game NAME``: a game at the console; the exit status."""
-    def train(self, args: argparse.Namespace, config: str | PathLike[str], stop,
+    def train(self, args: Any, config: str | PathLike[str], stop,
               bar_for) -> tuple[dict, str, int, int]:
         """``bgengine train RUN`` on the plug-in's run config (``bar_for(total)``: the progress
         bar): the result as data and text, the games done and the games asked for."""
+    def sweep_kind(self, game: str) -> Any:
+        """The :class:`bgengine.training.sweep.SweepKind` of a sweep of ``game``'s runs."""
+    def games_counted(self, config: str | PathLike[str]) -> str:
+        """What the games of the run with config ``config`` are, for a plot's x-axis
+        (``self-play games``, ``training games``)."""
 
 
 @functools.cache
@@ -86,3 +92,12 @@ def game_names() -> tuple[str, ...]:
 def players_help() -> str:
     """The plug-ins' player specs, for a command's help."""
     return "; ".join(p.player_help for p in plugins())
+
+
+def sweep_kind(game: str) -> Any:
+    """The :class:`~bgengine.training.sweep.SweepKind` of the plug-in that plays ``game``;
+    ``ValueError`` naming the games there are."""
+    owner = owner_of_game(game)
+    if owner is None:
+        raise ValueError(f"unknown game {game!r}; known: {', '.join(game_names())}")
+    return owner.sweep_kind(game)

@@ -29,6 +29,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         raise ValueError(f"--games {args.games}: games are played in pairs (each dice sequence "
                          f"twice, the seats swapped), so --games must be even, e.g. "
                          f"{args.games - 1} or {args.games + 1}")
+    if args.money_plays and not args.match_length:
+        raise ValueError("--money-plays is a choice of match play: add --match-length N")
     if args.jacoby and not args.cube:
         raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
                          "(matches to N points never use it)")
@@ -73,7 +75,8 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
                 from bgengine.matches.run import run_cube_match
 
                 result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
-                                        seed=args.seed, jacoby=args.jacoby, progress=bar)
+                                        seed=args.seed, jacoby=args.jacoby, progress=bar,
+                                        plays_at_score=not args.money_plays)
             else:
                 if args.luck:
                     from bgengine.decisions.luck import LuckMeter
@@ -118,6 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--match-length", **whole_number(0), default=0, metavar="N",
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
+    p.add_argument("--money-plays", action="store_true",
+                   help="with --match-length: network players choose cubeless money plays at "
+                        "every score (default: by match-winning chances at the score and cube)")
     p.add_argument("--jacoby", action="store_true",
                    help="with --cube: the Jacoby rule (gammons count only after a double); an "
                         "error without --cube.  " + JACOBY_RULE)

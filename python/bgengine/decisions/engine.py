@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 #: Predicted cost of one more ply of lookahead, relative to the last (measured: a 1-ply
 #: decision takes 20-90 times a 0-ply one, a 2-ply one 15-30 times a 1-ply one).
 DEEPEN_GROWTH = 40.0
+#: Plays searched at the engine's depth when it plays at the score (the best at 0-ply).
+SCORE_PLAY_CANDIDATES = 5
 
 
 class EngineError(Exception):
@@ -103,6 +105,10 @@ class Engine:
         :func:`bgengine.decisions.cube.gnubg_met`).  A shorter table is extended the
         same way, so that every match gnubg can play (up to 64 points) is
         covered.
+    plays_at_score : bool
+        Where the game loop or a protocol gives the score (:meth:`choose_index_at`): in
+        matches, choose plays by match-winning chances at the score and cube (default);
+        False: the cubeless money play at every score.
 
     Notes
     -----
@@ -114,7 +120,7 @@ class Engine:
 
     def __init__(self, player=None, network=None, *, plies: int = 0,
                  time_budget: float | None = None, jacoby: bool = False,
-                 met: MatchEquityTable | None = None) -> None:
+                 met: MatchEquityTable | None = None, plays_at_score: bool = True) -> None:
         if not is_int(plies) or plies < 0:
             raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
         if plies > self.max_plies:
@@ -143,6 +149,9 @@ class Engine:
         self.plies = plies
         self.time_budget = time_budget
         self.jacoby = bool(jacoby)
+        #: In matches, choose plays by match-winning chances at the score
+        #: (:meth:`choose_index_at`); False: the cubeless money play at every score.
+        self.plays_at_score = bool(plays_at_score)
         # every match length a board line can carry (1..64) must be covered: a
         # shorter table would fail mid-decision (an error, or a silent fallback for gnubg)
         self.met = (met or gnubg_met()).extended(MET_MAX_LENGTH)
@@ -177,6 +186,39 @@ class Engine:
             return int(self.player.choose(board, d1, d2, self._seed()))
         return self._deepen(board, d1, d2)[0]
 
+    def choose_index_at(self, board, d1: int, d2: int, state: MatchState) -> int:
+        """Index of the chosen play in ``legal_afterstates(board, d1, d2)`` at the cube and
+        score of ``state`` (the side on roll's, before the play).
+
+        In a match: the play of the highest cubeful match-winning chance, its gammons and
+        backgammons valued by the match equity table at the score and cube (the value
+        :meth:`hint` ranks by); every play valued at 0-ply, the best
+        :data:`SCORE_PLAY_CANDIDATES` of them searched at the engine's depth. In money play,
+        without :attr:`plays_at_score` or without a network of the player's own:
+        :meth:`choose_index`.
+        """
+        if (state.match_length == 0 or not self.plays_at_score or self.network is None
+                or self.player.kind != "net"):
+            return self.choose_index(board, d1, d2)
+        searcher = self.searcher()
+        rows = searcher.rank_moves(board, d1, d2, 0)
+        if len(rows) <= 1:
+            return int(rows[0][0]) if rows else 0
+        afters, _ = legal_afterstates(board, d1, d2)
+        index = [int(i) for i, _, _ in rows]
+        outputs = [np.asarray(o, dtype=np.float64) for _, o, _ in rows]
+        turned = [np.ascontiguousarray(afters[i][::-1]) for i in index]   # the opponent on roll
+        before = GameState(position=validate_board(board), match=state)
+        values = self.values_after(before, turned, outputs)
+        if self.plies == 0:
+            return index[int(np.argmax(values))]
+        top = [int(k) for k in np.argsort(values)[::-1][:SCORE_PLAY_CANDIDATES]]
+        for k in top:
+            if not game_result(turned[k]):
+                outputs[k] = flip_outputs(searcher.evaluate(turned[k], self.plies))
+        deeper = self.values_after(before, [turned[k] for k in top], [outputs[k] for k in top])
+        return index[top[int(np.argmax(deeper))]]
+
     def _deepen(self, board, d1: int, d2: int) -> tuple[int, int]:
         """Iterative deepening within the time budget: ``(index, depth reached)``."""
         searcher = self.searcher()
@@ -197,6 +239,17 @@ class Engine:
         numbering (25 = bar, 0 = off); ``()`` when there is no legal play."""
         _, steps = legal_afterstates(board, d1, d2)
         k = self.choose_index(board, d1, d2)
+        return tuple((int(a), int(b)) for a, b in steps[k] if a >= 0)
+
+    def choose_move_at(self, board, d1: int, d2: int, state: MatchState) -> tuple[Step, ...]:
+        """:meth:`choose_move` at the cube and score of ``state``: in a match with
+        :attr:`plays_at_score`, the play of :meth:`choose_index_at`; else, or when a subclass
+        overrides :meth:`choose_move` (another brain), :meth:`choose_move`."""
+        if (not self.plays_at_score or state.match_length == 0
+                or type(self).choose_move is not Engine.choose_move):
+            return self.choose_move(board, d1, d2)
+        _, steps = legal_afterstates(board, d1, d2)
+        k = self.choose_index_at(board, d1, d2, state)
         return tuple((int(a), int(b)) for a, b in steps[k] if a >= 0)
 
     # ------------------------------------------------------------ evaluation

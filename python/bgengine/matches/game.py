@@ -329,7 +329,9 @@ class CubeGame:
 def answer_locally(players, engines, event: Decision | CubeQuestion, game: CubeGame) -> int | bool:
     """The answer of ``players[seat]`` (a play: its ``choose`` with seed ``game.seed +
     event.number``, or, for a player that plays at the cube and score, such as
-    :class:`bgengine.opponents.gnubg.GnubgPlayer`, its ``choose_cubeful(board, d1, d2, state)``)
+    :class:`bgengine.opponents.gnubg.GnubgPlayer`, its ``choose_cubeful(board, d1, d2, state)``;
+    in a match, a network player whose engine :attr:`~bgengine.decisions.engine.Engine.plays_at_score`
+    plays by :meth:`~bgengine.decisions.engine.Engine.choose_index_at`)
     or of ``engines[seat]`` (a cube action: ``can_double`` and ``cube_decision``, or
     ``take_decision``) to one question of ``game``'s :meth:`CubeGame.steps`."""
     if isinstance(event, CubeQuestion):
@@ -342,6 +344,12 @@ def answer_locally(players, engines, event: Decision | CubeQuestion, game: CubeG
     cubeful = getattr(player, "choose_cubeful", None)
     if cubeful is not None:
         return int(cubeful(event.board, event.d1, event.d2, game.state(event.turn)))
+    engine = engines[event.turn] if engines is not None else None
+    if (game.match_length and engine is not None and getattr(engine, "plays_at_score", False)
+            and getattr(player, "network", None) is engine.network is not None):
+        # a network player in a match: its play at the score (match-winning chances)
+        return int(engine.choose_index_at(event.board, event.d1, event.d2,
+                                          game.state(event.turn)))
     return int(player.choose(event.board, event.d1, event.d2, (game.seed + event.number) & _MASK63))
 
 

@@ -119,7 +119,7 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
 
 # ====================================================================== games with the cube
 
-def _cube_engine(player, network):
+def _cube_engine(player, network, plays_at_score: bool = True):
     net = getattr(player, "network", None) or network
     if net is None:
         try:
@@ -127,11 +127,12 @@ def _cube_engine(player, network):
         except ValueError as exc:
             raise ValueError(f"{player.name} has no network for its cube decisions and {exc}; "
                              f"pass cube_network") from None
-    return Engine(player=player, network=net)
+    return Engine(player=player, network=net, plays_at_score=plays_at_score)
 
 
 def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby: bool = False,
-                   cube_network=None, progress=None) -> CubeMatchResult:
+                   cube_network=None, progress=None, plays_at_score: bool = True
+                   ) -> CubeMatchResult:
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each bgengine side's cube decisions (double, take) come from
@@ -150,6 +151,9 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     results whatever their number.  ``progress(done, total)`` is called after
     each game or match.  Ctrl-C (games of bgengine players): :class:`MatchInterrupted`
     with the result of the pairs finished, if any.  ``n``: an integer in 2..10**8.
+    In matches a network player chooses its plays by match-winning chances at the score
+    (:meth:`bgengine.decisions.engine.Engine.choose_index_at`); ``plays_at_score=False``:
+    the cubeless money plays of before, at every score.
     """
     n_pairs = game_pairs(n, "n, the games or matches,")
     if not is_int(match_length) or match_length < 0:
@@ -160,8 +164,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     for p in (a, b):
         if not isinstance(p, (Player, GnubgPlayer)):
             raise ValueError(f"games with the cube need bgengine players or gnubg, got {p!r}")
-    engines = tuple(None if isinstance(p, GnubgPlayer) else _cube_engine(p, cube_network)
-                    for p in (a, b))
+    engines = tuple(None if isinstance(p, GnubgPlayer)
+                    else _cube_engine(p, cube_network, plays_at_score) for p in (a, b))
     jacoby = jacoby and match_length == 0
     if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
         res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,

@@ -39,8 +39,8 @@ NUL framing has been seen is a *player-role* question; every other line is a
 in both roles; the roles differ only in what happens to bad input (``Error:``
 line vs. a safe answer) and in extras (``DBG:`` lines, resignations).
 
-The brain is pluggable: :class:`Engine` (``choose_move``, ``evaluate``,
-``cube_decision``, ``take_decision``, ``resign_decision``).  Its cube
+The brain is pluggable: :class:`Engine` (``choose_move_at``: the play at the score gnubg
+sends, ``evaluate``, ``cube_decision``, ``take_decision``, ``resign_decision``).  Its cube
 decisions come from the network's cubeless probabilities through a
 Janowski cube-life model and the Kazaross-XG2 match equity table
 (:mod:`bgengine.decisions.cube`); subclasses can override any method.
@@ -519,7 +519,7 @@ class Session:
             else:
                 kind = "move"
                 d1, d2 = fb.roll
-                steps = self.engine.choose_move(board, d1, d2)
+                steps = self.engine.choose_move_at(board, d1, d2, st)
                 extra["steps"] = [list(s) for s in steps]
                 if player:
                     answer = move_reply(steps, board)

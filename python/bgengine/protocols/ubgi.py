@@ -343,7 +343,9 @@ class UbgiSession:
 
     def _play(self) -> str:
         assert self.board is not None and self.dice is not None
-        return format_payload(self.engine.choose_move(self.board, *self.dice))
+        if self.match is None:      # a position without a Match ID: money play
+            return format_payload(self.engine.choose_move(self.board, *self.dice))
+        return format_payload(self.engine.choose_move_at(self.board, *self.dice, self.match))
 
     def _doubles(self) -> bool:
         """The side on roll doubles now, before rolling (Janowski cube model)."""

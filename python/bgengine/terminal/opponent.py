@@ -10,6 +10,8 @@ import numpy as np
 from bgengine.core.agents import Player
 from bgengine.matches.players import default_network_path, load_default_network, load_network, make_player
 from bgengine.core.search import Searcher
+from bgengine.decisions.engine import Engine
+from bgengine.notation.ids import MatchState
 
 __all__ = ["LEVELS", "EngineSide", "load_play_network"]
 
@@ -47,6 +49,7 @@ class EngineSide:
         self.plies = plies
         self.notes: list[str] = []
         self._player = None
+        self._at_score: Engine | None = None    # made on the first play of a match
         if player is not None:
             if isinstance(player, str):
                 player = make_player(player)
@@ -66,9 +69,16 @@ class EngineSide:
         else:
             self.name = f"network, {plies}-ply"
 
-    def choose(self, board: np.ndarray, d1: int, d2: int, seed: int) -> int:
+    def choose(self, board: np.ndarray, d1: int, d2: int, seed: int,
+               state: MatchState | None = None) -> int:
         """Index, in the legal plays, of the engine's play (``board``: mover in row 1;
-        ``seed`` for a player with randomness)."""
+        ``seed`` for a player with randomness). With ``state`` (the engine's match state),
+        a network at full strength plays at the score: in a match, by match-winning chances
+        (:meth:`bgengine.decisions.engine.Engine.choose_index_at`)."""
         if self._player is not None:
             return int(self._player.choose(board, d1, d2, seed))
+        if state is not None and state.match_length:
+            if self._at_score is None:
+                self._at_score = Engine(Player("net", self.network), plies=self.plies)
+            return int(self._at_score.choose_index_at(board, d1, d2, state))
         return int(self.searcher.best_move(board, d1, d2, self.plies)[0])

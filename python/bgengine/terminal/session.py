@@ -589,7 +589,7 @@ class PlaySession(CubeActions):
             k = 0
         else:
             try:
-                k = self.side.choose(board, d1, d2, self._engine_seed())
+                k = self.side.choose(board, d1, d2, self._engine_seed(), self._state_for(ENGINE))
                 if not 0 <= k < len(legal):
                     raise ValueError(f"play index {k} out of range")
             except Exception as exc:   # an engine failure must not end the session

@@ -206,7 +206,7 @@ def create_app(engine: Engine, *, limits: WebLimits | None = None, threads: int 
         d1, d2 = state.dice
         legal = state.position.legal_moves(d1, d2)
         with pool.slot():
-            k = engine.choose_index(state.board, d1, d2) if len(legal) > 1 else 0
+            k = engine.choose_index_at(state.board, d1, d2, state.match) if len(legal) > 1 else 0
         m = legal[k]
         return {"state": state.to_gnubgid(), "dice": [d1, d2], "play": m.notation,
                 "steps": [list(s) for s in m.steps],

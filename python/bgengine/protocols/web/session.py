@@ -227,7 +227,8 @@ class BoardSession:
         d1, d2 = g.dice
         board = self._board_for(ENGINE)
         legal = Position(board).legal_moves(d1, d2)
-        k = self.engine.choose_index(board, d1, d2) if len(legal) > 1 else 0
+        k = (self.engine.choose_index_at(board, d1, d2, self.match_state(ENGINE))
+             if len(legal) > 1 else 0)
         self._record_play(ENGINE, board, d1, d2, k)
         self._say(f"The engine rolls {d1}-{d2} and plays {legal[k]}.")
         g.board, g.turn, g.dice = legal[k].position, HUMAN, None

@@ -131,8 +131,8 @@ def _cube_engine(player, network, plays_at_score: bool = True):
 
 
 def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby: bool = False,
-                   cube_network=None, progress=None, plays_at_score: bool = True
-                   ) -> CubeMatchResult:
+                   cube_network=None, progress=None,
+                   plays_at_score: bool | tuple[bool, bool] = True) -> CubeMatchResult:
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each bgengine side's cube decisions (double, take) come from
@@ -153,7 +153,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     with the result of the pairs finished, if any.  ``n``: an integer in 2..10**8.
     In matches a network player chooses its plays by match-winning chances at the score
     (:meth:`bgengine.decisions.engine.Engine.choose_index_at`); ``plays_at_score=False``:
-    the cubeless money plays of before, at every score.
+    the cubeless money plays of before, at every score (a pair ``(A's, B's)`` sets it per
+    side, e.g. to measure what playing at the score is worth).
     """
     n_pairs = game_pairs(n, "n, the games or matches,")
     if not is_int(match_length) or match_length < 0:
@@ -164,8 +165,10 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     for p in (a, b):
         if not isinstance(p, (Player, GnubgPlayer)):
             raise ValueError(f"games with the cube need bgengine players or gnubg, got {p!r}")
+    at_score = (plays_at_score, plays_at_score) if isinstance(plays_at_score, bool) \
+        else tuple(bool(x) for x in plays_at_score)
     engines = tuple(None if isinstance(p, GnubgPlayer)
-                    else _cube_engine(p, cube_network, plays_at_score) for p in (a, b))
+                    else _cube_engine(p, cube_network, s) for p, s in zip((a, b), at_score))
     jacoby = jacoby and match_length == 0
     if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
         res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,

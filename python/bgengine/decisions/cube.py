@@ -58,7 +58,8 @@ from bgengine.core.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
            "cubeful_value", "cubeful_values",
-           "cube_decision", "default_met", "gnubg_met", "MAX_CUBE", "MET_MAX_LENGTH"]
+           "cube_decision", "take_point", "default_met", "gnubg_met", "MAX_CUBE",
+           "MET_MAX_LENGTH"]
 
 #: Highest cube value considered (gnubg's Match ID stores log2(cube) in 4 bits).
 MAX_CUBE = 1 << 15
@@ -480,3 +481,37 @@ def cube_decision(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
         action = "no double, take" if take else "no double, pass"
     return CubeDecision(no_double=nd, double_take=dt, double_pass=dp, double=bool(double),
                         take=bool(take), action=action, can_double=can)
+
+
+def take_point(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
+               met: MatchEquityTable | None = None) -> float:
+    """The opponent's take point of a double now: the least winning chance (0..1) at which
+    it takes, with this position's gammon and backgammon rates (as shares of the wins and
+    of the losses) and cube efficiency ``x`` -- where double/take equals double/pass in
+    :func:`cube_decision`. Money play without gammons: Janowski's ``0.5 / (2 + x / 2)``
+    (21.4% at ``x`` = 0.68; 25% with a dead cube, 20% with a fully live one)."""
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"cube efficiency must be in 0..1, got {x}")
+    met = met or default_met()
+    win, wg, wbg, lg, lbg = (float(v) for v in probs)
+    lose = 1.0 - win
+    shares = (wg / win if win > 0 else 0.0, wbg / win if win > 0 else 0.0,
+              lg / lose if lose > 0 else 0.0, lbg / lose if lose > 0 else 0.0)
+    c = info.cube
+    if c >= MAX_CUBE:
+        return 0.0
+    drop = _Sides(probs, info, met).value(0, c)
+
+    def take_minus_pass(q: float) -> float:       # the doubler's, at its win chance q
+        at = (q, q * shares[0], q * shares[1], (1 - q) * shares[2], (1 - q) * shares[3])
+        return _Sides(at, info, met).cubeful(2 * c, "opponent", x) - drop
+
+    lo, hi = 0.0, 1.0         # the doubler's win chance where the opponent stops taking
+    if take_minus_pass(hi) <= 0:
+        return 0.0
+    if take_minus_pass(lo) > 0:
+        return 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if take_minus_pass(mid) <= 0 else (lo, mid)
+    return 1.0 - (lo + hi) / 2

@@ -25,9 +25,9 @@ import numpy as np
 from bgengine._checks import MAX_LISTED_PLAYS, checked_int, is_int
 from bgengine.core.agents import Player
 from bgengine.core.board import game_result, pip_counts, validate_board
-from bgengine.decisions.cube import (MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
+from bgengine.decisions.cube import (MAX_CUBE, MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
                            cube_efficiencies, cube_efficiency, cubeful_value,
-                           cubeful_values, gnubg_met)
+                           cubeful_values, gnubg_met, take_point)
 from bgengine.decisions.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.notation.ids import MatchState
 from bgengine.core.movegen import legal_afterstates
@@ -441,7 +441,10 @@ class Engine:
             else:
                 ev = self.evaluate_state(state, plies)
             decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs)
-            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision), plays=())
+            info = self.cube_info(m, jacoby=m.jacoby)
+            taker = take_point(ev.outputs, info, cube_efficiency(state.board), self.met) \
+                if info.cube < MAX_CUBE and not info.crawford else None
+            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision, taker), plays=())
         legal = state.position.legal_moves(*m.dice)
         rows = rank_plays(self.searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
         # (play, mover's outputs after it, cubeless equity, plies, rollout)

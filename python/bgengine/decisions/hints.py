@@ -72,11 +72,14 @@ class Evaluation:
 @dataclass(frozen=True)
 class CubeHint:
     """The cube action before the roll: the no double, double/take and double/pass values
-    (``decision``, from the doubler's view; see :class:`bgengine.decisions.cube.CubeDecision`) and the
-    evaluation they come from."""
+    (``decision``, from the doubler's view; see :class:`bgengine.decisions.cube.CubeDecision`),
+    the evaluation they come from and the opponent's ``take_point`` (the least winning
+    chance, 0..1, at which it would take a double now: :func:`bgengine.decisions.cube.take_point`;
+    None where it has no meaning)."""
 
     evaluation: Evaluation
     decision: CubeDecision
+    take_point: float | None = None
 
     @property
     def proper_action(self) -> str:
@@ -88,7 +91,7 @@ class CubeHint:
         return {"evaluation": self.evaluation.to_dict(), "no_double": d.no_double,
                 "double_take": d.double_take, "double_pass": d.double_pass,
                 "proper_action": d.action, "double": d.double, "take": d.take,
-                "can_double": d.can_double}
+                "can_double": d.can_double, "take_point": self.take_point}
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,10 @@ def hint_lines(hint: Hint) -> list[str]:
             diff = "" if name == "No double" else f"  ({difference_text(value - d.no_double, money)})"
             lines.append(f"  {name:<14}{value_text(value, money)}{diff}")
         lines.append(f"  Proper action: {d.action}")
+        if hint.cube.take_point is not None:
+            taker = 1.0 - hint.cube.evaluation.outputs[0]
+            lines.append(f"  Take point: {hint.cube.take_point:.1%} (the taker's winning chance "
+                         f"here: {taker:.1%})")
         return lines
     d1, d2 = hint.state.dice
     lines = [f"Best plays for {d1}-{d2} {_source(hint.plies, hint.plays[0].rollout)} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,15 @@ def test_python_dash_m_bgengine_is_the_command_line():
     assert proc.returncode == 0 and proc.stdout.startswith("bgengine ")
     from bgengine.core.network import kernel
     assert f"(network kernel {kernel()};" in proc.stdout
+
+
+def test_every_module_of_the_source_tree_is_installed():
+    """The installed package (a wheel's, or ``pip install .``'s) holds every Python module of
+    ``python/bgengine`` (a packaging exclude once dropped the ``training`` subpackage)."""
+    source = Path(__file__).resolve().parent.parent / "python" / "bgengine"
+    if not source.is_dir():
+        pytest.skip("needs the source tree")
+    installed = Path(bgengine.__file__).resolve().parent
+    want = {p.relative_to(source) for p in source.rglob("*.py")}
+    have = {p.relative_to(installed) for p in installed.rglob("*.py")}
+    assert not want - have, sorted(map(str, want - have))[:10]

@@ -5,26 +5,26 @@
 (``tests/test_network.py`` checks that).  This measures what each is worth, on
 the two workloads that matter: static evaluation of afterstates
 (``Network.evaluate``, encoder included) and a 0-ply rollout of the opening
-(move generation and encoder included), one thread, shipped 222-80-5 network.
+(move generation and encoder included), one thread, the shipped evaluator.
 
 Gate: the preferred kernel (``available_kernels()[0]``) is at least 1.2x the
-portable C kernel on rollouts (skipped when the CPU runs only C).  Figures on the
-development machine (2-core Xeon KVM guest with AVX-512, gcc 12 -O3, idle), three
-runs of this file, each the median of 5 alternating rounds (first layer by fused
-multiply-adds, the hidden sigmoid fused into the AVX2 row kernel):
+portable C kernel on rollouts (skipped when the CPU runs only C).  Figures (AMD EPYC family
+26 model 2, Zen 5, 2-vCPU KVM guest, gcc 12 -O3, other work paused), the median of 5
+alternating rounds; the sigmoid from an ``exp`` polynomial, fused into the row sums of both
+SIMD kernels:
 
-=========  ===================  ==================  ============================
-kernel     rollout trials/s     evaluations/s       x the C kernel
-=========  ===================  ==================  ============================
-avx2       4526 / 4771 / 4716   1.70 / 1.80 / 1.78 M  8.34-8.54 / 5.27-5.67
-avx512     4262 / 4460 / 4550   1.92 / 1.98 / 1.99 M  7.98-8.04 / 5.89-6.24
-c           531 /  559 /  566   0.31 / 0.32 / 0.34 M  1
-=========  ===================  ==================  ============================
+=========  ==================  ===============  =================
+kernel     rollout trials/s    evaluations/s    x the C kernel
+=========  ==================  ===============  =================
+avx512     3822                1.48 M           18.2 / 12.7
+avx2       3500                1.17 M           16.6 / 10.0
+c           211                0.12 M           1
+=========  ==================  ===============  =================
 
-AVX2 wins on rollouts in every round (AVX-512 wins on one-at-a-time static
-evaluations), so the import picks AVX2 first.  The portable C kernel is slow on
-x86-64: without ``-mfma`` its ``fmaf`` is a libm call per element.  It runs only where neither SIMD kernel can (no AVX2 and FMA, or
-not x86-64; on arm64 ``fmaf`` is one instruction).
+AVX-512 wins on both, so the import picks it first.  The portable C kernel is slow on
+x86-64: without ``-mfma`` its ``fmaf`` is a libm call per operation.  It runs only where
+neither SIMD kernel can (no AVX2 and FMA, or not x86-64; on arm64 ``fmaf`` is one
+instruction).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ import numpy as np
 import pytest
 
 from bgengine.core.movegen import legal_afterstates_batch
-from bgengine.core.network import Network, available_kernels, kernel, use_kernel
+from bgengine.core.evaluator import Evaluator, load_evaluator
+from bgengine.core.network import available_kernels, kernel, use_kernel
 from bgengine.position import STARTING_BOARD
 from bgengine.core.search import rollout
 
@@ -46,8 +47,8 @@ ROUNDS = 5
 
 
 @pytest.fixture(scope="module")
-def net() -> Network:
-    return Network.load(NET)
+def net() -> Evaluator:
+    return load_evaluator(NET)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_kernels_rollout_and_evaluate(net, afterstates):
     rollout(net, board, 324, seed=2)                      # warm-up
     trials = _rates(lambda: rollout(net, board, 1296, seed=1), 1296)
     evals = _rates(lambda: net.evaluate(afterstates), len(afterstates))
-    print("\nforward-pass kernels, shipped 222-80-5, one thread (medians of "
+    print("\nforward-pass kernels, the shipped evaluator, one thread (medians of "
           f"{ROUNDS} alternating rounds):")
     for name in trials:
         print(f"  {name:7s} {trials[name]:8.0f} rollout trials/s  {evals[name] / 1e6:6.2f} M evals/s"

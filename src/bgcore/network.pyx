@@ -5,9 +5,9 @@ time, the first layer either sparse (the encoders' (index, value) pairs) or
 dense; :class:`Network` owns the parameters and adds batched numpy entry
 points, position evaluation, and ``.npz`` save/load.
 
-The sigmoid is a table with linear interpolation (4096 steps over
-[-16, 16], error below 1e-6), a few times faster than ``expf`` and the same
-on every platform.  The inner loops are SIMD kernels (``nnkernels.h``:
+The sigmoid is computed from a polynomial of ``exp`` (``nnkernels.h``; within
+1.2e-7 of the exact sigmoid), one IEEE operation a step, so it is the same on
+every platform and in every SIMD lane.  The inner loops are SIMD kernels (``nnkernels.h``:
 AVX2 with FMA, AVX-512 or portable C, the first of ``KERNELS`` this CPU runs,
 see :func:`kernel`) that all compute the same bits, in one fixed summation
 order with fused multiply-adds; the first layer sums its rows in the encoder's
@@ -67,17 +67,15 @@ cdef extern from "nnkernels.h" nogil:
         bg_dense_fn dense
         bg_dense_fn output
     bg_kernels_t bg_kernels
-    void bg_sigmoid_init()
     real_t bg_sigmoid(real_t x)
     int bg_kernels_available(const char* name)
     int bg_kernels_select(const char* name)
 
-bg_sigmoid_init()
 bg_kernels_select(NULL)
 
 #: SIMD kernels of the forward pass, in order of preference (measured fastest first on an
-#: AVX-512 Xeon, see bench/test_bench_kernels.py); all give bit-identical results.
-KERNELS = ("avx2", "avx512", "c")
+#: AMD EPYC Zen 5, see bench/test_bench_kernels.py); all give bit-identical results.
+KERNELS = ("avx512", "avx2", "c")
 
 
 def available_kernels() -> tuple:

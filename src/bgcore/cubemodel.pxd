@@ -1,0 +1,153 @@
+# The money-play cube model in C, for cubeful rollouts: the same Janowski-style model as
+# bgengine.decisions.cube (its docstring gives the method), restricted to money play, so that
+# a rollout's cube actions are the ones the engine takes when it plays.
+#
+# Money values scale with the cube, so everything here is per the current cube: the fully
+# live line of a side runs through (0, L), its take point (T, -1), its cash point (C, +1)
+# and (1, W), L and W the values of losing and winning with this position's gammon rates.
+# The take points come from the same lines one cube level up, recursively, MONEY_LEVELS
+# levels deep (the Python model's _MONEY_LEVELS): the same numbers in double precision.
+# Header-only (inline): cimporting it adds no module.
+#
+#     cdef money_cube_t m
+#     money_cube_init(&m, five, x, jacoby)           # five: gnubg's outputs, side on roll
+#     money_cube_decide(&m, OWNER_CENTRE, &d)         # d.no_double, d.double_take, ...
+
+from libc.math cimport fmax
+
+from bgengine.core._types cimport real_t, checker_t
+from bgengine.core.bitops cimport bg_pips
+
+cdef enum:
+    MONEY_LEVELS = 12       # cube levels of the take-point recursion (bgengine.decisions.cube)
+    OWNER_CENTRE = 0        # who holds the cube, from the side on roll
+    OWNER_ME = 1
+    OWNER_OPPONENT = 2
+
+# gnubg's cube efficiency in contact (bgengine.decisions.cube.CONTACT_EFFICIENCY)
+cdef double CUBE_CONTACT_EFFICIENCY = 0.68
+
+ctypedef struct money_cube_t:
+    double p                    # the side on roll's win chance (clamped to 0..1)
+    double win[2]               # W of side s (0 on roll, 1 the other), per cube: 1..3
+    double lose[2]              # L of side s, per cube: -3..-1
+    double take[2][MONEY_LEVELS + 1]    # take[s][n]: side s's take point of a double from
+                                        # level n (the current cube is level 0)
+    double x                    # cube efficiency
+    bint jacoby                 # gammons count only once the cube is turned
+
+ctypedef struct cube_choice_t:
+    double no_double            # the doubler's cubeful values, per the current cube
+    double double_take
+    double double_pass
+    bint can_double             # the side on roll has access
+    bint double                 # ... and should double
+    bint take                   # the other side should take a double
+
+
+# The side's line at one level, as up to four (x, y) points in order; returns how many.
+cdef inline int _money_line(const money_cube_t* m, int s, int n, bint can_double,
+                            bint opp_can_double, bint gammons, double* xs,
+                            double* ys) noexcept nogil:
+    cdef int k = 0, i
+    xs[k] = 0.0; ys[k] = m.lose[s] if gammons else -1.0; k += 1
+    if opp_can_double:
+        xs[k] = m.take[s][n]; ys[k] = -1.0; k += 1
+    if can_double:
+        xs[k] = 1.0 - m.take[1 - s][n]; ys[k] = 1.0; k += 1
+    xs[k] = 1.0; ys[k] = m.win[s] if gammons else 1.0; k += 1
+    for i in range(1, k):       # keep the break points in order (degenerate gammon rates)
+        xs[i] = fmax(xs[i], xs[i - 1])
+    return k
+
+
+cdef inline double _line_at(const double* xs, const double* ys, int k, double p) noexcept nogil:
+    cdef int i
+    for i in range(k - 1):
+        if p <= xs[i + 1]:
+            if xs[i + 1] <= xs[i]:
+                return ys[i]
+            return ys[i] + (ys[i + 1] - ys[i]) * (p - xs[i]) / (xs[i + 1] - xs[i])
+    return ys[k - 1]
+
+
+# The least p with line(p) >= target (the lines are non-decreasing).
+cdef inline double _line_solve(const double* xs, const double* ys, int k,
+                               double target) noexcept nogil:
+    cdef int i
+    if target <= ys[0]:
+        return 0.0
+    for i in range(k - 1):
+        if target <= ys[i + 1]:
+            if ys[i + 1] <= ys[i]:
+                return xs[i]
+            return xs[i] + (xs[i + 1] - xs[i]) * (target - ys[i]) / (ys[i + 1] - ys[i])
+    return 1.0
+
+
+# The model of one evaluation: ``five`` gnubg's five outputs of the side on roll (before it
+# rolls), ``x`` the cube efficiency.
+cdef inline void money_cube_init(money_cube_t* m, const real_t* five, double x,
+                                 bint jacoby) noexcept nogil:
+    cdef double win = five[0], wg = five[1], wbg = five[2], lg = five[3], lbg = five[4]
+    cdef double lose, xs[4], ys[4]
+    cdef int s, n, k
+    win = 0.0 if win < 0.0 else (1.0 if win > 1.0 else win)
+    lose = 1.0 - win
+    wg = 0.0 if wg < 0.0 else (win if wg > win else wg)
+    lg = 0.0 if lg < 0.0 else (lose if lg > lose else lg)
+    wbg = 0.0 if wbg < 0.0 else (wg if wbg > wg else wbg)
+    lbg = 0.0 if lbg < 0.0 else (lg if lbg > lg else lbg)
+    m.p = win
+    m.x = x
+    m.jacoby = jacoby
+    # the values of a win: single, gammon, backgammon weighted by their shares of the wins
+    m.win[0] = 1.0 if win <= 0 else ((win - wg) + 2.0 * (wg - wbg) + 3.0 * wbg) / win
+    m.win[1] = 1.0 if lose <= 0 else ((lose - lg) + 2.0 * (lg - lbg) + 3.0 * lbg) / lose
+    m.lose[0] = -m.win[1]
+    m.lose[1] = -m.win[0]
+    # take points from the top level down: at the last level nobody can redouble
+    for n in range(MONEY_LEVELS, -1, -1):
+        for s in range(2):
+            # side s owns the cube at level n + 1; it can redouble below the cap
+            k = _money_line(m, s, n + 1, n + 1 < MONEY_LEVELS, False, True, xs, ys) \
+                if n < MONEY_LEVELS else _money_line(m, s, 0, False, False, True, xs, ys)
+            # the line is in units of the doubled cube: -1 of the current one is -1/2
+            m.take[s][n] = _line_solve(xs, ys, k, -0.5)
+
+
+# The cubeful value of the side on roll, per the cube at level n, with the cube's owner.
+cdef inline double money_cubeful(const money_cube_t* m, int n, int owner) noexcept nogil:
+    cdef double xs[4], ys[4], dead
+    cdef bint gam = not (m.jacoby and owner == OWNER_CENTRE)
+    cdef bint me_can = owner != OWNER_OPPONENT and n < MONEY_LEVELS
+    cdef bint opp_can = owner != OWNER_ME and n < MONEY_LEVELS
+    cdef int k = _money_line(m, 0, n, me_can, opp_can, gam, xs, ys)
+    if gam:
+        dead = m.p * m.win[0] + (1.0 - m.p) * m.lose[0]
+    else:
+        dead = 2.0 * m.p - 1.0
+    return m.x * _line_at(xs, ys, k, m.p) + (1.0 - m.x) * dead
+
+
+# No double, double/take, double/pass for the side on roll with the cube at ``owner``.
+cdef inline void money_cube_decide(const money_cube_t* m, int owner,
+                                   cube_choice_t* d) noexcept nogil:
+    d.no_double = money_cubeful(m, 0, owner)
+    d.double_pass = 1.0
+    d.double_take = 2.0 * money_cubeful(m, 1, OWNER_OPPONENT)
+    d.take = d.double_take <= d.double_pass
+    d.can_double = owner != OWNER_OPPONENT
+    d.double = d.can_double and (d.double_take if d.double_take < d.double_pass
+                                 else d.double_pass) > d.no_double
+
+
+# gnubg's cube efficiency of b (row 1 on roll; bgengine.decisions.cube.cube_efficiency):
+# contact CUBE_CONTACT_EFFICIENCY, a race 0.55 + 0.00125 pips of the side on roll within
+# 0.6..0.7.
+cdef inline double money_cube_efficiency(const checker_t* on_roll, bint race) noexcept nogil:
+    cdef double x
+    if not race:
+        return CUBE_CONTACT_EFFICIENCY
+    x = 0.55 + 0.00125 * bg_pips(on_roll)
+    return 0.6 if x < 0.6 else (0.7 if x > 0.7 else x)

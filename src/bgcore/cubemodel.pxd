@@ -24,8 +24,6 @@ cdef enum:
     OWNER_ME = 1
     OWNER_OPPONENT = 2
 
-# gnubg's cube efficiency in contact (bgengine.decisions.cube.CONTACT_EFFICIENCY)
-cdef double CUBE_CONTACT_EFFICIENCY = 0.68
 
 ctypedef struct money_cube_t:
     double p                    # the side on roll's win chance (clamped to 0..1)
@@ -143,11 +141,11 @@ cdef inline void money_cube_decide(const money_cube_t* m, int owner,
 
 
 # gnubg's cube efficiency of b (row 1 on roll; bgengine.decisions.cube.cube_efficiency):
-# contact CUBE_CONTACT_EFFICIENCY, a race 0.55 + 0.00125 pips of the side on roll within
+# contact 0.68, a race 0.55 + 0.00125 pips of the side on roll within
 # 0.6..0.7.
 cdef inline double money_cube_efficiency(const checker_t* on_roll, bint race) noexcept nogil:
     cdef double x
     if not race:
-        return CUBE_CONTACT_EFFICIENCY
+        return 0.68     # bgengine.decisions.cube.CONTACT_EFFICIENCY
     x = 0.55 + 0.00125 * bg_pips(on_roll)
     return 0.6 if x < 0.6 else (0.7 if x > 0.7 else x)

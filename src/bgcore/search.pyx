@@ -874,16 +874,9 @@ def rollout(network, board, trials=1296, *, seed=0, truncate=0,
     The integer arguments are Python or numpy integers (not bools or floats): else, or out
     of their ranges, ``ValueError`` naming the argument, before anything is allocated.
     """
-    cdef Py_ssize_t n_trials = checked_int(trials, "trials", 1, MAX_TRIALS, "1..10**7",
-                                           "an integer")
-    cdef int trunc = checked_int(truncate, "truncate", 0, MAX_TRUNCATE, f"0..{MAX_TRUNCATE}",
-                                 "an integer")
-    cdef Py_ssize_t first = checked_int(first_trial, "first_trial", 0, 2**31 - 2,
-                                        "0..2**31-2", "an integer")
-    if first + n_trials > 2**31 - 1:
-        raise ValueError(f"trials first_trial .. first_trial + trials - 1 must lie in 0..2**31 - 2, "
-                         f"got first_trial={first}, trials={n_trials}")
-    cdef int np_ = _plies(plies)
+    cdef Py_ssize_t n_trials, first
+    cdef int trunc, np_
+    n_trials, trunc, first, np_ = _rollout_arguments(trials, truncate, first_trial, plies)
     cdef int nt = check_threads(n_threads)
     cdef uint64_t sd = check_seed(seed)
     cdef cnp.ndarray arr = validate_board(board)
@@ -924,14 +917,34 @@ def rollout(network, board, trials=1296, *, seed=0, truncate=0,
         workspaces_free(&W)
         ev_frozen_free(&frozen)
         free(memo)
+    return dict(_rollout_summary(per), per_trial=per)
+
+
+def _rollout_arguments(trials, truncate, first_trial, plies) -> tuple:
+    """The checked (trials, truncate, first_trial, plies) of a rollout (``rollout``'s
+    ranges; ``ValueError`` naming the argument)."""
+    n_trials = checked_int(trials, "trials", 1, MAX_TRIALS, "1..10**7", "an integer")
+    trunc = checked_int(truncate, "truncate", 0, MAX_TRUNCATE, f"0..{MAX_TRUNCATE}",
+                        "an integer")
+    first = checked_int(first_trial, "first_trial", 0, 2**31 - 2, "0..2**31-2", "an integer")
+    if first + n_trials > 2**31 - 1:
+        raise ValueError(f"trials first_trial .. first_trial + trials - 1 must lie in 0..2**31 - 2, "
+                         f"got first_trial={first}, trials={n_trials}")
+    return n_trials, trunc, first, _plies(plies)
+
+
+def _rollout_summary(per) -> dict:
+    """Mean outputs, cubeless equity and their standard errors of per-trial outputs
+    ``per`` (trials, K): ``rollout``'s result without ``per_trial``."""
     per64 = per.astype(np.float64)
     eq = equity_of(per64)
+    n_trials = per.shape[0]
     n = float(n_trials)
     return {
         "outputs": per64.mean(axis=0),
-        "outputs_stderr": per64.std(axis=0, ddof=1) / np.sqrt(n) if n_trials > 1 else np.full(K, np.inf),
+        "outputs_stderr": (per64.std(axis=0, ddof=1) / np.sqrt(n) if n_trials > 1
+                           else np.full(per.shape[1], np.inf)),
         "equity": float(eq.mean()),
         "stderr": float(eq.std(ddof=1) / np.sqrt(n)) if n_trials > 1 else float("inf"),
         "trials": int(n_trials),
-        "per_trial": per,
     }

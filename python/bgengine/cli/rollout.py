@@ -18,16 +18,40 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     from bgengine.matches.run import default_threads
     from bgengine.matches.players import load_network_spec
     from bgengine.position import Position
-    from bgengine.decisions.rollouts import rollout_moves, rollout_position
+    from bgengine.decisions.cube import CubeInfo
+    from bgengine.decisions.rollouts import rollout_cube_decision, rollout_moves, rollout_position
+    from bgengine.state import GameState
 
+    if args.cube and (args.dice or args.vr):
+        raise ValueError("--cube rolls out the cube decision before the roll: not with "
+                         + ("--dice" if args.dice else "--vr"))
     net = load_network_spec(args.player)
     pos = Position.from_id(args.position_id)
+    info = None
+    if args.cube:
+        match = GameState.from_string(args.position_id).match
+        info = CubeInfo.from_match_state(match)
+        if not info.is_money:
+            raise ValueError("--cube rolls out money play only; this state is a match")
     # every value is checked by now (the options at parsing, the network and the state
     # above): nothing is printed before an error
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
               plies=args.plies, n_threads=args.threads or default_threads())
     if not args.json:
         print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
+    if info is not None:
+        del kw["variance_reduction"]
+        r = rollout_cube_decision(net, pos.board, info, args.trials, **kw)
+        cube = f"cube {info.cube}, {info.owner}" + (", Jacoby" if info.jacoby else "")
+        emit(args, {"position_id": pos.position_id, "cube": r},
+             "\n".join(["", f"cubeful rollout, {args.trials} trials ({cube}; side on roll, "
+                             "points per cube):", f"  {r.cubeless}",
+                         f"  no double    {r.no_double:+.4f} ± {r.no_double_stderr:.4f}",
+                         f"  double/take  {r.double_take:+.4f} ± {r.double_take_stderr:.4f}"
+                         f"   (minus no double ± {r.difference_stderr:.4f})",
+                         f"  double/pass  {r.double_pass:+.4f}",
+                         f"  proper cube action: {r.decision.action}"]))
+        return 0
     if args.dice:
         with ProgressBar("rollout", "plays", quiet=args.quiet) as bar:
             results = rollout_moves(net, pos.board, *args.dice, trials=args.trials,
@@ -50,7 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "every play, and report the mean cubeless equity and "
                                    "probabilities with standard errors.  With --dice, roll out the "
                                    "best few plays of that roll instead (same dice for each).  The "
-                                   "first two rolls are stratified over the 36x36 pairs.")
+                                   "first two rolls are stratified over the 36x36 pairs.  With "
+                                   "--cube (money play), both sides use the cube as the engine "
+                                   "does and the cube decision is rolled out: no double, "
+                                   "double/take and double/pass, with standard errors.")
     p.add_argument("position_id", metavar="STATE",
                    help=STATE_HELP + "; the side on roll plays")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
@@ -61,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--truncate", **truncate_number, default=0,
                    help="stop after this many plays (at most 10000) and use the network "
                         "(default 0: play out)")
+    p.add_argument("--cube", action="store_true",
+                   help="cubeful: roll out the cube decision before the roll, the cube's "
+                        "owner and Jacoby rule from the state (money play)")
     p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
     p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the plays in the trials (0-3, default 0)")

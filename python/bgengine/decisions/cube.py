@@ -58,7 +58,7 @@ from bgengine.core.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
            "cubeful_value", "cubeful_values",
-           "cube_decision", "take_point", "default_met", "gnubg_met", "MAX_CUBE",
+           "cube_decision", "decision_of_values", "take_point", "default_met", "gnubg_met", "MAX_CUBE",
            "MET_MAX_LENGTH"]
 
 #: Highest cube value considered (gnubg's Match ID stores log2(cube) in 4 bits).
@@ -468,19 +468,28 @@ def cube_decision(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
         dt = sides.cubeful(2 * c, "opponent", x)     # money: already per the current cube
     else:
         dt = dp
+    return decision_of_values(nd, dt, dp, info.can_double())
+
+
+def decision_of_values(no_double: float, double_take: float, double_pass: float,
+                       can_double: bool = True) -> CubeDecision:
+    """The cube decision the three cubeful values (the doubler's) call for, however they
+    were found (the model, a cubeful rollout): double when ``min(double_take,
+    double_pass) > no_double`` and the side has access; take when ``double_take <=
+    double_pass``."""
+    nd, dt, dp = float(no_double), float(double_take), float(double_pass)
     take = dt <= dp
-    can = info.can_double()
-    double = can and min(dt, dp) > nd
+    double = can_double and min(dt, dp) > nd
     if double:
         action = "double, take" if take else "double, pass"
-    elif not can:
+    elif not can_double:
         action = "no access to the cube"
     elif not take and nd > dp:
         action = "too good to double, pass"
     else:
         action = "no double, take" if take else "no double, pass"
     return CubeDecision(no_double=nd, double_take=dt, double_pass=dp, double=bool(double),
-                        take=bool(take), action=action, can_double=can)
+                        take=bool(take), action=action, can_double=bool(can_double))
 
 
 def take_point(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,

@@ -34,7 +34,8 @@ from bgengine.core.movegen import legal_afterstates
 from bgengine.core.network import equity_of, flip_outputs
 from bgengine.matches.players import default_network_path, load_default_network, make_player
 from bgengine.position import Move
-from bgengine.decisions.rollouts import RolloutResult, rollout_moves, rollout_position
+from bgengine.decisions.rollouts import (RolloutResult, rollout_cube_decision, rollout_moves,
+                                        rollout_position)
 from bgengine.core.search import MAX_TRIALS, Searcher
 from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
@@ -418,7 +419,9 @@ class Engine:
         (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
         ``threads``, default all cores; :mod:`bgengine.decisions.rollouts`) and valued from the
-        rollout's probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
+        rollout's probabilities; the cube action in money play by a cubeful rollout (both
+        sides using the cube), at a match score by the cube model over the rollout's
+        probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
         (:data:`bgengine.core.search.MAX_TRIALS`); integers, not bools or floats.
         ``ValueError`` for a game not in progress or a pending resignation.
         """
@@ -435,16 +438,25 @@ class Engine:
                           else (os.cpu_count() or 1))
         kw = {"seed": seed, "n_threads": threads}
         if m.dice == (0, 0):
-            if rollout:
+            info = self.cube_info(m, jacoby=m.jacoby)
+            cube_rollout = None
+            if rollout and info.is_money:       # both sides use the cube in the trials
+                cube_rollout = rollout_cube_decision(self.network, state.board, info, rollout,
+                                                     **kw)
+                r = cube_rollout.cubeless
+                ev = replace(self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)),
+                                              r), cubeful=cube_rollout.no_double)
+            elif rollout:
                 r = rollout_position(self.network, state.board, rollout, **kw)
                 ev = self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)), r)
             else:
                 ev = self.evaluate_state(state, plies)
-            decision = self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs)
-            info = self.cube_info(m, jacoby=m.jacoby)
+            decision = (cube_rollout.decision if cube_rollout is not None else
+                        self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs))
             taker = take_point(ev.outputs, info, cube_efficiency(state.board), self.met) \
                 if info.cube < MAX_CUBE and not info.crawford else None
-            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision, taker), plays=())
+            return Hint(state=state, plies=plies, cube=CubeHint(ev, decision, taker, cube_rollout),
+                        plays=())
         legal = state.position.legal_moves(*m.dice)
         rows = rank_plays(self.searcher(), state.board, *m.dice, n=max(n, 5), plies=plies)
         # (play, mover's outputs after it, cubeless equity, plies, rollout)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bgengine.decisions.cube import CubeDecision
-from bgengine.decisions.rollouts import RolloutResult
+from bgengine.decisions.rollouts import CubeRolloutResult, RolloutResult
 from bgengine.state import GameState
 
 __all__ = ["Evaluation", "PlayHint", "CubeHint", "Hint", "MONEY", "MATCH",
@@ -75,11 +75,13 @@ class CubeHint:
     (``decision``, from the doubler's view; see :class:`bgengine.decisions.cube.CubeDecision`),
     the evaluation they come from and the opponent's ``take_point`` (the least winning
     chance, 0..1, at which it would take a double now: :func:`bgengine.decisions.cube.take_point`;
-    None where it has no meaning)."""
+    None where it has no meaning).  ``cube_rollout``: the cubeful rollout the three values
+    come from (money play with a rollout; ``None``: the cube model over ``evaluation``)."""
 
     evaluation: Evaluation
     decision: CubeDecision
     take_point: float | None = None
+    cube_rollout: CubeRolloutResult | None = None
 
     @property
     def proper_action(self) -> str:
@@ -91,7 +93,8 @@ class CubeHint:
         return {"evaluation": self.evaluation.to_dict(), "no_double": d.no_double,
                 "double_take": d.double_take, "double_pass": d.double_pass,
                 "proper_action": d.action, "double": d.double, "take": d.take,
-                "can_double": d.can_double, "take_point": self.take_point}
+                "can_double": d.can_double, "take_point": self.take_point,
+                "cube_rollout": _cube_rollout_dict(self.cube_rollout)}
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,14 @@ def _rollout_dict(r: RolloutResult | None) -> dict[str, Any] | None:
         return None
     return {"trials": r.trials, "cubeless_equity": r.equity, "stderr": r.stderr,
             "outputs_stderr": list(r.outputs_stderr)}
+
+
+def _cube_rollout_dict(r: CubeRolloutResult | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {"trials": r.trials, "no_double_stderr": r.no_double_stderr,
+            "double_take_stderr": r.double_take_stderr,
+            "difference_stderr": r.difference_stderr}
 
 
 def _state_dict(state: GameState) -> dict[str, Any]:
@@ -212,14 +223,18 @@ def hint_lines(hint: Hint) -> list[str]:
     money = hint.state.is_money
     unit = "cubeful equity per cube" if money else "match-winning chance"
     if hint.cube:
-        d = hint.cube.decision
-        lines = [f"Cube action {_source(hint.plies, hint.cube.evaluation.rollout)} "
-                 f"({unit}, doubler's view):"]
+        d, cr = hint.cube.decision, hint.cube.cube_rollout
+        source = (f"from a cubeful rollout of {cr.trials} trials" if cr is not None
+                  else _source(hint.plies, hint.cube.evaluation.rollout))
+        lines = [f"Cube action {source} ({unit}, doubler's view):"]
         lines += evaluation_lines(hint.cube.evaluation)
+        errors = ({"No double": cr.no_double_stderr, "Double, take": cr.double_take_stderr}
+                  if cr is not None else {})
         for name, value in (("No double", d.no_double), ("Double, take", d.double_take),
                             ("Double, pass", d.double_pass)):
             diff = "" if name == "No double" else f"  ({difference_text(value - d.no_double, money)})"
-            lines.append(f"  {name:<14}{value_text(value, money)}{diff}")
+            err = f" ± {errors[name]:.3f}" if name in errors else ""
+            lines.append(f"  {name:<14}{value_text(value, money)}{err}{diff}")
         lines.append(f"  Proper action: {d.action}")
         if hint.cube.take_point is not None:
             taker = 1.0 - hint.cube.evaluation.outputs[0]

@@ -1,7 +1,8 @@
 """Rollouts of a position or of each candidate play, with standard errors.
 
-The compiled :func:`bgengine.core.search.rollout` plays the games; this module
-picks the candidates and turns results round to the right side.
+The compiled :func:`bgengine.core.search.rollout` plays the games (and
+:func:`bgengine.core.cuberollout.rollout_cube` with the cube in play); this module picks
+the candidates and turns results round to the right side.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from bgengine._checks import MAX_LISTED_PLAYS, checked_int
 from bgengine.core.board import validate_board
 from bgengine.core.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_outputs
 from bgengine.position import Position
+from bgengine.core.cuberollout import rollout_cube
 from bgengine.core.search import MAX_TRIALS, Searcher, _target, rollout
+from bgengine.decisions.cube import CubeDecision, CubeInfo, decision_of_values
 from bgengine.types import Progress
 
-__all__ = ["RolloutResult", "rollout_position", "rollout_moves"]
+__all__ = ["RolloutResult", "CubeRolloutResult", "rollout_position", "rollout_moves",
+           "rollout_cube_decision"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,54 @@ class RolloutResult:
     def __str__(self) -> str:
         probs = " ".join(f"{p:.3f}" for p in self.outputs)
         return f"{self.label:<28} equity {self.equity:+.4f} ± {self.stderr:.4f}   [{probs}]"
+
+
+@dataclass(frozen=True)
+class CubeRolloutResult:
+    """A cubeful money rollout of the cube decision before the roll, from the side on roll:
+    the mean points per the current cube won with no double now and after a double and a
+    take (both sides then using the cube by the engine's model), double/pass (1), their
+    standard errors (``difference_stderr``: of double/take minus no double, which share
+    their dice), the ``decision`` they call for, and ``cubeless``, the cubeless rollout of
+    the same games."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    no_double_stderr: float
+    double_take_stderr: float
+    difference_stderr: float
+    trials: int
+    decision: CubeDecision
+    cubeless: RolloutResult
+
+    def __str__(self) -> str:
+        return (f"no double {self.no_double:+.4f} ± {self.no_double_stderr:.4f}   "
+                f"double/take {self.double_take:+.4f} ± {self.double_take_stderr:.4f}   "
+                f"double/pass {self.double_pass:+.4f}   (difference ± "
+                f"{self.difference_stderr:.4f}): {self.decision.action}")
+
+
+def rollout_cube_decision(network: Network, board, info: CubeInfo, trials: int = 1296,
+                          **kw) -> CubeRolloutResult:
+    """Roll out the cube decision of ``board`` (side on roll before it rolls) in money play
+    with the cube ``info`` (its owner and the Jacoby rule; values are per its cube), by
+    :func:`bgengine.core.cuberollout.rollout_cube` (``kw``: seed, truncate, plies,
+    n_threads).  A match score is refused (``ValueError``): cubeful rollouts are money play
+    only."""
+    if not info.is_money:
+        raise ValueError("cubeful rollouts are of money play only; at a match score roll out "
+                         "the cubeless probabilities instead")
+    r = rollout_cube(network, validate_board(board), trials, owner=info.owner,
+                     jacoby=info.jacoby, **kw)
+    cubeless = RolloutResult("position", r["equity"], r["stderr"], tuple(r["outputs"]),
+                             tuple(r["outputs_stderr"]), r["trials"])
+    return CubeRolloutResult(r["no_double"], r["double_take"], r["double_pass"],
+                             r["no_double_stderr"], r["double_take_stderr"],
+                             r["difference_stderr"], r["trials"],
+                             decision_of_values(r["no_double"], r["double_take"],
+                                                r["double_pass"], info.can_double()),
+                             cubeless)
 
 
 def rollout_position(network: Network, board, trials: int = 1296, **kw) -> RolloutResult:

@@ -1,0 +1,18 @@
+"""Type stub of the compiled module bgengine.core.cuberollout (src/bgcore/cuberollout.pyx)."""
+
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
+
+MAX_CUBE_LEVEL: int
+OWNERS: tuple[str, ...]
+
+
+def rollout_cube(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *,
+                 owner: str = ..., jacoby: bool = ..., seed: int = ..., truncate: int = ...,
+                 plies: int = ..., n_threads: int = ..., first_trial: int = ...) -> dict[str, Any]: ...
+def money_cube_action(five: ArrayLike, x: float, owner: str = ...,
+                      jacoby: bool = ...) -> tuple[float, float, float, bool, bool]: ...

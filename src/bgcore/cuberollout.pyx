@@ -1,0 +1,260 @@
+"""Cubeful rollouts in money play: both sides use the doubling cube.
+
+Each trial plays the position out twice in step, on the same dice and with the same
+chequer plays (0-ply or searched, cubeless, as :func:`bgengine.core.search.rollout`):
+once with no double now, once after a double and a take.  Before every later roll the side
+on roll considers the cube with the money model of ``cubemodel.pxd`` (the engine's own,
+:mod:`bgengine.decisions.cube`), on the value of the position the last play left (the
+chosen afterstate's outputs, so it costs no evaluation); a double is taken or passed by the
+same model.  A trial's result is the points the side on roll at the start wins, per the
+cube it starts with: a game's value (1, 2 or 3; with the Jacoby rule 1 while the cube is
+centred) times the cube, or the cube when a double is passed, or, when a trial is
+truncated, the model's cubeful value of where it stopped.
+
+The trials' dice are those of the cubeless rollout with the same seed and trial numbers.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+from libc.string cimport memcpy
+
+from bgengine.core._types cimport real_t, uint64_t
+from bgengine.core.board cimport board_t, board_swap, board_side_empty, board_win_value, OPPONENT
+from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
+from bgengine.core.dice cimport rng_t, rng_seed, rng_roll
+from bgengine.core.movegen cimport generate_moves
+from bgengine.core.outputs cimport MAX_OUTPUTS, outputs_flip, outputs_target
+from bgengine.core.evaluator cimport (Evaluator, CLASS_CONTACT, board_shape, ev_frozen_t,
+                                      ev_freeze, ev_frozen_free)
+from bgengine.core.search cimport (searcher_t, workspaces_t, workspaces_init,
+                                   workspaces_add_searchers, workspaces_free, eval_position,
+                                   search_best_move, MAX_PLIES)
+from bgengine.core.cubemodel cimport (money_cube_t, cube_choice_t, money_cube_init,
+                                      money_cube_decide, money_cubeful, money_cube_efficiency,
+                                      OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)
+
+from bgengine.core.board import validate_board
+from bgengine.core.evaluator import as_evaluator
+from bgengine.core.movegen import check_seed, check_threads
+from bgengine.core.search import _rollout_arguments, _rollout_summary
+
+__all__ = ["rollout_cube", "money_cube_action", "OWNERS", "MAX_CUBE_LEVEL"]
+
+#: Doublings a trial may reach past its start (gnubg's cube holds at most 2**15).
+MAX_CUBE_LEVEL = CUBE_LEVELS
+
+cnp.import_array()
+
+#: Who may hold the cube at the start, from the side on roll.
+OWNERS = ("centre", "me", "opponent")
+cdef enum:
+    CUBE_LEVELS = 15            # doublings a trial may reach past its start (gnubg: 2**15)
+    TOP = MAX_PLIES + 1         # the searcher's move list of top-level plays
+    MAX_GAME_PLAYS = 10000      # as search.pyx: a last resort, as if truncated
+    N_VARIANTS = 2              # no double, double/take
+
+
+cdef inline void _five(int K, const real_t* v, real_t* five) noexcept nogil:
+    """gnubg's five outputs from an evaluator's K (no gammons where it has none)."""
+    five[1] = 0; five[2] = 0; five[3] = 0; five[4] = 0
+    five[0] = v[0]
+    if K == 5:
+        memcpy(five, v, 5 * sizeof(real_t))
+    elif K == 4:
+        five[1] = v[2]
+        five[3] = v[3]
+
+
+cdef inline int _relative(int owner, bint root_to_move) noexcept nogil:
+    """An owner in the root's frame (OWNER_ME: the root side) seen by the side on roll."""
+    if owner == OWNER_CENTRE:
+        return OWNER_CENTRE
+    return owner if root_to_move else (OWNER_OPPONENT if owner == OWNER_ME else OWNER_ME)
+
+
+cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int truncate,
+                 int plies, int owner0, bint jacoby, double* result,
+                 real_t* outputs) noexcept nogil:
+    """Trial t: result[0] no double, result[1] double/take, points per the starting cube
+    from the root side's view; ``outputs`` the game's cubeless outcome from that view, as
+    :func:`bgengine.core.search.rollout`'s trial (the game goes on to its end whatever the
+    cube did)."""
+    cdef board_t s, after
+    cdef real_t m[MAX_OUTPUTS]
+    cdef real_t five[MAX_OUTPUTS]
+    cdef rng_t rng
+    cdef money_cube_t model
+    cdef cube_choice_t d
+    cdef int K = S.K, d1, d2, n, c, v, moves = 0, value, own
+    cdef bint root_to_move = True, modelled
+    cdef double sign
+    cdef int level[N_VARIANTS]          # log2 of the cube over the starting one
+    cdef int owner[N_VARIANTS]          # in the root's frame
+    cdef bint alive[N_VARIANTS]
+    level[0] = 0; owner[0] = owner0
+    level[1] = 1; owner[1] = OWNER_OPPONENT      # the root doubled, the other side took
+    alive[0] = True; alive[1] = True
+    rng_seed(&rng, seed, <uint64_t>t)
+    memcpy(&s, start, sizeof(board_t))
+    while True:
+        sign = 1.0 if root_to_move else -1.0
+        if board_side_empty(&s, OPPONENT):         # the previous mover won
+            value = board_win_value(&s, OPPONENT)
+            outputs_target(K, -value, m)
+            for v in range(N_VARIANTS):
+                if alive[v]:
+                    result[v] = -sign * (1 if jacoby and owner[v] == OWNER_CENTRE
+                                         else value) * (1 << level[v])
+            break
+        if (truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS:
+            eval_position(S, &s, 0, m)
+            if alive[0] or alive[1]:
+                _five(K, m, five)
+                money_cube_init(&model, five, money_cube_efficiency(
+                    s.c[1], board_shape(&s) != CLASS_CONTACT), jacoby)
+                for v in range(N_VARIANTS):
+                    if alive[v]:
+                        result[v] = sign * (1 << level[v]) * money_cubeful(
+                            &model, 0, _relative(owner[v], root_to_move))
+            break
+        if moves > 0:           # the cube, before the roll (the root's first: the variants)
+            modelled = False
+            for v in range(N_VARIANTS):
+                own = _relative(owner[v], root_to_move)
+                if not alive[v] or own == OWNER_OPPONENT or level[v] >= CUBE_LEVELS:
+                    continue
+                if not modelled:
+                    _five(K, m, five)
+                    money_cube_init(&model, five, money_cube_efficiency(
+                        s.c[1], board_shape(&s) != CLASS_CONTACT), jacoby)
+                    modelled = True
+                money_cube_decide(&model, own, &d)
+                if not d.double:
+                    continue
+                if d.take:
+                    level[v] += 1
+                    owner[v] = OWNER_OPPONENT if root_to_move else OWNER_ME
+                else:
+                    result[v] = sign * (1 << level[v])
+                    alive[v] = False
+        if moves == 0:
+            d1 = t % 36 // 6 + 1; d2 = t % 36 % 6 + 1
+        elif moves == 1:
+            d1 = (t // 36) % 36 // 6 + 1; d2 = (t // 36) % 36 % 6 + 1
+        else:
+            rng_roll(&rng, &d1, &d2)
+        n = generate_moves(&S.ml[TOP], &s, d1, d2)
+        c = search_best_move(S, &S.ml[TOP], n, plies, m)     # m: the mover's view
+        memcpy(&after, &S.ml[TOP].boards[c], sizeof(board_t))
+        moves += 1
+        board_swap(&s, &after)
+        root_to_move = not root_to_move
+        # m becomes the view of the side now on roll (the next cube decision's input)
+        outputs_flip(K, m, m)
+    # m is from the view of the side on roll at s
+    if root_to_move:
+        memcpy(outputs, m, K * sizeof(real_t))
+    else:
+        outputs_flip(K, m, outputs)
+
+
+def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
+                 jacoby=False, seed: int = 0, truncate: int = 0, plies: int = 0,
+                 n_threads: int = 1, first_trial: int = 0) -> dict:
+    """Cubeful money rollout of ``board`` (side on roll in row 1, before it rolls).
+
+    Parameters
+    ----------
+    network : Network or Evaluator
+        Chooses every play (cubeless, at ``plies``) and values the positions the cube
+        model reads.
+    trials : int
+        Games played out, 1..10**7; multiples of 1296 stratify the first two rolls.
+    owner : str
+        Who holds the cube now, from the side on roll: ``"centre"``, ``"me"`` or
+        ``"opponent"`` (then the side on roll cannot double and ``double_take`` is what a
+        double would be worth, were it allowed).
+    jacoby : bool
+        Gammons and backgammons count single while the cube is centred.
+    seed, truncate, plies, n_threads, first_trial
+        As :func:`bgengine.core.search.rollout` (the same dice for the same trials).
+
+    Returns
+    -------
+    dict: ``no_double`` and ``double_take`` (mean points per the current cube won by the
+    side on roll, as the game goes on without a double now, and after a double and a
+    take), their ``no_double_stderr`` and ``double_take_stderr``, ``difference_stderr``
+    (of double/take minus no double: the variants share their dice, so it is smaller than
+    either), ``double_pass`` (1.0), ``trials``, and ``per_trial`` (trials, 2) float64; and
+    the cubeless rollout of the same games, as :func:`bgengine.core.search.rollout` returns
+    it (``outputs``, ``outputs_stderr``, ``equity``, ``stderr``; ``per_trial_cubeless``).
+    """
+    cdef Py_ssize_t n_trials, first
+    cdef int trunc, np_
+    n_trials, trunc, first, np_ = _rollout_arguments(trials, truncate, first_trial, plies)
+    if owner not in OWNERS:
+        raise ValueError(f"owner must be one of {', '.join(OWNERS)}, got {owner!r}")
+    if not isinstance(jacoby, (bool, np.bool_)):
+        raise ValueError(f"jacoby must be a bool, got {jacoby!r}")
+    cdef int own = (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)]
+    cdef bint jac = bool(jacoby)
+    cdef int nt = check_threads(n_threads)
+    cdef uint64_t sd = check_seed(seed)
+    cdef cnp.ndarray arr = validate_board(board)
+    cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
+    if board_side_empty(b, 0) or board_side_empty(b, 1):
+        raise ValueError("a finished game has no rollout")
+    cdef Evaluator ev = as_evaluator(network)
+    per = np.zeros((n_trials, N_VARIANTS), dtype=np.float64)
+    cdef double[:, ::1] pv = per
+    cubeless = np.zeros((n_trials, ev.ev.K), dtype=np.float32)
+    cdef real_t[:, ::1] cv = cubeless
+    cdef workspaces_t W
+    cdef Py_ssize_t t
+    cdef interrupt_t it
+    cdef ev_frozen_t frozen         # the weights stay put during the rollout
+    pending = []
+    interrupt_init(&it, pending)
+    workspaces_init(&W, nt)
+    frozen.buf = NULL
+    try:
+        ev_freeze(&ev.ev, &frozen, False)   # as rollout: no race refinement inside trials
+        workspaces_add_searchers(&W, 0, &frozen.ev, 16 if np_ > 0 else 0, 8, 0.16)
+        with nogil:
+            for t in prange(n_trials, schedule="dynamic", num_threads=nt):
+                if not interrupt_poll(&it, threadid() == 0):
+                    _trial(&W.searchers[0][threadid()], b, <int>(first + t), sd, trunc, np_,
+                           own, jac, &pv[t, 0], &cv[t, 0])
+        if pending:
+            raise pending[0]
+    finally:
+        workspaces_free(&W)
+        ev_frozen_free(&frozen)
+    n = float(n_trials)
+    mean = per.mean(axis=0)
+    err = per.std(axis=0, ddof=1) / np.sqrt(n) if n_trials > 1 else np.full(2, np.inf)
+    diff = per[:, 1] - per[:, 0]
+    return dict(_rollout_summary(cubeless), per_trial_cubeless=cubeless,
+                no_double=float(mean[0]), double_take=float(mean[1]), double_pass=1.0,
+                no_double_stderr=float(err[0]), double_take_stderr=float(err[1]),
+                difference_stderr=(float(diff.std(ddof=1) / np.sqrt(n)) if n_trials > 1
+                                   else float("inf")),
+                per_trial=per)
+
+
+def money_cube_action(five, double x, str owner="centre", bint jacoby=False) -> tuple:
+    """The C model's (no double, double/take, double/pass, double, take) of gnubg's five
+    outputs ``five`` of the side on roll, for tests against
+    :func:`bgengine.decisions.cube.cube_decision`."""
+    cdef real_t f[5]
+    cdef money_cube_t model
+    cdef cube_choice_t d
+    cdef int i
+    if owner not in OWNERS:
+        raise ValueError(f"owner must be one of {', '.join(OWNERS)}, got {owner!r}")
+    for i in range(5):
+        f[i] = five[i]
+    money_cube_init(&model, f, x, jacoby)
+    money_cube_decide(&model, (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)], &d)
+    return d.no_double, d.double_take, d.double_pass, bool(d.double), bool(d.take)

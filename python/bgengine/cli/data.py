@@ -8,8 +8,9 @@ import logging
 from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, add_player_argument, games_number, \
-    add_quiet_argument, add_threads_argument, backend_from_args, whole_number
+    add_quiet_argument, add_threads_argument, backend_from_args, evaluator_file, whole_number
 from bgengine.cli.output import add_json_argument, emit
+from bgengine.cli.data_cubes import register_cube_steps
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.fit import KEEP_FORMS
 from bgengine.matches.players import NETWORK_SPEC_HELP
@@ -17,18 +18,6 @@ from bgengine.matches.players import NETWORK_SPEC_HELP
 __all__ = ["register", "evaluator_file"]
 
 log = logging.getLogger(__name__)
-
-
-def evaluator_file(spec: str | None) -> Path:
-    """The file of the evaluator a network spec names (``net``: the shipped one)."""
-    from bgengine.matches.players import default_network_path, network_file
-
-    if spec is None or spec.strip() == "net":
-        return default_network_path()
-    path = network_file(spec)
-    if path is None:
-        raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
-    return path
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
@@ -389,6 +378,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_quiet_argument(f)
     add_json_argument(f)
     f.set_defaults(func=_cmd_fit)
+
+    register_cube_steps(dsub)
 
     i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
     i.add_argument("path", metavar="POOL_OR_STORE")

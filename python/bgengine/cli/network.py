@@ -41,7 +41,7 @@ def _width(text: str) -> int:
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    from bgengine.cli.data import evaluator_file
+    from bgengine.cli.options import evaluator_file
 
     source, target = evaluator_file(args.source), Path(args.target)
     if target.resolve() == source.resolve():

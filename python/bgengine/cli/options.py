@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from bgengine.matches import distributed
 from bgengine._checks import MAX_LISTED_PLAYS
@@ -15,7 +16,7 @@ from bgengine.core.search import MAX_TRIALS, MAX_TRUNCATE
 __all__ = ["parse_dice", "add_backend_arguments", "backend_from_args", "add_player_argument",
            "deprecations", "add_quiet_argument", "complete_player", "whole_number", "bad_values",
            "add_threads_argument", "seed_number", "plies_number", "games_number", "trials_number",
-           "truncate_number", "plays_number", "JACOBY_RULE", "JACOBY_HELP", "ID_RULES",
+           "truncate_number", "plays_number", "evaluator_file", "JACOBY_RULE", "JACOBY_HELP", "ID_RULES",
            "STATE_HELP", "AFTER_PLAY_RULE"]
 
 #: The one default of the cube's Jacoby rule, for every command and protocol (the
@@ -204,3 +205,15 @@ def share(text: str) -> float:
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a share in [0, 1], got {text!r}")
     return v
+
+
+def evaluator_file(spec: str | None) -> Path:
+    """The file of the evaluator a network spec names (``net``: the shipped one)."""
+    from bgengine.matches.players import NETWORK_SPEC_HELP, default_network_path, network_file
+
+    if spec is None or spec.strip() == "net":
+        return default_network_path()
+    path = network_file(spec)
+    if path is None:
+        raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
+    return path

@@ -17,7 +17,6 @@ slots), and a JSON ``metadata`` string (trials, seed, the evaluator's SHA-256).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,9 +25,8 @@ import numpy as np
 
 from bgengine.core.board import game_result
 from bgengine.core.evaluator import Evaluator
-from bgengine.core.fileio import NotARegularFile, atomic_write, open_regular
 from bgengine.labelling.classes import POSITION_CLASSES
-from bgengine.labelling.store import boards_to_keys, keys_to_boards
+from bgengine.labelling.store import boards_to_keys, keys_to_boards, load_arrays, save_arrays
 from bgengine.core.movegen import legal_afterstates
 from bgengine.core.network import Network
 from bgengine.core.search import Searcher, rollout
@@ -78,21 +76,14 @@ class DecisionSet:
         return len(self.keys)
 
     def save(self, path: str | Path) -> None:
-        text = json.dumps(self.metadata, sort_keys=True)
-        atomic_write(Path(path), lambda f: np.savez_compressed(
-            f, keys=self.keys, dice=self.dice, classes=self.classes, candidates=self.candidates,
-            equity=self.equity, stderr=self.stderr, metadata=np.array(text)))
+        save_arrays(path, self.metadata, keys=self.keys, dice=self.dice, classes=self.classes,
+                    candidates=self.candidates, equity=self.equity, stderr=self.stderr)
 
     @classmethod
     def load(cls, path: str | Path) -> "DecisionSet":
-        try:
-            with open_regular(path, "decision set") as fh, np.load(fh, allow_pickle=False) as f:
-                return cls(f["keys"], f["dice"], f["classes"], f["candidates"], f["equity"],
-                           f["stderr"], json.loads(str(f["metadata"])))
-        except NotARegularFile:
-            raise                   # its own message names the file
-        except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path}: not a decision set ({exc})") from None
+        arrays, meta = load_arrays(path, "decision set", ("keys", "dice", "classes",
+                                                          "candidates", "equity", "stderr"))
+        return cls(*arrays, meta)
 
 
 def label_decisions(model: Network | Evaluator, keys: np.ndarray, classes: np.ndarray, *,

@@ -44,9 +44,29 @@ from bgengine.core.fileio import (MAX_TEXT_BYTES, NotARegularFile, atomic_write,
 from bgengine.labelling.classes import POSITION_CLASSES, class_counts
 
 __all__ = ["FORMAT", "LabelSettings", "Pool", "LabelStore", "Labels", "keys_to_boards",
-           "boards_to_keys", "position_seed", "file_sha256", "save_pool", "load_pool"]
+           "boards_to_keys", "position_seed", "file_sha256", "save_pool", "load_pool",
+           "save_arrays", "load_arrays"]
 
 log = logging.getLogger(__name__)
+
+
+def save_arrays(path: str | Path, metadata: dict, **arrays: np.ndarray) -> None:
+    """A labelled set as one compressed ``.npz`` (written atomically): ``arrays`` and the
+    JSON ``metadata`` string."""
+    text = json.dumps(metadata, sort_keys=True)
+    atomic_write(Path(path), lambda f: np.savez_compressed(f, metadata=np.array(text), **arrays))
+
+
+def load_arrays(path: str | Path, kind: str, names: tuple[str, ...]) -> tuple[list, dict]:
+    """The arrays ``names`` and the metadata of a file :func:`save_arrays` wrote;
+    ``ValueError`` naming the file and ``kind`` if it is not one."""
+    try:
+        with open_regular(path, kind) as fh, np.load(fh, allow_pickle=False) as f:
+            return [f[n] for n in names], json.loads(str(f["metadata"]))
+    except NotARegularFile:
+        raise                   # its own message names the file
+    except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a {kind} ({exc})") from None
 
 FORMAT = "bgengine-labels/1"
 POOL_FORMAT = "bgengine-positions/1"

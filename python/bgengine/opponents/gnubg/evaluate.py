@@ -17,12 +17,46 @@ import numpy as np
 from bgengine.core.board import validate_boards
 from bgengine.opponents.gnubg.binary import GnubgError, run_gnubg_scripts
 
-__all__ = ["gnubg_outputs", "script_path"]
+__all__ = ["gnubg_outputs", "gnubg_cube_values", "script_path"]
 
 
 def script_path() -> Path:
     """The evaluation script run inside gnubg."""
     return Path(str(resources.files("bgengine").joinpath("data", "gnubg_outputs.py")))
+
+
+def _check(plies, jobs) -> None:
+    if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies <= 4:
+        raise ValueError(f"plies must be an integer in 0..4, got {plies!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
+        raise ValueError(f"jobs must be an integer in 1..64, got {jobs!r}")
+
+
+def _run(boards: np.ndarray, task: dict, answer: str, width: int, jobs: int,
+         binary: str | None) -> np.ndarray:
+    """The script's ``answer`` (``width`` numbers) for every board, each asked with the
+    fields of ``task``, on ``jobs`` gnubg processes."""
+    boards = validate_boards(boards)
+    jobs = max(1, min(jobs, len(boards)))
+    with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-eval-") as tmp:
+        inputs = [Path(tmp) / f"in-{j}.jsonl" for j in range(jobs)]
+        outputs = [Path(tmp) / f"out-{j}.jsonl" for j in range(jobs)]
+        for j, path in enumerate(inputs):
+            with open(path, "w") as f:
+                for i in range(j, len(boards), jobs):
+                    f.write(json.dumps({"id": i, "board": boards[i].tolist(), **task}) + "\n")
+        if len(boards):
+            run_gnubg_scripts(script_path(), [{"OUTPUTS_IN": str(s), "OUTPUTS_OUT": str(o)}
+                                              for s, o in zip(inputs, outputs)], binary=binary)
+        result = np.full((len(boards), width), np.nan)
+        for path in outputs:
+            if path.exists():
+                for line in path.read_text().splitlines():
+                    d = json.loads(line)
+                    result[d["id"]] = d[answer]
+    if np.isnan(result).any():
+        raise GnubgError("gnubg did not value every position")
+    return result
 
 
 def gnubg_outputs(boards: np.ndarray, plies: int = 0, jobs: int = 2,
@@ -32,29 +66,21 @@ def gnubg_outputs(boards: np.ndarray, plies: int = 0, jobs: int = 2,
     (N, 2, 25), side on roll in row 1), valued by ``jobs`` gnubg processes at once.
     Raises :class:`bgengine.opponents.gnubg.GnubgNotFound` without gnubg and
     :class:`bgengine.opponents.gnubg.GnubgError` if it fails."""
-    if isinstance(plies, bool) or not isinstance(plies, int) or not 0 <= plies <= 4:
-        raise ValueError(f"plies must be an integer in 0..4, got {plies!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
-        raise ValueError(f"jobs must be an integer in 1..64, got {jobs!r}")
-    boards = validate_boards(boards)
-    jobs = max(1, min(jobs, len(boards)))
-    with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-eval-") as tmp:
-        inputs = [Path(tmp) / f"in-{j}.jsonl" for j in range(jobs)]
-        outputs = [Path(tmp) / f"out-{j}.jsonl" for j in range(jobs)]
-        for j, path in enumerate(inputs):
-            with open(path, "w") as f:
-                for i in range(j, len(boards), jobs):
-                    f.write(json.dumps({"id": i, "board": boards[i].tolist(),
-                                        "plies": plies}) + "\n")
-        if len(boards):
-            run_gnubg_scripts(script_path(), [{"OUTPUTS_IN": str(s), "OUTPUTS_OUT": str(o)}
-                                              for s, o in zip(inputs, outputs)], binary=binary)
-        result = np.full((len(boards), 5), np.nan)
-        for path in outputs:
-            if path.exists():
-                for line in path.read_text().splitlines():
-                    d = json.loads(line)
-                    result[d["id"]] = d["outputs"]
-    if np.isnan(result).any():
-        raise GnubgError("gnubg did not value every position")
-    return result
+    _check(plies, jobs)
+    return _run(boards, {"plies": plies}, "outputs", 5, jobs, binary)
+
+
+#: gnubg's cube owners by name, from the side on roll.
+_OWNERS = {"centre": -1, "me": 0, "opponent": 1}
+
+
+def gnubg_cube_values(boards: np.ndarray, plies: int = 0, owner: str = "centre", jobs: int = 2,
+                      binary: str | None = None) -> np.ndarray:
+    """gnubg's cubeful ``plies``-ply cube analysis of ``boards`` (side on roll in row 1,
+    before it rolls) in money play, cube 1 held by ``owner`` ("centre", "me", "opponent"),
+    Jacoby off: float64 (N, 3), no double, double/take and double/pass for the side on roll
+    in points per cube.  Errors as :func:`gnubg_outputs`."""
+    _check(plies, jobs)
+    if owner not in _OWNERS:
+        raise ValueError(f"owner must be one of {', '.join(_OWNERS)}, got {owner!r}")
+    return _run(boards, {"plies": plies, "cube": _OWNERS[owner]}, "cube", 3, jobs, binary)

@@ -1,0 +1,228 @@
+"""Cube decisions judged by cubeful rollouts: the cube half of the accuracy benchmark.
+
+A cube decision set holds positions (side on roll, before it rolls, money play, cube 1
+centred, Jacoby off) where a double or a take is close, each rolled out cubefully
+(:func:`bgengine.core.cuberollout.rollout_cube`: no double and double/take on common dice,
+both sides then using the cube).  A player's decisions there are judged by those values,
+or by another judge's (gnubg 2-ply's cube analysis, say):
+
+* the doubler's: it doubles or not; the judge's best is ``max(no double, min(double/take,
+  double/pass))`` (the opponent answering as the judge would), and the equity lost is that
+  minus the judged value of the player's choice.  Kinds: a *missed double*, a *wrong
+  double* (not good enough) and a double when *too good* (the judge plays on for the
+  gammons, ``no double > double/pass``);
+* the taker's: it takes or passes a double; the judge's best answer gives the doubler
+  ``min(double/take, double/pass)``, and a *wrong take* or *wrong pass* costs the taker
+  ``|double/take - double/pass|``.
+
+Every position counts one decision of each side.  The set is one ``.npz``: ``keys``
+(uint8, (D, 10)), ``classes`` (uint8, (D,)), ``values`` (float32, (D, 3): no double,
+double/take, double/pass, points per cube for the side on roll), ``stderr`` (float32, (D,
+3): no double's, double/take's and their difference's standard errors) and a JSON
+``metadata`` string (trials, seed, the window, the evaluator's SHA-256).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from bgengine.core.cuberollout import rollout_cube
+from bgengine.core.evaluator import Evaluator
+from bgengine.core.network import Network
+from bgengine.decisions.cube import CubeInfo, cube_decision, cube_efficiencies
+from bgengine.labelling.classes import POSITION_CLASSES
+from bgengine.labelling.store import keys_to_boards, load_arrays, save_arrays
+
+__all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions",
+           "build_cube_set", "model_cube_values", "CubeErrors", "cube_errors",
+           "action_agreement", "ERROR_KINDS"]
+
+#: The kinds of cube error, doubler's then taker's.
+ERROR_KINDS = ("missed double", "wrong double", "too good", "wrong take", "wrong pass")
+
+
+def model_cube_values(model: Network | Evaluator, boards: np.ndarray,
+                      plies: int = 0) -> np.ndarray:
+    """The engine's cube model (Janowski, :mod:`bgengine.decisions.cube`) over ``model``'s
+    ``plies``-ply outputs: float64 (N, 3), no double, double/take, double/pass for the side
+    on roll of each board, money play, cube 1 centred, Jacoby off."""
+    from bgengine.labelling.benchmark import predict_outputs
+
+    probs = predict_outputs(model, boards, plies)
+    xs = cube_efficiencies(boards)
+    info = CubeInfo()
+    out = np.empty((len(boards), 3))
+    for i in range(len(boards)):
+        d = cube_decision(probs[i], info, float(xs[i]))
+        out[i] = d.no_double, d.double_take, d.double_pass
+    return out
+
+
+def close_cube_decisions(values: Sequence[np.ndarray], window: float) -> np.ndarray:
+    """True where, by any of the ``values`` (each (N, 3) no double, double/take,
+    double/pass), the double (``no double`` against ``min(double/take, double/pass)``) or
+    the take (``double/take`` against ``double/pass``) is within ``window`` points."""
+    close = np.zeros(len(values[0]), bool)
+    for v in values:
+        nd, dt, dp = v[:, 0], v[:, 1], v[:, 2]
+        close |= (np.abs(np.minimum(dt, dp) - nd) <= window) | (np.abs(dt - dp) <= window)
+    return close
+
+
+def _seed(key: bytes, seed: int) -> int:
+    h = hashlib.sha256(b"cube rollout" + bytes(key) + int(seed).to_bytes(8, "little")).digest()
+    return int.from_bytes(h[:8], "little") & (2**63 - 1)
+
+
+@dataclass
+class CubeDecisionSet:
+    """Cube decisions with their cubeful rollouts (see the module docstring)."""
+
+    keys: np.ndarray
+    classes: np.ndarray
+    values: np.ndarray
+    stderr: np.ndarray
+    metadata: dict
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def save(self, path: str | Path) -> None:
+        save_arrays(path, self.metadata, keys=self.keys, classes=self.classes,
+                    values=self.values, stderr=self.stderr)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "CubeDecisionSet":
+        arrays, meta = load_arrays(path, "cube decision set",
+                                   ("keys", "classes", "values", "stderr"))
+        return cls(*arrays, meta)
+
+    def boards(self) -> np.ndarray:
+        return keys_to_boards(self.keys)
+
+
+def label_cube_decisions(model: Network | Evaluator, keys: np.ndarray, classes: np.ndarray, *,
+                         trials: int = 1296, seed: int = 0, n_threads: int = 1,
+                         metadata: dict | None = None) -> CubeDecisionSet:
+    """Cubeful rollouts (``trials`` each, seeded from the position's key and ``seed``) of
+    the positions ``keys``: money play, cube centred, Jacoby off."""
+    boards = keys_to_boards(keys)
+    values = np.zeros((len(keys), 3), np.float32)
+    stderr = np.zeros((len(keys), 3), np.float32)
+    for i, board in enumerate(boards):
+        r = rollout_cube(model, board, trials, seed=_seed(keys[i], seed), n_threads=n_threads)
+        values[i] = r["no_double"], r["double_take"], r["double_pass"]
+        stderr[i] = r["no_double_stderr"], r["double_take_stderr"], r["difference_stderr"]
+    meta = dict(metadata or {}, trials=trials, seed=seed)
+    return CubeDecisionSet(np.asarray(keys, np.uint8), np.asarray(classes, np.uint8), values,
+                           stderr, meta)
+
+
+def build_cube_set(path: str | Path, model: Network | Evaluator, keys: np.ndarray,
+                   classes: np.ndarray, *, chunk: int = 25,
+                   progress: Callable[[int, int], None] | None = None,
+                   metadata: dict | None = None, **kw) -> CubeDecisionSet:
+    """:func:`label_cube_decisions` of ``keys`` written to ``path`` every ``chunk``
+    positions, resuming from what ``path`` holds when it was built from the same
+    positions and settings: a stopped build loses at most one chunk."""
+    path = Path(path)
+    wanted = dict(metadata or {}, trials=kw.get("trials", 1296), seed=kw.get("seed", 0))
+    have = None
+    if path.exists():
+        have = CubeDecisionSet.load(path)
+        settings = {k: have.metadata.get(k) for k in wanted}
+        if settings != wanted or not np.array_equal(have.keys, keys[:len(have)]):
+            raise ValueError(f"{path} was built from other positions or settings "
+                             f"({settings}); use another file")
+    start = 0 if have is None else len(have)
+    for lo in range(start, len(keys), chunk):
+        part = label_cube_decisions(model, keys[lo:lo + chunk], classes[lo:lo + chunk],
+                                    metadata=metadata, **kw)
+        have = part if have is None else CubeDecisionSet(
+            *(np.concatenate([getattr(have, f), getattr(part, f)])
+              for f in ("keys", "classes", "values", "stderr")), part.metadata)
+        have.save(path)
+        if progress is not None:
+            progress(min(lo + chunk, len(keys)), len(keys))
+    if have is None:
+        have = label_cube_decisions(model, keys[:0], classes[:0], metadata=metadata, **kw)
+        have.save(path)
+    return have
+
+
+@dataclass(frozen=True)
+class CubeErrors:
+    """A player's cube decisions on one class of positions (``all``: every one):
+    ``positions``, ``per_decision`` (mean equity lost per cube decision, the doubler's and
+    the taker's counted apart, so half the sum per position), ``doubler`` and ``taker``
+    (mean equity lost per position by each), ``by_kind`` (equity lost per position by each
+    of :data:`ERROR_KINDS`) and ``errors`` (how many decisions lost anything)."""
+
+    name: str
+    positions: int
+    per_decision: float
+    doubler: float
+    taker: float
+    by_kind: dict
+    errors: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _losses(player: np.ndarray, judge: np.ndarray) -> dict[str, np.ndarray]:
+    """Equity lost per position by each kind of error of ``player``'s decisions (from its
+    values (N, 3)) judged by ``judge``'s values (N, 3)."""
+    p_nd, p_dt, p_dp = player.T
+    nd, dt, dp = judge.T
+    doubles = np.minimum(p_dt, p_dp) > p_nd
+    takes = p_dt <= p_dp
+    best = np.maximum(nd, np.minimum(dt, dp))
+    should = np.minimum(dt, dp) > nd
+    chosen = np.where(doubles, np.minimum(dt, dp), nd)
+    lost_d = best - chosen
+    too_good = nd > dp
+    lost_t = np.where(takes != (dt <= dp), np.abs(dt - dp), 0.0)
+    return {"missed double": np.where(should & ~doubles, lost_d, 0.0),
+            "wrong double": np.where(doubles & ~should & ~too_good, lost_d, 0.0),
+            "too good": np.where(doubles & ~should & too_good, lost_d, 0.0),
+            "wrong take": np.where(takes & (dt > dp), lost_t, 0.0),
+            "wrong pass": np.where(~takes & (dt <= dp), lost_t, 0.0)}
+
+
+def cube_errors(player: np.ndarray, judge: np.ndarray, classes: np.ndarray) -> list[CubeErrors]:
+    """The errors of the decisions ``player``'s values (N, 3: no double, double/take,
+    double/pass) call for, judged by ``judge``'s values, per position class and in all."""
+    kinds = _losses(np.asarray(player, np.float64), np.asarray(judge, np.float64))
+    doubler = kinds["missed double"] + kinds["wrong double"] + kinds["too good"]
+    taker = kinds["wrong take"] + kinds["wrong pass"]
+    out = []
+    for c, name in list(enumerate(POSITION_CLASSES)) + [(None, "all")]:
+        m = np.ones(len(classes), bool) if c is None else classes == c
+        if m.any():
+            out.append(CubeErrors(
+                name, int(m.sum()), float((doubler[m] + taker[m]).mean() / 2),
+                float(doubler[m].mean()), float(taker[m].mean()),
+                {k: float(v[m].mean()) for k, v in kinds.items()},
+                int((doubler[m] > 0).sum() + (taker[m] > 0).sum())))
+    return out
+
+
+def _action(values: np.ndarray) -> np.ndarray:
+    """The proper action's number of each row of values: 0 no double/take, 1 no
+    double/pass (too good), 2 double/take, 3 double/pass."""
+    nd, dt, dp = np.asarray(values, np.float64).T
+    double = np.minimum(dt, dp) > nd
+    take = dt <= dp
+    return np.where(double, np.where(take, 2, 3), np.where(take, 0, 1))
+
+
+def action_agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of positions where the values ``a`` and ``b`` (each (N, 3)) call for the
+    same proper cube action (no double/take, too good/pass, double/take, double/pass)."""
+    return float((_action(a) == _action(b)).mean()) if len(a) else 1.0

@@ -1,0 +1,111 @@
+"""The cube half of the accuracy benchmark (bgengine.labelling.cubes, data cube-*)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from bgengine.cli import main
+from bgengine.labelling.cubes import (CubeDecisionSet, action_agreement, build_cube_set,
+                                      close_cube_decisions, cube_errors, model_cube_values)
+from bgengine.labelling.store import boards_to_keys
+from bgengine.matches.players import load_default_network
+from bgengine.position import Position
+
+POOL = "training/positions/bench-r1.npz"
+# judged values (no double, double/take, double/pass) of five positions
+JUDGE = np.array([[0.60, 0.80, 1.0],     # double, take
+                  [0.60, 1.40, 1.0],     # double, pass
+                  [0.40, 0.20, 1.0],     # no double, take
+                  [1.20, 1.60, 1.0],     # too good, pass
+                  [0.50, 0.50, 1.0]])    # a tie: no double (a double must gain), take
+
+
+def test_losses_by_kind():
+    classes = np.array([0, 0, 1, 4, 4], np.uint8)
+    assert all(r.per_decision == 0 for r in cube_errors(JUDGE, JUDGE, classes))
+    # the player: never doubles, always takes
+    never = np.tile([0.9, 0.5, 1.0], (5, 1))
+    total = cube_errors(never, JUDGE, classes)[-1]
+    # missed doubles: 0.8 - 0.6 and 1.0 - 0.6; wrong takes of the passes: 1.4 - 1.0, 1.6 - 1.0
+    assert total.by_kind["missed double"] == pytest.approx((0.2 + 0.4) / 5)
+    assert total.by_kind["wrong take"] == pytest.approx((0.4 + 0.6) / 5)
+    assert total.by_kind["wrong double"] == total.by_kind["too good"] == 0
+    assert total.doubler == pytest.approx(0.6 / 5) and total.taker == pytest.approx(1.0 / 5)
+    assert total.per_decision == pytest.approx(1.6 / 10) and total.errors == 4
+    # the player: always doubles, always passes
+    always = np.tile([0.0, 2.0, 1.0], (5, 1))
+    total = cube_errors(always, JUDGE, classes)[-1]
+    assert total.by_kind["wrong double"] == pytest.approx((0.4 - 0.2 + 0.0) / 5)
+    assert total.by_kind["too good"] == pytest.approx((1.2 - 1.0) / 5)
+    assert total.by_kind["wrong pass"] == pytest.approx((0.2 + 0.8 + 0.5) / 5)
+    names = [r.name for r in cube_errors(always, JUDGE, classes)]
+    assert names == ["contact", "holding", "race", "all"]
+
+
+def test_agreement_and_closeness():
+    assert action_agreement(JUDGE, JUDGE) == 1.0
+    swapped = JUDGE.copy()
+    swapped[0] = [0.9, 0.8, 1.0]                # no double, take where the judge doubles
+    assert action_agreement(swapped, JUDGE) == pytest.approx(0.8)
+    assert close_cube_decisions([JUDGE], 0.05).tolist() == [False, False, False, False, True]
+    assert close_cube_decisions([JUDGE], 0.21).tolist() == [True, False, True, True, True]
+
+
+def test_model_values_are_the_engines():
+    from bgengine.decisions.engine import Engine
+    from bgengine.notation.ids import MatchState
+
+    ev = load_default_network()
+    board = Position.from_id("jGfkASjg8wcBAA").board
+    v = model_cube_values(ev, board[None], 0)[0]
+    d = Engine("net", plies=0).cube_analysis(board, MatchState(), jacoby=False)
+    assert tuple(v) == pytest.approx((d.no_double, d.double_take, d.double_pass))
+
+
+def test_build_resumes_and_refuses_other_settings(tmp_path):
+    ev = load_default_network()
+    boards = np.stack([Position.from_id(p).board for p in
+                       ("4HPwATDgc/ABMA", "jGfkASjg8wcBAA", "4PPgAyDgc/ABMA")])
+    keys, classes = boards_to_keys(boards), np.zeros(3, np.uint8)
+    path = tmp_path / "cubes.npz"
+    build_cube_set(path, ev, keys[:2], classes[:2], chunk=1, trials=36)
+    done = build_cube_set(path, ev, keys, classes, chunk=1, trials=36)
+    again = build_cube_set(tmp_path / "again.npz", ev, keys, classes, chunk=2, trials=36)
+    np.testing.assert_array_equal(done.values, again.values)      # resumed = made at once
+    assert len(CubeDecisionSet.load(path)) == 3 and np.all(done.values[:, 2] == 1)
+    with pytest.raises(ValueError, match="other positions or settings"):
+        build_cube_set(path, ev, keys, classes, trials=72)
+    with pytest.raises(ValueError, match="not a cube decision set"):
+        (tmp_path / "bad.npz").write_bytes(b"nonsense")
+        CubeDecisionSet.load(tmp_path / "bad.npz")
+
+
+def test_commands(tmp_path, capsys):
+    out = tmp_path / "cubes.npz"
+    assert main(["data", "cube-decisions", str(out), "--pool", POOL, "--per-class", "1",
+                 "--trials", "36", "--threads", "2", "--quiet"]) == 0
+    assert "cube decisions" in capsys.readouterr().out
+    assert main(["data", "cube-benchmark", str(out), "--plies", "0", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["judge"] == "cubeful rollouts" and result["positions"] == 5
+    rows = result["errors"]["net 0-ply"]
+    assert rows[-1]["name"] == "all" and rows[-1]["positions"] == 5
+    with pytest.raises(SystemExit):
+        main(["data", "cube-decisions", str(out), "--pool", POOL, "--window", "5"])
+    assert "the window must be in (0, 3]" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("gnubg") is None and shutil.which("/usr/games/gnubg") is None,
+                    reason="gnubg is not installed")
+def test_gnubg_cube_values():
+    from bgengine.opponents.gnubg.evaluate import gnubg_cube_values
+
+    boards = np.stack([Position.from_id("4HPwATDgc/ABMA").board])
+    nd, dt, dp = gnubg_cube_values(boards, 0, jobs=1)[0]
+    assert dp == 1.0 and 0.0 < nd < 0.2 and dt < nd          # no double at the start
+    with pytest.raises(ValueError, match="owner"):
+        gnubg_cube_values(boards, 0, owner="nobody")

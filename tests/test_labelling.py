@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import json
 
 import numpy as np
@@ -198,6 +200,24 @@ def test_fit_moves_a_network_toward_its_labels(tmp_path):
     fitted.save(tmp_path / "f.npz")
     assert np.array_equal(Evaluator.load(tmp_path / "f.npz").evaluate(boards[:5]),
                           fitted.evaluate(boards[:5]))
+
+
+def test_step_size_drops_go_on_from_the_best_weights(caplog):
+    """With lr_drop, a fit that stalls goes on from its best epoch at a smaller step; it
+    never ends worse than its best, and a too-large step recovers."""
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    boards, labels = _labelled_by(teacher, play_positions(teacher, 40, seed=2, epsilon=0.5))
+    config = dict(epochs=12, lr=0.3, seed=1, patience=2)     # a step far too large
+    _, (plain,) = fit_evaluator(student, labels, FitConfig(**config))
+    with caplog.at_level(logging.INFO, logger="bgengine.labelling.fit"):
+        _, (dropped,) = fit_evaluator(student, labels, FitConfig(
+            **config, lr_drop=0.1, drop_patience=1))
+    assert "step size times 0.1" in caplog.text
+    assert dropped.after < plain.after and dropped.epochs >= plain.epochs
+    for bad in (0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="lr_drop"):
+            FitConfig(lr_drop=bad)
 
 
 def test_held_out_mask_depends_on_the_position_alone(boards):

@@ -91,7 +91,7 @@ def test_calibration_is_folded_exactly_and_matches_the_frequencies(shipped, outc
     z = output_logits(shipped.contact, contact.boards)
     expected = 1.0 / (1.0 + np.exp(-(z * np.array(report.a) + np.array(report.b))))
     got = np.asarray(net.evaluate(contact.boards), np.float64)
-    assert np.max(np.abs(got - expected)) < 2e-3          # the compiled sigmoid is a table
+    assert np.max(np.abs(got - expected)) < 2e-3          # the compiled pass is float32
     # a maximum-likelihood fit with an intercept matches the mean to the frequency
     assert np.allclose(np.array(report.mean_after)[[0, 1, 3]], np.array(report.frequency)[[0, 1, 3]],
                        atol=1e-6)

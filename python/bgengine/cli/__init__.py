@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``bgengine`` parser with every sub-command registered."""
     from bgengine.cli import (demo, hint, match, matchfile, play, position, rollout, serve, sweep,
                               tournament, train, ubgi, web)
-    from bgengine.cli import analyse, data, distill, network
+    from bgengine.cli import analyse, bench, data, distill, network
 
     parser = _Parser(
         prog="bgengine",
@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     data.register(sub)
     distill.register(sub)
     network.register(sub)
+    bench.register(sub)
     return parser
 
 

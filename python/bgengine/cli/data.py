@@ -202,7 +202,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     config = FitConfig(epochs=args.epochs, lr=args.lr, batch=args.batch, held_out=args.held_out,
                        patience=args.patience, anchor=args.anchor, seed=args.seed,
                        spill=args.spill, keep=args.keep, keep_plays=args.keep_plays,
-                       keep_form=args.keep_form, keep_plies=args.keep_plies)
+                       keep_form=args.keep_form, keep_plies=args.keep_plies,
+                       lr_drop=args.lr_drop, drop_patience=args.drop_patience)
     stores = [LabelStore(p) for p in args.store]
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
@@ -349,6 +350,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--held-out", type=float, default=0.1, help="share held out (default 0.1)")
     f.add_argument("--patience", **whole_number(1), default=4,
                    help="stop after this many epochs without held-out gain (default 4)")
+    f.add_argument("--lr-drop", type=float, default=1.0, metavar="FACTOR",
+                   help="after --drop-patience epochs without held-out gain, multiply the step "
+                        "size by this and go on from the best weights, up to 3 times "
+                        "(default 1: never)")
+    f.add_argument("--drop-patience", **whole_number(1), default=2,
+                   help="epochs without gain before a step-size drop (default 2)")
     f.add_argument("--anchor", type=float, default=0.0,
                    help="decay of the weights toward the start's (default 0)")
     f.add_argument("--seed", type=int, default=0, help="mini-batch order (default 0)")

@@ -68,7 +68,9 @@ class FitConfig:
     start's equity differences between the plays of one roll; see the module docstring);
     ``keep_plies``: the lookahead (0..2) at which the start values the kept plays (the
     plays are still its best at 0-ply; at 2 plies it ranks them as its 2-ply search
-    does, about 4 ms a play on one core)."""
+    does, about 4 ms a play on one core); ``lr_drop`` < 1: after ``drop_patience`` epochs
+    without held-out gain the step size is multiplied by it and the fit goes on from the
+    best epoch's weights, ``max_drops`` times, before ``patience`` ends it (1: never)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -84,23 +86,27 @@ class FitConfig:
     keep_plays: int = 4
     keep_form: str = "outputs"
     keep_plies: int = 0
+    lr_drop: float = 1.0
+    drop_patience: int = 2
+    max_drops: int = 3
 
     def __post_init__(self) -> None:
         if (isinstance(self.keep_plies, bool) or not isinstance(self.keep_plies, int)
                 or not 0 <= self.keep_plies <= 2):
             raise ValueError(f"keep_plies must be an integer in 0..2, got {self.keep_plies!r}")
-        for name in ("epochs", "batch", "patience", "seed", "keep_plays"):
+        for name in ("epochs", "batch", "patience", "seed", "keep_plays", "drop_patience",
+                     "max_drops"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "seed" else 1):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
                              ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1),
-                             ("keep", 0, 10)):
+                             ("keep", 0, 10), ("lr_drop", 0, 1)):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and lo <= v <= hi):
                 raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
-        if self.lr <= 0:
-            raise ValueError("lr must be > 0")
+        if self.lr <= 0 or self.lr_drop <= 0:
+            raise ValueError("lr and lr_drop must be > 0")
         if self.keep_form not in KEEP_FORMS:
             raise ValueError(f"keep_form must be one of {', '.join(KEEP_FORMS)}, "
                              f"got {self.keep_form!r}")
@@ -200,6 +206,7 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
         rolls_per_step = max(1, -(-len(starts) // steps_per_epoch))
     step = 0
     epoch = 0
+    scale, drops, stale = 1.0, 0, 0         # the step's factor from drops; epochs without gain
     for epoch in range(1, config.epochs + 1):
         order = rng.permutation(train)
         roll_order = rng.permutation(len(starts)) if pairs is not None else None
@@ -225,7 +232,7 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
                     a = acts[layer]
                     delta = (delta @ params[2 * layer].T) * a * (1 - a)
             step += 1
-            lr = config.lr * (1 + (config.lr_end - 1) * (step - 1) / max(total - 1, 1))
+            lr = scale * config.lr * (1 + (config.lr_end - 1) * (step - 1) / max(total - 1, 1))
             b1, b2 = 0.9, 0.999
             for i, g in enumerate(grads):
                 m[i] = b1 * m[i] + (1 - b1) * g
@@ -242,7 +249,15 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
             progress(note)
         if now < best or not len(test):
             best, best_params, best_epoch = now, [p.copy() for p in params], epoch
-        elif epoch - best_epoch >= config.patience:
+            stale = 0
+            continue
+        stale += 1
+        if config.lr_drop < 1 and drops < config.max_drops and stale >= config.drop_patience:
+            scale, drops, stale = scale * config.lr_drop, drops + 1, 0
+            params = [p.copy() for p in best_params]
+            log.info(f"{name}: step size times {scale:g} from epoch {best_epoch}'s weights")
+        elif epoch - best_epoch >= config.patience and (config.lr_drop == 1
+                                                        or drops >= config.max_drops):
             break
     flat = np.concatenate([p.reshape(-1) for p in best_params]).astype(np.float32)
     metadata = dict(net.metadata)

@@ -215,3 +215,49 @@ def test_a_match_file_analysed_whole():
     assert sum(p.plays for p in a.players) == plays
     assert sum(p.luck for p in a.players) == pytest.approx(
         sum(d.luck for d in a.decisions if d.luck is not None))
+
+
+def _resigned(*actions, length: int = 0):
+    from bgengine.matchfiles.record import GameRecord, MatchRecord
+
+    return MatchRecord(("Anna", "Bob"), length, [GameRecord((0, 0), list(actions))])
+
+
+def test_resignations_judge_the_resigner_and_the_acceptor():
+    from bgengine.matchfiles.record import Play, Resign, Win
+
+    opening = Play(0, (3, 1), ((8, 5), (6, 5)))
+    # Bob resigns a single game at the start: a blunder of his, Anna rightly accepts
+    a = analyse_match(_resigned(opening, Resign(1, 1), Win(0, 1)), _engine(0), 0)
+    resign, accept = (_decision(a, 1, p, k) for p, k in ((1, "resign"), (0, "accept")))
+    assert (resign.action, resign.best) == ("resign a single game", "play on")
+    assert resign.value == -1.0 and resign.equity_lost > 0.5 and resign.mark == "blunder"
+    assert (accept.action, accept.best) == ("accept", "accept") and accept.equity_lost == 0
+    assert accept.value == 1.0 and not resign.counted and not accept.counted
+    assert a.players[1].errors + a.players[1].blunders >= 1
+    # ... a backgammon in a 3-point match: the same, at the score (match-winning chances)
+    m = analyse_match(_resigned(opening, Resign(1, 3), Win(0, 3), length=3), _engine(0), 0)
+    resign = _decision(m, 1, 1, "resign")
+    assert resign.value == 0.0 and resign.equity_lost > 0.5
+
+
+def test_the_engine_offers_a_resignation_when_the_game_is_decided():
+    import numpy as np
+
+    from bgengine.notation.ids import MatchState
+
+    e = _engine(0)
+    sure_gammon = np.zeros((2, 25), np.uint8)
+    sure_gammon[1, 12], sure_gammon[0, 0] = 15, 1      # it cannot bear off; the other side wins next
+    assert e.resign_offer(sure_gammon, MatchState()) == 2
+    assert e.resign_offer(sure_gammon, MatchState(), jacoby=True) == 1   # gammons single
+    assert e.resign_offer(sure_gammon, MatchState(match_length=7, score=(3, 4))) == 2
+    # ... which the other side values as playing on, and a single far below it
+    other = np.ascontiguousarray(sure_gammon[::-1])
+    play, gammon = e.resignation_values(other, MatchState(jacoby=False), 2)
+    assert abs(play - gammon) < 0.01 and not e.resign_decision(other, MatchState(jacoby=False), 1)
+    opening = GameState.from_string("4HPwATDgc/ABMA").board
+    assert e.resign_offer(opening, MatchState()) == 0
+    one_roll_shot = np.zeros((2, 25), np.uint8)
+    one_roll_shot[1, 5], one_roll_shot[0, 0] = 3, 2     # only 6-6 wins: play on
+    assert e.resign_offer(one_roll_shot, MatchState()) == 0

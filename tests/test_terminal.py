@@ -593,3 +593,30 @@ def test_output_that_cannot_encode_and_closed_output():
             raise BrokenPipeError
     s = PlaySession(script("quit"), Closed(), seed=1, network=NET)
     assert s.run() == 0
+
+
+def _gammon_for_you() -> Position:
+    """You (on roll) have two checkers on your 6-point; the engine's fifteen sit on its
+    13-point: it cannot bear one off before you finish, a sure gammon for you."""
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 5], b[0, 12] = 2, 15
+    return Position(b)
+
+
+@pytest.mark.parametrize("answer,points", [("accept", 2), ("reject", None)])
+def test_the_engine_offers_to_resign_a_decided_game(answer, points):
+    bot = Bot(script={"resignation": ["maybe", answer]}, limit=12)
+    s = session(bot, position=_gammon_for_you(), dice=FixedDice([(2, 1), (3, 1), (6, 5)] * 4),
+                games=1, engine=Engine("net", plies=0))       # the shipped evaluator judges
+    s.run()
+    out = text(s)
+    assert "The engine offers to resign a gammon (2 points): accept or reject?" in out
+    assert "Answer the engine's resignation with 'accept' or 'reject'" in out
+    if points:
+        assert "You accept: the engine resigns a gammon." in out and s.score == [0, 2]
+        assert "You win game 1: the engine resigned a gammon, 2 points." in out
+    else:
+        # rejected: the engine plays on and does not offer the same again this game
+        assert "You reject: play on." in out
+        after = out.split("You reject: play on.")[1]
+        assert "offers to resign" not in after and s.score == [0, 2]

@@ -26,7 +26,13 @@ decision, here over the same decisions (half the error rate).  Marks use gnubg's
 thresholds: doubtful 0.03, error ("bad") 0.06, blunder ("very bad") 0.12 EMG lost.
 **Luck** of a roll (gnubg's, at 0-ply whatever ``plies``): the mover's value after the
 best 0-ply play of the roll made minus its mean over the 36 rolls (30 non-doubles on a
-game's first roll), in EMG.  Resignations are not analysed.
+game's first roll), in EMG.
+
+A **resignation** (accepted: a match file records no other) is two decisions, listed and
+marked but not counted in the error rates: the resigner's (resigning against playing on,
+the cubeful value before the roll of the side on roll) and the acceptor's (accepting
+against playing on); whichever side's choice was worse than playing on lost the
+difference.
 """
 
 from __future__ import annotations
@@ -42,7 +48,8 @@ from bgengine.decisions.engine import Engine, rank_plays
 from bgengine.notation.ids import MatchState
 from bgengine.decisions.luck import ROLLS, roll_luck
 from bgengine.core.movegen import legal_afterstates
-from bgengine.matchfiles.record import Double, Drop, MatchRecord, Moment, Play, Take, replay
+from bgengine.matchfiles.record import (Double, Drop, MatchRecord, Moment, Play, Resign, Take,
+                                        replay)
 from bgengine.position import Move
 from bgengine.state import GameState
 
@@ -64,8 +71,8 @@ class Decision:
     """One decision of the match.
 
     ``game`` (from 1) and ``number`` (the move number, a ``.mat`` file's line);
-    ``player`` (0 or 1); ``kind``: ``"play"``, ``"cube"`` (double or not, before a roll)
-    or ``"answer"`` (take or pass); ``action`` what was done and ``best`` the engine's
+    ``player`` (0 or 1); ``kind``: ``"play"``, ``"cube"`` (double or not, before a roll),
+    ``"answer"`` (take or pass), ``"resign"`` or ``"accept"`` (a resignation's two sides); ``action`` what was done and ``best`` the engine's
     choice (a play as ``63: 24/15``; ``double``, ``no double``, ``take``, ``pass``);
     ``state``: the game state before it (with the dice for a play, the double pending for
     an answer).  ``value``, ``best_value``: the decider's values of the two (money:
@@ -287,6 +294,30 @@ class _Analyst:
                         True)
 
 
+    def resignation(self, m: Moment) -> tuple[Decision, Decision]:
+        """The resigner's and the acceptor's decisions of an accepted resignation."""
+        a = m.action
+        assert isinstance(a, Resign)
+        money = m.state.match_length == 0
+        pre = replace(m.state, dice=(0, 0), double_offered=False, resignation=0, turn=None)
+        resigner_on_roll = m.state.player_on_roll == a.player
+        play, resign = self.engine.resignation_values(
+            m.position.board, pre, a.level, jacoby=m.state.jacoby, side_resigns=resigner_on_roll)
+        other = (lambda v: -v) if money else (lambda v: 1.0 - v)
+        if not resigner_on_roll:                    # the values were the acceptor's
+            play, resign = other(play), other(resign)
+        state = GameState(m.position, m.state)
+        level = ("a single game", "a gammon", "a backgammon")[a.level - 1]
+        lost = max(0.0, play - resign) * self.emg_scale(m.state, a.player)
+        accept_lost = max(0.0, resign - play) * self.emg_scale(m.state, 1 - a.player)
+        return (Decision(m.game + 1, m.number, a.player, "resign", f"resign {level}",
+                         "play on" if play > resign else f"resign {level}", state, resign,
+                         max(play, resign), lost, False),
+                Decision(m.game + 1, m.number, 1 - a.player, "accept", "accept",
+                         "reject" if resign > play else "accept", state, other(resign),
+                         max(other(resign), other(play)), accept_lost, False))
+
+
 def _play_text(d1: int, d2: int, move: Move) -> str:
     return f"{max(d1, d2)}{min(d1, d2)}: {move.notation or '(no play)'}"
 
@@ -314,6 +345,8 @@ def _decisions(record: MatchRecord, analyst: _Analyst,
             yield analyst.cube_decision(m, cube, doubled=True)
         elif isinstance(a, (Take, Drop)) and cube is not None:
             yield analyst.answer(m, cube, isinstance(a, Take))
+        elif isinstance(a, Resign):
+            yield from analyst.resignation(m)
         previous = m
         if progress is not None:
             progress(k + 1, len(moments))

@@ -40,9 +40,12 @@ from bgengine.core.search import MAX_TRIALS, Searcher
 from bgengine.state import GameState
 from bgengine.types import Board, Step, five_outputs
 
-__all__ = ["Engine", "EngineError", "NotSupported", "RankedPlay", "rank_plays", "DEEPEN_GROWTH"]
+__all__ = ["RESIGN_TOLERANCE", "Engine", "EngineError", "NotSupported", "RankedPlay", "rank_plays", "DEEPEN_GROWTH"]
 
 log = logging.getLogger(__name__)
+
+#: The most a resignation the engine offers may give up against playing on (EMG).
+RESIGN_TOLERANCE = 0.01
 
 
 #: Predicted cost of one more ply of lookahead, relative to the last (measured: a 1-ply
@@ -365,17 +368,47 @@ class Engine:
         2 gammon, 3 backgammon) times the cube.  ``board``: row 1 = the side
         offered the resignation (on roll).  Accept when that is worth at least
         playing on (cubeful)."""
+        play, resign = self.resignation_values(board, state, level, jacoby)
+        return bool(resign >= play - 1e-12)
+
+    def resignation_values(self, board, state: MatchState, level: int,
+                           jacoby: bool | None = None, side_resigns: bool = False,
+                           probs: np.ndarray | None = None) -> tuple[float, float]:
+        """(playing on, a resignation of ``level``) for the side on roll (row 1 of
+        ``board``, before it rolls): the side offered it, or with ``side_resigns`` the side
+        resigning.  Money: cubeful equity per cube (gammons single under the Jacoby rule
+        with the cube centred); match: match-winning chances."""
         info = self.cube_info(state, jacoby=jacoby)
-        probs = self.evaluate(board)
-        if info.is_money:
-            if info.jacoby and info.owner == "centre":
-                level = 1
-            offered = float(level)
-        else:
-            offered = self.met(info.away - level * info.cube, info.opp_away,
-                               info.post_crawford or info.crawford)
+        probs = self.evaluate(board) if probs is None else probs
         play = self._cubeful(probs, board, state, jacoby=jacoby)
-        return bool(offered >= play - 1e-12)
+        if info.is_money:
+            points = 1 if info.jacoby and info.owner == "centre" else level
+            return play, float(-points if side_resigns else points)
+        post = info.post_crawford or info.crawford
+        if side_resigns:
+            return play, float(self.met(info.away, info.opp_away - level * info.cube, post))
+        return play, float(self.met(info.away - level * info.cube, info.opp_away, post))
+
+    def resign_offer(self, board, state: MatchState, jacoby: bool | None = None,
+                     tolerance: float = RESIGN_TOLERANCE) -> int:
+        """The resignation the side on roll (row 1 of ``board``, before it rolls) should
+        offer: the least level (1 single, 2 gammon, 3 backgammon) that the opponent,
+        judging as this engine does, would accept, when giving it up costs at most
+        ``tolerance`` (EMG: points per cube in money play, converted at the score in a
+        match) against playing on; 0 when none does (the game is not decided)."""
+        probs = self.evaluate(board)
+        info = self.cube_info(state, jacoby=jacoby)
+        tol = tolerance
+        if not info.is_money:
+            post = info.post_crawford or info.crawford
+            tol *= (self.met(info.away - info.cube, info.opp_away, post)
+                    - self.met(info.away, info.opp_away - info.cube, post)) / 2
+        for level in (1, 2, 3):
+            play, resign = self.resignation_values(board, state, level, jacoby,
+                                                   side_resigns=True, probs=probs)
+            if resign <= play + tol:            # the opponent gains by accepting
+                return level if resign >= play - tol else 0
+        return 0
 
     def equity(self, board, state: MatchState, probs: np.ndarray | None = None) -> float:
         """Cubeless equity of the side on roll: points per cube in money play,

@@ -19,6 +19,7 @@ Commands (at any prompt; ``help`` lists them)::
                         number plays that play: the numbers of `bgengine moves`)
     undo                take back your last move
     resign [single|gammon|backgammon]   offer to resign; the engine accepts or declines
+    accept / reject                     answer the engine's offer to resign
     show                redraw the board
     score               the score
     help, quit

@@ -7,7 +7,7 @@ import difflib
 from typing import NamedTuple
 
 __all__ = ["HELP", "MAX_INPUT", "LEVEL_NAMES", "Command", "CommandError", "Reply", "read_command",
-           "read_preroll", "read_take", "read_move_word", "suggest_command", "not_understood", "quote"]
+           "read_preroll", "read_take", "read_resignation_answer", "read_move_word", "suggest_command", "not_understood", "quote"]
 
 #: Longest input line we look at; longer lines are refused.
 MAX_INPUT = 400
@@ -25,6 +25,7 @@ Commands:
   undo          take back your last move (the dice stay the same)
   resign [single|gammon|backgammon]
                 offer to resign (default single); the engine accepts or declines
+  accept, reject  answer the engine's offer to resign
   show          draw the board again        score   show the score
   help          this text                   quit    leave (end of input also leaves)"""
 
@@ -158,6 +159,17 @@ def read_take(text: str) -> Reply:
     if w in _NOT_AN_ANSWER_WORDS:
         return Reply(None, "The engine has doubled: answer 'take' or 'drop' first.")
     return Reply(None, not_understood(text, f"Answer the double with 'take' or 'drop' (not {quote(text)})."))
+
+
+def read_resignation_answer(text: str) -> Reply:
+    """``text`` when the engine offers to resign: answer ``accept`` or ``reject``."""
+    w = text.lower()
+    if w in ("accept", "agree", "a", "yes", "y"):
+        return Reply("accept")
+    if w in ("reject", "decline", "r", "no", "n"):
+        return Reply("reject")
+    return Reply(None, not_understood(text, f"Answer the engine's resignation with 'accept' or "
+                                            f"'reject' (not {quote(text)})."))
 
 
 def read_move_word(text: str, d1: int, d2: int, refusal: str | None, example: str) -> str | None:

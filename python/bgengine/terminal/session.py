@@ -32,6 +32,7 @@ from bgengine.terminal.commands import (HELP, MAX_INPUT, LEVEL_NAMES, CommandErr
                                         read_preroll, suggest_command)
 from bgengine.terminal.console import Console, Quit
 from bgengine.terminal.cube_actions import CubeActions
+from bgengine.terminal.resignations import Resignations
 from bgengine.terminal.drawing import banner_lines, board_text, final_line, game_over_lines, score_line
 from bgengine.terminal.opponent import LEVELS, EngineSide, load_play_network
 from bgengine.terminal.saving import TableRecorder, resumed_game, resumed_match
@@ -49,7 +50,7 @@ class _Undo(Exception):
 _FLOW = (Quit, _Undo, GameEnd)
 
 
-class PlaySession(CubeActions):
+class PlaySession(CubeActions, Resignations):
     """A person against the engine, through an input and an output stream.
 
     Parameters
@@ -398,31 +399,6 @@ class PlaySession(CubeActions):
         self.show()
         raise _Undo()
 
-    # ------------------------------------------------------------------ resign
-    def _points(self, level: int) -> int:
-        """Points of the game in progress won (or resigned) at ``level``."""
-        return points_scored(level, self.g.cube, jacoby=self.jacoby, cube_turned=self.g.cube_owner != -1)
-
-    def _resign(self, level: int) -> None:
-        g = self.g
-        if g is None:
-            self.say("No game in progress.")
-            return
-        board = self._board_for(ENGINE)
-        state = self._state_for(ENGINE)
-        try:
-            accept = self.engine.resign_decision(board, state, level, self.jacoby)
-        except Exception as exc:   # pragma: no cover - a cube engine bug
-            self.say(f"The engine cannot judge the resignation ({exc}); it declines.")
-            accept = False
-        pts = self._points(level)
-        if accept:
-            self.say(f"You resign {LEVEL_NAMES[level]}; the engine accepts.")
-            self._record(Resign(HUMAN, level))
-            raise GameEnd(ENGINE, pts, f"you resigned {LEVEL_NAMES[level]}")
-        self.say(f"You offer to resign {LEVEL_NAMES[level]} ({pts} point{'s' * (pts != 1)}); "
-                 "the engine declines: play on.")
-
     # ================================================================== the game
     # The game is played here move by move rather than by bgengine.matches.game.game_decisions:
     # undo takes a move back together with the dice rolled since (the generator cannot
@@ -576,6 +552,7 @@ class PlaySession(CubeActions):
     def _engine_turn(self) -> None:
         g = self.g
         if g.dice is None:
+            self._engine_resigns()
             self._engine_doubles()
             g.dice = high_first(self.dice.roll())
         d1, d2 = g.dice

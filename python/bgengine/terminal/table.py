@@ -30,6 +30,7 @@ class TableGame:
     cube_owner: int = -1             # -1 centred, else ENGINE or HUMAN
     crawford: bool = False
     plays: int = 0                   # plays made so far (seeds the engine's noise)
+    rejected_resignation: int = 0    # the highest level of the engine's offers you rejected
 
     def board_for(self, side: int) -> np.ndarray:
         """The board with ``side`` in row 1."""

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from bgengine.decisions.engine import Engine
-from bgengine.matchfiles.record import Double, Drop, Play, Take, Win, checked
+from bgengine.matchfiles.record import Double, Drop, Play, Resign, Take, Win, checked
 from bgengine.matchfiles.mat import read_mat
-from bgengine.protocols.web.session import (GAME_OVER, MATCH_OVER, MOVE, ROLL, TAKE, BoardSession,
-                                  SessionError)
+from bgengine.protocols.web.session import (GAME_OVER, MATCH_OVER, MOVE, RESIGN, ROLL, TAKE,
+                                           BoardSession, SessionError)
 from engine_doubles import small_net_engine
 
 
@@ -53,6 +53,8 @@ def _play_out(s: BoardSession, rng: random.Random, double: float = 0.0) -> int:
             _play_turn(s, rng)
         elif s.phase == TAKE:
             s.take()
+        elif s.phase == RESIGN:
+            s.reject()
         elif s.phase == GAME_OVER:
             s.next_game()
     return n
@@ -254,3 +256,31 @@ def test_a_gammon_under_the_jacoby_rule(engine, jacoby, points):
     assert view["off"]["you"] == 15 and view["off"]["engine"] == 0 and view["dice"] is None
     assert s.view()["result"]["how"].startswith("a gammon")
     assert ("Jacoby" in s.view()["result"]["how"]) == jacoby
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_the_engine_offers_to_resign_a_decided_game(accept):
+    """You (player 1) are to bear off your last two checkers, the engine's fifteen sit on
+    its 13-point: before its roll the engine offers a gammon."""
+    from bgengine.position import Position
+    from bgengine.terminal.table import ENGINE, TableGame
+
+    s = BoardSession(Engine("net", plies=0), seed=3)
+    b = np.zeros((2, 25), np.uint8)
+    b[1, 5], b[0, 12] = 2, 15                  # from your side: your 6-point, its 13-point
+    s.game = TableGame(number=1, board=Position(b), turn=ENGINE, dice=None)
+    s.turn = None
+    s._engine_turn()
+    view = s.view()
+    assert s.phase == RESIGN and view["resignation"] == {"level": 2, "points": 2}
+    assert ":" in view["gnubgid"]
+    with pytest.raises(SessionError, match="your answer to the engine's resignation"):
+        s.roll()
+    if accept:
+        s.accept()
+        assert s.result == {"winner": "you", "points": 2, "how": "the engine resigned a gammon"}
+        assert s.record.games[-1].actions[-2:] == [Resign(0, 2), Win(1, 2)]
+    else:
+        s.reject()
+        assert "You reject: play on." in s.log and s.phase in (ROLL, MOVE)
+        assert s.game.rejected_resignation == 2

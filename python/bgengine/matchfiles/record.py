@@ -547,7 +547,8 @@ class GameRecorder:
 
     def __call__(self, kind: str, seat: int, decision=None, index: int | None = None) -> None:
         """One event of the game: ``"play"`` (with the :class:`bgengine.matches.game.Decision`
-        and the chosen play's index), ``"double"``, ``"take"`` or ``"drop"``."""
+        and the chosen play's index), ``"double"``, ``"take"``, ``"drop"`` or ``"resign"``
+        (the level, 1-3, as ``decision``; the resignation was accepted)."""
         acts = self.record.actions
         if kind == "play":
             _, steps = legal_afterstates(decision.board, decision.d1, decision.d2)
@@ -559,6 +560,8 @@ class GameRecorder:
             acts.append(Take(seat))
         elif kind == "drop":
             acts.append(Drop(seat))
+        elif kind == "resign":
+            acts.append(Resign(seat, int(decision)))
         else:
             raise ValueError(f"unknown game event {kind!r}")
 

@@ -31,6 +31,7 @@ class TableGame:
     crawford: bool = False
     plays: int = 0                   # plays made so far (seeds the engine's noise)
     rejected_resignation: int = 0    # the highest level of the engine's offers you rejected
+    resignation_offered: int = 0     # the level of the engine's offer being answered (web)
 
     def board_for(self, side: int) -> np.ndarray:
         """The board with ``side`` in row 1."""

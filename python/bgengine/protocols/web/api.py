@@ -285,6 +285,8 @@ def create_app(engine: Engine, *, limits: WebLimits | None = None, threads: int 
 
     for name, doc in (("roll", "Roll the dice"), ("double", "Offer the engine a double"),
                       ("take", "Take the engine's double"), ("pass", "Pass the engine's double"),
+                      ("accept", "Accept the engine's offer to resign"),
+                      ("reject", "Reject the engine's offer to resign: it plays on"),
                       ("undo", "Take back the last checker moved this turn"),
                       ("done", "The play is finished: the engine's turn"),
                       ("next", "Start the next game")):

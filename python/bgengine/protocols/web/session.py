@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 #: What the person is to do: roll (or double), move the checkers of a roll, answer the
 #: engine's double, start the next game, or (match over) a new match.
 ROLL, MOVE, TAKE, GAME_OVER, MATCH_OVER = "roll", "move", "take", "game_over", "match_over"
+RESIGN = "resign"           # the engine offers to resign: accept or reject
 
 #: Lines of the game's story kept for the page.
 LOG_LINES = 40
@@ -140,6 +141,9 @@ class BoardSession:
                       "crawford": bool(g and g.crawford), "game": self.match.games + (g is not None),
                       "jacoby": self.jacoby},
             "engine": self.engine.player.name,
+            "resignation": (None if self.phase != RESIGN else
+                            {"level": self.game.resignation_offered,
+                             "points": self._points(self.game.resignation_offered)}),
             "result": self.result,
             "log": list(self.log),
             "move": None,
@@ -152,8 +156,10 @@ class BoardSession:
                 "can_undo": bool(self.turn.steps),
             }
         if g is not None:        # the state of the decision at hand, as gnubg writes it
-            taking = self.phase == TAKE
-            state = self.match_state(double_offered=taking, turn=HUMAN if taking else g.turn)
+            taking, answering = self.phase == TAKE, self.phase == RESIGN
+            state = self.match_state(double_offered=taking,
+                                     resignation=g.resignation_offered if answering else 0,
+                                     turn=HUMAN if taking or answering else g.turn)
             view["gnubgid"] = GameState(Position(self._board_for(g.turn)), state).to_gnubgid()
         return view
 
@@ -209,8 +215,26 @@ class BoardSession:
         self._recorder("play", side, Decision(side, board, d1, d2, after, self.game.plays), index)
 
     # ================================================================== the engine
+    def _points(self, level: int) -> int:
+        g = self.game
+        return points_scored(level, g.cube, jacoby=self.jacoby, cube_turned=g.cube_owner != -1)
+
     def _engine_turn(self) -> None:
-        """The engine's turn from before its roll: its cube action, then its play."""
+        """The engine's turn from before its roll: an offer to resign when the game is
+        decided (once a level a game), its cube action, then its play."""
+        state = self.match_state(ENGINE)
+        board = self._board_for(ENGINE)
+        g = self.game
+        level = self.engine.resign_offer(board, state, self.jacoby)
+        if level > g.rejected_resignation:
+            g.resignation_offered = level
+            self._say(f"The engine offers to resign {LEVEL_NAMES[level]} "
+                      f"({self._points(level)} point{'s' * (self._points(level) != 1)}).")
+            self.phase = RESIGN
+            return
+        self._engine_cube_and_play()
+
+    def _engine_cube_and_play(self) -> None:
         state = self.match_state(ENGINE)
         board = self._board_for(ENGINE)
         if self.engine.cube_decision(board, state, self.jacoby):
@@ -274,6 +298,22 @@ class BoardSession:
         self._recorder("drop", ENGINE)
         self._say("The engine passes.")
         self._end_game(HUMAN, None, "the engine passed your double", points=g.cube)
+
+    def accept(self) -> None:
+        """Accept the engine's offer to resign: you win the game at that level."""
+        self._require(RESIGN)
+        level = self.game.resignation_offered
+        self._recorder("resign", ENGINE, level)
+        self._say(f"You accept: the engine resigns {LEVEL_NAMES[level]}.")
+        self._end_game(HUMAN, level, f"the engine resigned {LEVEL_NAMES[level]}")
+
+    def reject(self) -> None:
+        """Reject the engine's offer to resign: the engine plays on (and offers that level
+        no more this game)."""
+        self._require(RESIGN)
+        self.game.rejected_resignation = self.game.resignation_offered
+        self._say("You reject: play on.")
+        self._engine_cube_and_play()
 
     def take(self) -> None:
         """Take the engine's double: the cube is doubled and yours; the engine rolls."""
@@ -377,4 +417,5 @@ class BoardSession:
 
 
 _WAITING = {ROLL: "you to roll or double", MOVE: "your play", TAKE: "your answer to the double",
+            RESIGN: "your answer to the engine's resignation",
             GAME_OVER: "the next game", MATCH_OVER: "a new match (this one is over)"}

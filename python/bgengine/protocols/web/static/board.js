@@ -162,6 +162,8 @@ function describe() {
       return selected === null ? `Your move (${dice}): click a checker.` :
         `Your move (${dice}): click where the checker goes.`;
     case "take": return `The engine doubles to ${2 * v.cube.value}: take or pass?`;
+    case "resign": return `The engine offers to resign (${v.resignation.points} point` +
+      `${v.resignation.points === 1 ? "" : "s"}): accept or reject?`;
     case "game_over": return resultText(v) + " Press Next game.";
     case "match_over": return resultText(v) + " The match is over: start a new one.";
   }
@@ -179,6 +181,7 @@ function render() {
   const enable = {
     "btn-roll": phase === "roll", "btn-double": phase === "roll" && view.can_double,
     "btn-take": phase === "take", "btn-pass": phase === "take",
+    "btn-accept": phase === "resign", "btn-reject": phase === "resign",
     "btn-undo": phase === "move" && view.move.can_undo,
     "btn-done": phase === "move" && view.move.complete,
     "btn-next": phase === "game_over",
@@ -276,7 +279,8 @@ async function start(length, jacoby) {
 
 function init() {
   for (const [id, url] of [["btn-roll", "roll"], ["btn-double", "double"], ["btn-take", "take"],
-                           ["btn-pass", "pass"], ["btn-undo", "undo"], ["btn-done", "done"],
+                           ["btn-pass", "pass"], ["btn-accept", "accept"], ["btn-reject", "reject"],
+                           ["btn-undo", "undo"], ["btn-done", "done"],
                            ["btn-next", "next"]]) {
     $(id).addEventListener("click", () => act("/api/game/" + url));
   }

@@ -105,6 +105,7 @@ def _check_session(games: list, entries: list, *, match_length: int) -> dict:
     """Compare gnubg's record of one session/match with our exchange log."""
     ours_moves = [e for e in entries if e["kind"] == "move"]
     ours_cube = [e["out"] for e in entries if e["kind"] in ("cube", "take") and e["out"] != "roll"]
+    offers = [e for e in entries if e["kind"] == "offer"]
     theirs_moves, theirs_cube = [], []
     for g in games:
         for rec in g["game"]:
@@ -112,7 +113,7 @@ def _check_session(games: list, entries: list, *, match_length: int) -> dict:
                 continue
             if rec["action"] == "move":
                 theirs_moves.append(rec)
-            else:   # double, take, drop (and anything unexpected, which then fails)
+            elif rec["action"] != "resign":  # double, take, drop (anything else then fails)
                 theirs_cube.append(rec["action"])
     assert len(theirs_moves) == len(ours_moves), (
         f"gnubg recorded {len(theirs_moves)} plays by the external player, we made {len(ours_moves)}")
@@ -133,6 +134,11 @@ def _check_session(games: list, entries: list, *, match_length: int) -> dict:
             f"play {k} at {rec['board']} with {d1}{d2}: we sent {mine['out']!r}, "
             f"gnubg recorded {recorded!r}")
     assert theirs_cube == ours_cube, f"cube actions: gnubg recorded {theirs_cube}, we sent {ours_cube}"
+    # gnubg records the resignations it accepted; the ones it declined it asked again about
+    resigned = [g for g in games if g["info"].get("resigned")]
+    assert len(resigned) == sum(r.get("action") == "resign" for g in games for r in g["game"])
+    assert len(resigned) <= len(offers)
+    assert all(o["out"].startswith("resign ") for o in offers)
 
     # every game finished, and the scores add up
     score = {"X": 0, "O": 0}
@@ -187,7 +193,9 @@ def test_gnubg_plays_against_bgengine_serve(tmp_path):
 
     money = record["money"]
     assert len(money["games"]) == MONEY_GAMES
-    assert not [e for e in money_lines if e["kind"] != "move"], "cube questions in cubeless play"
+    # moves, and the engine's offers to resign decided games (gnubg accepts or declines)
+    assert not [e for e in money_lines if e["kind"] not in ("move", "offer")], \
+        "cube questions in cubeless play"
     score = _check_session(money["games"], money_lines, match_length=0)
     assert score["X"] + score["O"] == sum(g["info"]["points-won"] for g in money["games"])
     assert all(g["info"]["points-won"] in (1, 2, 3) for g in money["games"])

@@ -522,3 +522,16 @@ def test_time_budget_overruns_are_logged(tmp_path):
     assert len(out) == 1 and not out[0].startswith("Error")
     entry = json.loads(path.read_text().splitlines()[0])
     assert entry["over_budget"] is True and entry["ms"] >= 20
+
+
+def test_the_engine_offers_gnubg_a_resignation_once_per_state():
+    """In a decided game the engine answers gnubg's board with an offer to resign (gnubg's
+    "resign gammon"); when gnubg declines it asks again, and then the engine plays."""
+    board = np.zeros((2, 25), np.uint8)
+    board[1, 12], board[0, 0] = 15, 1         # we cannot bear off; gnubg wins a gammon next
+    line = format_fibs_board(board, MatchState(player_on_roll=0, dice=(2, 1), jacoby=False),
+                             names=("ext", "gnubg"))
+    s = Session(Engine("net", plies=0))
+    assert replies(s.feed(gnubg_stream(line))) == ["resign gammon"]
+    again = replies(s.feed(gnubg_stream(line)))
+    assert len(again) == 1 and again[0] != "resign gammon" and "/" in again[0]

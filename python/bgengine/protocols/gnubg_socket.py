@@ -61,11 +61,9 @@ run gnubg with ``set beavers 0``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -79,6 +77,7 @@ from bgengine.notation.ids import GAME_PLAYING, MatchState, match_id, position_i
 from bgengine.core.movegen import legal_afterstates
 from bgengine.notation.moves import format_steps_plain
 from bgengine.position import Position
+from bgengine.protocols.exchange_log import ExchangeLog
 
 __all__ = ["Session", "Reply", "RawLine", "LineSplitter", "ExchangeLog", "MAX_LINE", "BUFFER_LIMIT"]
 
@@ -104,47 +103,6 @@ def _words(text: str, maxsplit: int = 0) -> list[str]:
 
 
 _ON = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
-
-
-# ====================================================================== exchange log
-
-class ExchangeLog:
-    """Every exchange as one JSON object per line (thread-safe).
-
-    Keys: ``t`` (Unix time), ``conn`` (connection number), ``peer``,
-    ``event`` (``connect``, ``line``, ``disconnect``, ``timeout``, ...),
-    ``role`` (``player``/``server``), ``kind`` (``move``, ``cube``, ``take``,
-    ``resign``, ``eval``, ``command``, ``error``), ``in`` (the line received,
-    NULs removed, cut to 400 characters), ``out`` (the reply), ``ms``, and
-    for decisions ``position_id``, ``match_id``, ``dice``, ``steps`` and
-    ``error`` when something went wrong.
-    """
-
-    def __init__(self, path=None, stream=None) -> None:
-        self._lock = threading.Lock()
-        self._own = None
-        if path is not None:
-            self._own = open(path, "a", encoding="utf-8")
-        self._stream = self._own or stream
-
-    def write(self, **entry) -> None:
-        if self._stream is None:
-            return
-        entry.setdefault("t", round(time.time(), 6))
-        text = json.dumps(entry, ensure_ascii=True, default=str)
-        with self._lock:
-            try:
-                self._stream.write(text + "\n")
-                self._stream.flush()
-            except (OSError, ValueError):  # pragma: no cover - disk full, closed file
-                pass
-
-    def close(self) -> None:
-        with self._lock:
-            if self._own is not None:
-                self._own.close()
-                self._own = None
-                self._stream = None
 
 
 # ====================================================================== framing
@@ -267,6 +225,7 @@ class Session:
         self.splitter = LineSplitter()
         self.lines = 0              # complete lines received
         self._clock = time_source
+        self._offered: tuple | None = None      # the state of the last resignation we offered
 
     # ------------------------------------------------------------ stream
     def feed(self, data: bytes) -> bytes:
@@ -506,7 +465,11 @@ class Session:
         resign = opts.get("resignation", 0)
         jacoby = opts.get("jacobyrule")
         try:
-            if resign and not fb.doubled:
+            offer = self._resign_offer(board, st, jacoby) if player and not (
+                resign or fb.doubled or fb.decision == "take") else 0
+            if offer:
+                kind, answer = "offer", f"resign {('single', 'gammon', 'backgammon')[offer - 1]}"
+            elif resign and not fb.doubled:
                 kind = "resign"
                 ok = self.engine.resign_decision(board, st, resign, jacoby)
                 answer = "accept" if ok else "reject"
@@ -534,6 +497,17 @@ class Session:
             log.exception("engine failed on a gnubg question; answered %r", answer)
             return Reply(answer, role=role, kind=kind, error=f"engine failed: {exc}", extra=extra)
         return Reply("\n".join(dbg + [answer]), role=role, kind=kind, extra=extra)
+
+    def _resign_offer(self, board: np.ndarray, st: MatchState, jacoby: bool | None) -> int:
+        """The resignation to offer gnubg (``Engine.resign_offer``), 0 for none; one that
+        gnubg declined is not offered again at the same board, cube and score (gnubg asks
+        again then)."""
+        level = self.engine.resign_offer(board, st, jacoby)
+        key = (position_id(board), st.cube, st.cube_owner, st.score, level)
+        if not level or key == self._offered:
+            return 0
+        self._offered = key
+        return level
 
     @staticmethod
     def _fallback(fb: FibsBoard, board: np.ndarray) -> tuple[str, str]:

@@ -233,6 +233,15 @@ def test_go_cube_and_go_turn_follow_the_engine(doubling_position, played):
         assert out == [f"bestturn cube={cube} move={move}"]
 
 
+def test_go_resign_is_the_engines_offer():
+    c = Controller(player="net")
+    assert c(f"position gnubgid {START}", "go resign") == ["bestresign none"]
+    hopeless = np.zeros((2, 25), np.uint8)
+    hopeless[1, 12], hopeless[0, 0] = 15, 1      # on roll, it cannot save the gammon
+    assert c(f"position gnubgid {position_id(hopeless)}", "go resign") == ["bestresign gammon"]
+    assert c("go resign") == c("go role resign")
+
+
 def test_a_match_id_gives_the_cube_its_context(doubling_position):
     c = Controller(player="net")
     pid = position_id(doubling_position)

@@ -20,7 +20,9 @@ Commands (case-sensitive, one a line; blank lines are ignored):
   ``go cube`` -> ``bestcube double|nodouble`` (before rolling: the dice are not
   needed); ``go turn`` -> ``bestturn cube=double|nodouble move=PAYLOAD`` (the
   cube action, then the play of the given dice).  UBGI v0.1's ``go role X``
-  is accepted as ``go X``.
+  is accepted as ``go X``.  bgengine's extension ``go resign`` -> ``bestresign
+  none|single|gammon|backgammon``: the resignation the side on roll should offer before
+  rolling (:meth:`bgengine.decisions.engine.Engine.resign_offer`).
 * ``set KEY VALUE`` (silent when accepted), ``get KEY`` -> ``value KEY VALUE``,
   ``keys`` -> the ``key`` lines; v0.1's ``setoption name KEY value VALUE`` is
   ``set``.
@@ -320,13 +322,13 @@ class UbgiSession:
         if args[:1] == ["role"] and len(args) == 2:     # UBGI v0.1: go role chequer|cube|turn
             args = args[1:]
         kind = args[0] if len(args) == 1 else "chequer" if not args else ""
-        if kind not in ("chequer", "cube", "turn"):
-            raise _Refusal("bad_command", "expected: go [chequer|cube|turn]")
+        if kind not in ("chequer", "cube", "turn", "resign"):
+            raise _Refusal("bad_command", "expected: go [chequer|cube|turn|resign]")
         if self.board is None:
             raise _Refusal("bad_state", "missing position")
         if not (self.board.sum(axis=1) > 0).all():
             raise _Refusal("bad_state", "game over: a side has borne off all its checkers")
-        if kind != "cube" and self.dice is None:
+        if kind not in ("cube", "resign") and self.dice is None:
             raise _Refusal("bad_state", "missing dice")
         try:
             if kind == "chequer":
@@ -334,6 +336,10 @@ class UbgiSession:
                 payload = self._play()
                 ms = round(1000 * (self._clock() - start))
                 return [f"info depth {self.engine.plies + 1} time_ms {ms}", f"bestmove {payload}"]
+            if kind == "resign":
+                level = self.engine.resign_offer(np.asarray(self.board), self._preroll_state(),
+                                                 jacoby=self._preroll_state().jacoby)
+                return [f"bestresign {('none', 'single', 'gammon', 'backgammon')[level]}"]
             cube = "double" if self._doubles() else "nodouble"
             if kind == "cube":
                 return [f"bestcube {cube}"]
@@ -347,12 +353,15 @@ class UbgiSession:
             return format_payload(self.engine.choose_move(self.board, *self.dice))
         return format_payload(self.engine.choose_move_at(self.board, *self.dice, self.match))
 
+    def _preroll_state(self) -> MatchState:
+        """The state of a decision before the roll: no dice yet, nothing pending."""
+        if self.match is None:
+            return MatchState(player_on_roll=1, jacoby=self.jacoby)
+        return replace(self.match, dice=(0, 0), double_offered=False, resignation=0,
+                       turn=self.match.player_on_roll)
+
     def _doubles(self) -> bool:
         """The side on roll doubles now, before rolling (Janowski cube model)."""
         assert self.board is not None
-        if self.match is None:
-            state = MatchState(player_on_roll=1, jacoby=self.jacoby)
-        else:   # the decision before the roll: no dice yet, nothing pending
-            state = replace(self.match, dice=(0, 0), double_offered=False, resignation=0,
-                            turn=self.match.player_on_roll)
+        state = self._preroll_state()
         return self.engine.cube_decision(np.asarray(self.board), state, jacoby=state.jacoby)

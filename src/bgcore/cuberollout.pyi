@@ -7,6 +7,8 @@ from numpy.typing import ArrayLike
 from bgengine.core.evaluator import Evaluator
 from bgengine.core.network import Network
 
+__all__ = ["rollout_cube", "money_cube_action", "OWNERS", "MAX_CUBE_LEVEL"]
+
 MAX_CUBE_LEVEL: int
 OWNERS: tuple[str, ...]
 

@@ -94,6 +94,12 @@ def test_commands(tmp_path, capsys):
     assert result["judge"] == "cubeful rollouts" and result["positions"] == 5
     rows = result["errors"]["net 0-ply"]
     assert rows[-1]["name"] == "all" and rows[-1]["positions"] == 5
+    few = tmp_path / "few.npz"                  # 20 positions of each class considered
+    assert main(["data", "cube-decisions", str(few), "--pool", POOL, "--candidates", "20",
+                 "--trials", "36", "--threads", "2", "--quiet", "--json"]) == 0
+    made = CubeDecisionSet.load(few)
+    assert 0 < len(made) < 100 and made.metadata["candidates"] == 20
+    capsys.readouterr()
     with pytest.raises(SystemExit):
         main(["data", "cube-decisions", str(out), "--pool", POOL, "--window", "5"])
     assert "the window must be in (0, 3]" in capsys.readouterr().err

@@ -21,6 +21,8 @@ def _window(text: str) -> float:
 
 
 def _cmd_cube_decisions(args: argparse.Namespace) -> int:
+    import dataclasses
+
     import numpy as np
 
     from bgengine.cli.options import evaluator_file
@@ -31,6 +33,11 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
 
     pool = load_pool(args.pool)
     model = load_network_spec(args.player)
+    if args.candidates is not None:     # the first N of each class are considered
+        pick = np.sort(np.concatenate([np.flatnonzero(pool.classes == c)[:args.candidates]
+                                       for c in np.unique(pool.classes)]))
+        pool = dataclasses.replace(pool, keys=pool.keys[pick], classes=pool.classes[pick],
+                                   sources=pool.sources[pick])
     boards = keys_to_boards(pool.keys)
     values = [model_cube_values(model, boards, 0)]
     if args.gnubg_window:
@@ -43,6 +50,7 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
                                        for c in np.unique(pool.classes)]))
     meta = {"pool": str(args.pool), "pool_sha256": file_sha256(args.pool),
             "window": args.window, "gnubg_window": bool(args.gnubg_window),
+            "candidates": args.candidates,
             "evaluator_sha256": file_sha256(evaluator_file(args.player))}
     with ProgressBar("cube decisions", "positions", total=len(rows), quiet=args.quiet) as bar:
         cs = build_cube_set(args.out, model, pool.keys[rows], pool.classes[rows], progress=bar,
@@ -125,6 +133,8 @@ def register_cube_steps(dsub: argparse._SubParsersAction) -> None:
                    help="how close a decision must be, in points per cube (default 0.1)")
     c.add_argument("--gnubg-window", action="store_true",
                    help="also keep positions close by gnubg 0-ply (needs gnubg)")
+    c.add_argument("--candidates", **whole_number(1), default=None, metavar="N",
+                   help="consider the first N positions of each class of the pool only")
     c.add_argument("--per-class", **whole_number(1), default=None, metavar="N",
                    help="the first N kept positions of each class only")
     c.add_argument("--trials", **whole_number(1), default=2592,

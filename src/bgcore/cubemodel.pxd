@@ -17,6 +17,8 @@ from libc.math cimport fmax
 
 from bgengine.core._types cimport real_t, checker_t
 from bgengine.core.bitops cimport bg_pips
+from bgengine.core.board cimport board_t
+from bgengine.core.positionclass cimport position_class, POS_RACE
 
 cdef enum:
     MONEY_LEVELS = 12       # cube levels of the take-point recursion (bgengine.decisions.cube)
@@ -140,12 +142,13 @@ cdef inline void money_cube_decide(const money_cube_t* m, int owner,
                                  else d.double_pass) > d.no_double
 
 
-# gnubg's cube efficiency of b (row 1 on roll; bgengine.decisions.cube.cube_efficiency):
-# contact 0.68, a race 0.55 + 0.00125 pips of the side on roll within
-# 0.6..0.7.
-cdef inline double money_cube_efficiency(const checker_t* on_roll, bint race) noexcept nogil:
-    cdef double x
-    if not race:
-        return 0.68     # bgengine.decisions.cube.CONTACT_EFFICIENCY
-    x = 0.55 + 0.00125 * bg_pips(on_roll)
-    return 0.6 if x < 0.6 else (0.7 if x > 0.7 else x)
+# The cube efficiency of b (row 1 on roll; bgengine.decisions.cube.CubeEfficiency):
+# x[c] for a position of class c (positionclass.pxd) in contact, and in a race gnubg's
+# rule, 0.55 + 0.00125 pips of the side on roll within 0.6..0.7.
+cdef inline double money_cube_efficiency(const board_t* b, const double* x) noexcept nogil:
+    cdef double r
+    cdef int c = position_class(b)
+    if c != POS_RACE:
+        return x[c]
+    r = 0.55 + 0.00125 * bg_pips(b.c[1])
+    return 0.6 if r < 0.6 else (0.7 if r > 0.7 else r)

@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 from bgengine.core.evaluator import Evaluator
 from bgengine.core.network import Network
 
-__all__ = ["rollout_cube", "money_cube_action", "OWNERS", "MAX_CUBE_LEVEL"]
+__all__ = ["rollout_cube", "money_cube_action", "position_class_of", "OWNERS", "MAX_CUBE_LEVEL"]
 
 MAX_CUBE_LEVEL: int
 OWNERS: tuple[str, ...]
@@ -15,6 +15,8 @@ OWNERS: tuple[str, ...]
 
 def rollout_cube(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *,
                  owner: str = ..., jacoby: bool = ..., seed: int = ..., truncate: int = ...,
-                 plies: int = ..., n_threads: int = ..., first_trial: int = ...) -> dict[str, Any]: ...
+                 plies: int = ..., n_threads: int = ..., first_trial: int = ...,
+                 efficiency: ArrayLike | None = ...) -> dict[str, Any]: ...
+def position_class_of(board: ArrayLike) -> int: ...
 def money_cube_action(five: ArrayLike, x: float, owner: str = ...,
                       jacoby: bool = ...) -> tuple[float, float, float, bool, bool]: ...

@@ -25,11 +25,12 @@ from bgengine.core.interrupt cimport interrupt_t, interrupt_init, interrupt_poll
 from bgengine.core.dice cimport rng_t, rng_seed, rng_roll
 from bgengine.core.movegen cimport generate_moves
 from bgengine.core.outputs cimport MAX_OUTPUTS, outputs_flip, outputs_target
-from bgengine.core.evaluator cimport (Evaluator, CLASS_CONTACT, board_shape, ev_frozen_t,
+from bgengine.core.evaluator cimport (Evaluator, ev_frozen_t,
                                       ev_freeze, ev_frozen_free)
 from bgengine.core.search cimport (searcher_t, workspaces_t, workspaces_init,
                                    workspaces_add_searchers, workspaces_free, eval_position,
                                    search_best_move, MAX_PLIES)
+from bgengine.core.positionclass cimport position_class, POS_RACE, N_POSITION_CLASSES
 from bgengine.core.cubemodel cimport (money_cube_t, cube_choice_t, money_cube_init,
                                       money_cube_decide, money_cubeful, money_cube_efficiency,
                                       OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)
@@ -39,7 +40,7 @@ from bgengine.core.evaluator import as_evaluator
 from bgengine.core.movegen import check_seed, check_threads
 from bgengine.core.search import _rollout_arguments, _rollout_summary
 
-__all__ = ["rollout_cube", "money_cube_action", "OWNERS", "MAX_CUBE_LEVEL"]
+__all__ = ["rollout_cube", "money_cube_action", "position_class_of", "OWNERS", "MAX_CUBE_LEVEL"]
 
 #: Doublings a trial may reach past its start (gnubg's cube holds at most 2**15).
 MAX_CUBE_LEVEL = CUBE_LEVELS
@@ -74,12 +75,12 @@ cdef inline int _relative(int owner, bint root_to_move) noexcept nogil:
 
 
 cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int truncate,
-                 int plies, int owner0, bint jacoby, double* result,
+                 int plies, int owner0, bint jacoby, const double* xs, double* result,
                  real_t* outputs) noexcept nogil:
     """Trial t: result[0] no double, result[1] double/take, points per the starting cube
     from the root side's view; ``outputs`` the game's cubeless outcome from that view, as
     :func:`bgengine.core.search.rollout`'s trial (the game goes on to its end whatever the
-    cube did)."""
+    cube did).  ``xs``: the cube efficiency of each position class (money_cube_efficiency)."""
     cdef board_t s, after
     cdef real_t m[MAX_OUTPUTS]
     cdef real_t five[MAX_OUTPUTS]
@@ -111,8 +112,7 @@ cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int 
             eval_position(S, &s, 0, m)
             if alive[0] or alive[1]:
                 _five(K, m, five)
-                money_cube_init(&model, five, money_cube_efficiency(
-                    s.c[1], board_shape(&s) != CLASS_CONTACT), jacoby)
+                money_cube_init(&model, five, money_cube_efficiency(&s, xs), jacoby)
                 for v in range(N_VARIANTS):
                     if alive[v]:
                         result[v] = sign * (1 << level[v]) * money_cubeful(
@@ -126,8 +126,7 @@ cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int 
                     continue
                 if not modelled:
                     _five(K, m, five)
-                    money_cube_init(&model, five, money_cube_efficiency(
-                        s.c[1], board_shape(&s) != CLASS_CONTACT), jacoby)
+                    money_cube_init(&model, five, money_cube_efficiency(&s, xs), jacoby)
                     modelled = True
                 money_cube_decide(&model, own, &d)
                 if not d.double:
@@ -161,7 +160,7 @@ cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int 
 
 def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
                  jacoby=False, seed: int = 0, truncate: int = 0, plies: int = 0,
-                 n_threads: int = 1, first_trial: int = 0) -> dict:
+                 n_threads: int = 1, first_trial: int = 0, efficiency=None) -> dict:
     """Cubeful money rollout of ``board`` (side on roll in row 1, before it rolls).
 
     Parameters
@@ -179,6 +178,10 @@ def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
         Gammons and backgammons count single while the cube is centred.
     seed, truncate, plies, n_threads, first_trial
         As :func:`bgengine.core.search.rollout` (the same dice for the same trials).
+    efficiency : sequence of float, optional
+        The cube efficiency of contact, holding, back-game and crashed positions
+        (:class:`bgengine.decisions.cube.CubeEfficiency`, whose ``classes`` gives them);
+        races always use gnubg's pip rule.  Default gnubg's 0.68 for all four.
 
     Returns
     -------
@@ -201,6 +204,7 @@ def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
     cdef bint jac = bool(jacoby)
     cdef int nt = check_threads(n_threads)
     cdef uint64_t sd = check_seed(seed)
+    cdef double[::1] xv = _efficiency_table(efficiency)
     cdef cnp.ndarray arr = validate_board(board)
     cdef const board_t* b = <const board_t*> cnp.PyArray_DATA(arr)
     if board_side_empty(b, 0) or board_side_empty(b, 1):
@@ -225,7 +229,7 @@ def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
             for t in prange(n_trials, schedule="dynamic", num_threads=nt):
                 if not interrupt_poll(&it, threadid() == 0):
                     _trial(&W.searchers[0][threadid()], b, <int>(first + t), sd, trunc, np_,
-                           own, jac, &pv[t, 0], &cv[t, 0])
+                           own, jac, &xv[0], &pv[t, 0], &cv[t, 0])
         if pending:
             raise pending[0]
     finally:
@@ -241,6 +245,26 @@ def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
                 difference_stderr=(float(diff.std(ddof=1) / np.sqrt(n)) if n_trials > 1
                                    else float("inf")),
                 per_trial=per)
+
+
+def _efficiency_table(efficiency) -> np.ndarray:
+    """The per-class efficiencies ``(N_POSITION_CLASSES,)`` float64 (the race entry unused)
+    of contact, holding, back game and crashed ``efficiency`` (None: gnubg's 0.68)."""
+    table = np.full(N_POSITION_CLASSES, 0.68)       # bgengine.decisions.cube.CONTACT_EFFICIENCY
+    if efficiency is not None:
+        xs = np.asarray(efficiency, dtype=np.float64).reshape(-1)
+        if xs.shape != (POS_RACE,) or not np.all((xs >= 0) & (xs <= 1)):
+            raise ValueError(f"efficiency must be {POS_RACE} cube efficiencies in 0..1 (contact, "
+                             f"holding, back game, crashed), got {efficiency!r}")
+        table[:POS_RACE] = xs
+    return table
+
+
+def position_class_of(board) -> int:
+    """The C classifier's class of ``board`` (an index into
+    :data:`bgengine.labelling.classes.POSITION_CLASSES`), for tests against the Python one."""
+    cdef cnp.ndarray arr = validate_board(board)
+    return position_class(<const board_t*> cnp.PyArray_DATA(arr))
 
 
 def money_cube_action(five, double x, str owner="centre", bint jacoby=False) -> tuple:

@@ -23,8 +23,9 @@ closed forms.  In a match the values are match-winning chances from the match
 equity table, and the take and cash points come from the same lines one cube
 level up, recursively, until the cube is dead (a win at the cube already wins
 the match) -- the approach of gnubg's match cube, without its refinements.
-``x`` is the cube efficiency, gnubg's defaults: 0.68 in contact positions; in
-a race ``0.55 + 0.00125 * pips`` of the side on roll, clipped to 0.6..0.7.
+``x`` is the cube efficiency (:mod:`bgengine.decisions.efficiency`): gnubg's
+defaults, 0.68 in contact positions and in a race ``0.55 + 0.00125 * pips`` of the side
+on roll clipped to 0.6..0.7, or one per position class carried by the evaluator file.
 
 The decision then compares no double (``nd``), double/take (``dt``) and
 double/pass (``dp``), all from the doubler's side: double when
@@ -53,10 +54,12 @@ from pathlib import Path
 import numpy as np
 
 from bgengine._checks import is_int
-from bgengine.core.board import validate_boards
 from bgengine.core.fileio import MAX_TEXT_BYTES, NotARegularFile, read_regular
+from bgengine.decisions.efficiency import (CONTACT_EFFICIENCY, GNUBG_EFFICIENCY, CubeEfficiency,
+                                           cube_efficiencies, cube_efficiency)
 
-__all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "cube_efficiencies",
+__all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "CubeEfficiency", "GNUBG_EFFICIENCY",
+           "cube_efficiency", "cube_efficiencies",
            "cubeful_value", "cubeful_values",
            "cube_decision", "decision_of_values", "take_point", "default_met", "gnubg_met", "MAX_CUBE",
            "MET_MAX_LENGTH"]
@@ -65,8 +68,6 @@ __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "cube_efficiency", "c
 MAX_CUBE = 1 << 15
 #: Money-play recursion depth for take and cash points (converges to Janowski's closed form).
 _MONEY_LEVELS = 12
-#: Cube efficiency in contact positions (gnubg's default).
-CONTACT_EFFICIENCY = 0.68
 #: gnubg's longest match (``MAXSCORE``), the length :func:`gnubg_met` covers, in points.
 MET_MAX_LENGTH = 64
 #: Montgomery's standard deviation of one game's result in points, by points away
@@ -261,30 +262,6 @@ class CubeInfo:
         if self.owner == "opponent" or self.crawford or self.cube >= MAX_CUBE:
             return False
         return self.is_money or self.away > self.cube   # else a win at this cube already wins
-
-
-def cube_efficiency(board) -> float:
-    """gnubg's cube efficiency ``x`` for a position (row 1 = the side on roll)."""
-    return float(cube_efficiencies(np.asarray(board)[None])[0])
-
-
-def cube_efficiencies(boards) -> np.ndarray:
-    """:func:`cube_efficiency` of a batch of positions ``(N, 2, 25)``: float64 ``(N,)``.
-
-    Contact: :data:`CONTACT_EFFICIENCY`; race: ``0.55 + 0.00125 * pips`` of the
-    side on roll, clamped to 0.6..0.7 (the same float operations as one at a time).
-    """
-    b = validate_boards(boards).astype(np.int64)
-    mine, theirs = b[:, 1], b[:, 0]
-    slot = np.arange(24)
-    # a race: nobody on the bar and the rearmost checkers past each other (board_is_race)
-    back_mine = np.where(mine[:, :24] > 0, slot, -1).max(axis=1)
-    back_theirs = np.where(theirs[:, :24] > 0, slot, -1).max(axis=1)
-    race = (mine[:, 24] == 0) & (theirs[:, 24] == 0) & (
-        (back_mine < 0) | (back_theirs < 0) | (back_mine + back_theirs < 23))
-    pips = mine @ np.arange(1, 26)
-    x = np.minimum(0.7, np.maximum(0.6, 0.55 + 0.00125 * pips))
-    return np.where(race, x, CONTACT_EFFICIENCY)
 
 
 # ---------------------------------------------------------------- the model

@@ -25,9 +25,9 @@ import numpy as np
 from bgengine._checks import MAX_LISTED_PLAYS, checked_int, is_int
 from bgengine.core.agents import Player
 from bgengine.core.board import game_result, pip_counts, validate_board
-from bgengine.decisions.cube import (MAX_CUBE, MET_MAX_LENGTH, CubeDecision, CubeInfo, MatchEquityTable, cube_decision,
-                           cube_efficiencies, cube_efficiency, cubeful_value,
-                           cubeful_values, gnubg_met, take_point)
+from bgengine.decisions.cube import (GNUBG_EFFICIENCY, MAX_CUBE, MET_MAX_LENGTH, CubeDecision,
+                                     CubeEfficiency, CubeInfo, MatchEquityTable, cube_decision,
+                                     cubeful_value, cubeful_values, gnubg_met, take_point)
 from bgengine.decisions.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.notation.ids import MatchState
 from bgengine.core.movegen import legal_afterstates
@@ -124,7 +124,8 @@ class Engine:
 
     def __init__(self, player=None, network=None, *, plies: int = 0,
                  time_budget: float | None = None, jacoby: bool = False,
-                 met: MatchEquityTable | None = None, plays_at_score: bool = True) -> None:
+                 met: MatchEquityTable | None = None, plays_at_score: bool = True,
+                 efficiency: CubeEfficiency | None = None) -> None:
         if not is_int(plies) or plies < 0:
             raise ValueError(f"plies must be a whole number >= 0, got {plies!r}")
         if plies > self.max_plies:
@@ -150,6 +151,9 @@ class Engine:
             except ValueError as exc:  # pragma: no cover - corrupt install
                 log.warning("cannot load the shipped network for evaluations: %s", exc)
         self.network = network
+        #: Cube efficiency by position class: given, else the network file's, else gnubg's.
+        self.efficiency = efficiency if efficiency is not None else (
+            CubeEfficiency.of_evaluator(network) if network is not None else GNUBG_EFFICIENCY)
         self.plies = plies
         self.time_budget = time_budget
         self.jacoby = bool(jacoby)
@@ -319,7 +323,7 @@ class Engine:
         """Cubeful value of ``probs`` for ``side`` (default: on roll, row 1 of ``board``),
         before it rolls: money equity per cube or match-winning chance."""
         info = self.cube_info(state, side, jacoby=jacoby)
-        return float(cubeful_value(probs, info, x=cube_efficiency(board), met=self.met))
+        return float(cubeful_value(probs, info, x=self.efficiency.of_board(board), met=self.met))
 
     # ------------------------------------------------------------ cube
     def cube_info(self, state: MatchState, side: int | None = None,
@@ -343,7 +347,7 @@ class Engine:
         cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.decisions.cube`)."""
         probs = self.evaluate(board, plies) if probs is None else probs
         return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
-                             x=cube_efficiency(board), met=self.met)
+                             x=self.efficiency.of_board(board), met=self.met)
 
     def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
         """True to double, False to roll.  ``board``: the position before rolling,
@@ -475,7 +479,7 @@ class Engine:
             cube_rollout = None
             if rollout and info.is_money:       # both sides use the cube in the trials
                 cube_rollout = rollout_cube_decision(self.network, state.board, info, rollout,
-                                                     **kw)
+                                                     self.efficiency, **kw)
                 r = cube_rollout.cubeless
                 ev = replace(self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)),
                                               r), cubeful=cube_rollout.no_double)
@@ -486,7 +490,7 @@ class Engine:
                 ev = self.evaluate_state(state, plies)
             decision = (cube_rollout.decision if cube_rollout is not None else
                         self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs))
-            taker = take_point(ev.outputs, info, cube_efficiency(state.board), self.met) \
+            taker = take_point(ev.outputs, info, self.efficiency.of_board(state.board), self.met) \
                 if info.cube < MAX_CUBE and not info.crawford else None
             return Hint(state=state, plies=plies, cube=CubeHint(ev, decision, taker, cube_rollout),
                         plays=())
@@ -540,7 +544,7 @@ class Engine:
         if not len(afters):
             return []
         probs = flip_outputs(np.asarray(outputs))
-        xs = cube_efficiencies(np.asarray(afters))
+        xs = self.efficiency.of_boards(np.asarray(afters))
         return [base - v for v in cubeful_values(probs, info, xs, met=self.met)]
 
 

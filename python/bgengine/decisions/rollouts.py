@@ -18,7 +18,7 @@ from bgengine.core.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_ou
 from bgengine.position import Position
 from bgengine.core.cuberollout import rollout_cube
 from bgengine.core.search import MAX_TRIALS, Searcher, _target, rollout
-from bgengine.decisions.cube import CubeDecision, CubeInfo, decision_of_values
+from bgengine.decisions.cube import CubeDecision, CubeEfficiency, CubeInfo, decision_of_values
 from bgengine.types import Progress
 
 __all__ = ["RolloutResult", "CubeRolloutResult", "rollout_position", "rollout_moves",
@@ -68,17 +68,20 @@ class CubeRolloutResult:
 
 
 def rollout_cube_decision(network: Network, board, info: CubeInfo, trials: int = 1296,
-                          **kw) -> CubeRolloutResult:
+                          efficiency: CubeEfficiency | None = None, **kw) -> CubeRolloutResult:
     """Roll out the cube decision of ``board`` (side on roll before it rolls) in money play
     with the cube ``info`` (its owner and the Jacoby rule; values are per its cube), by
     :func:`bgengine.core.cuberollout.rollout_cube` (``kw``: seed, truncate, plies,
-    n_threads).  A match score is refused (``ValueError``): cubeful rollouts are money play
-    only."""
+    n_threads); the trials' cube actions use ``efficiency`` (default: the network file's,
+    :meth:`CubeEfficiency.of_evaluator`).  A match score is refused (``ValueError``):
+    cubeful rollouts are money play only."""
     if not info.is_money:
         raise ValueError("cubeful rollouts are of money play only; at a match score roll out "
                          "the cubeless probabilities instead")
+    if efficiency is None:
+        efficiency = CubeEfficiency.of_evaluator(network)
     r = rollout_cube(network, validate_board(board), trials, owner=info.owner,
-                     jacoby=info.jacoby, **kw)
+                     jacoby=info.jacoby, efficiency=efficiency.values, **kw)
     cubeless = RolloutResult("position", r["equity"], r["stderr"], tuple(r["outputs"]),
                              tuple(r["outputs_stderr"]), r["trials"])
     return CubeRolloutResult(r["no_double"], r["double_take"], r["double_pass"],

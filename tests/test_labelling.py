@@ -253,6 +253,14 @@ def test_cli_sample_label_info_benchmark_fit(tmp_path, capsys, small_net):
     assert main(["data", "fit", str(out_net), "--store", str(store), "--player", str(net),
                  "--epochs", "2", "--held-out", "0.3", "--quiet"]) == 0
     assert Evaluator.load(out_net).metadata["fitted_to_rollouts"]["positions"] == info["positions"]
+    other_pool = tmp_path / "q.npz"                 # positions no store labels, taught
+    assert main(["data", "sample", str(other_pool), "--games", "3", "--seed", "5", "--player",
+                 str(net), "--quiet"]) == 0
+    assert main(["data", "fit", str(out_net), "--store", str(store), "--player", str(net),
+                 "--epochs", "1", "--teach", str(other_pool), "--teach-plies", "0",
+                 "--search-cache", str(tmp_path / "cache"), "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    assert Evaluator.load(out_net).metadata["fitted_to_rollouts"]["teach"] == [str(other_pool)]
     # another evaluator may not add to the store
     other = tmp_path / "o.npz"
     Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=9).save(other)
@@ -469,6 +477,28 @@ def test_keep_trains_on_the_positions_around_the_labels(boards):
     assert kept.trained > plain.trained and kept.held == plain.held
     with pytest.raises(ValueError, match="keep"):
         FitConfig(keep=-1)
+
+
+def test_teach_fits_unlabelled_positions_to_the_starts_search(boards, tmp_path):
+    """Teach positions no label holds join the fit once each (those labelled, and repeats,
+    are left out), valued by the start's search; weight 0 leaves the fit as it was."""
+    teacher = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=1)
+    student = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=2)
+    unique, labels = _labelled_by(teacher, boards)
+    half = len(unique) // 2
+    sub = Labels(labels.keys[:half], labels.classes[:half], labels.outputs[:half],
+                 labels.outputs_stderr[:half], labels.equity_stderr[:half])
+    teach = np.concatenate([unique, unique[-5:]])          # half labelled, five repeated
+    config = dict(epochs=1, seed=1, teach_plies=0)
+    fit_plain, (plain,) = fit_evaluator(student, sub, FitConfig(**config))
+    fit_taught, (taught,) = fit_evaluator(student, sub, FitConfig(**config), teach_boards=teach,
+                                          search_cache=tmp_path)
+    assert taught.trained == plain.trained + (len(unique) - half) and taught.held == plain.held
+    assert not np.array_equal(fit_plain.evaluate(unique), fit_taught.evaluate(unique))
+    fit_none, _ = fit_evaluator(student, sub, FitConfig(**config, teach=0), teach_boards=teach)
+    assert np.array_equal(fit_none.evaluate(unique), fit_plain.evaluate(unique))
+    with pytest.raises(ValueError, match="teach_plies"):
+        FitConfig(teach_plies=3)
 
 
 def test_keep_differences_keeps_the_starts_ranking_of_plays(boards):

@@ -193,8 +193,9 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
+    import numpy as np
     from bgengine.labelling.fit import FitConfig, fit_evaluator
-    from bgengine.labelling.store import LabelStore, Labels
+    from bgengine.labelling.store import LabelStore, Labels, keys_to_boards, load_pool
     from bgengine.labelling.teacher import default_search_cache
     from bgengine.matches.run import default_threads
     from bgengine.matches.players import load_network_spec
@@ -203,21 +204,27 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                        patience=args.patience, anchor=args.anchor, seed=args.seed,
                        spill=args.spill, keep=args.keep, keep_plays=args.keep_plays,
                        keep_form=args.keep_form, keep_plies=args.keep_plies,
-                       lr_drop=args.lr_drop, drop_patience=args.drop_patience)
+                       lr_drop=args.lr_drop, drop_patience=args.drop_patience,
+                       teach=args.teach_weight, teach_plies=args.teach_plies)
     stores = [LabelStore(p) for p in args.store]
+    teach = (np.concatenate([keys_to_boards(load_pool(p).keys) for p in args.teach])
+             if args.teach else None)
     labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
     if not len(labels):
         raise ValueError("the stores hold no labelled positions")
     model = load_network_spec(args.player)
     quiet = args.quiet or args.json
-    with ProgressBar("search", "plays", quiet=args.quiet or not config.keep_plies) as bar:
+    searching = (config.keep and config.keep_plies) or teach is not None
+    with ProgressBar("search", "positions", quiet=args.quiet or not searching) as bar:
         fitted, reports = fit_evaluator(
             model, labels, config, only=set(args.only) if args.only else None,
             progress=None if quiet else (lambda line: print(line, flush=True)),
             n_threads=args.threads or default_threads(),
-            search_cache=args.search_cache or default_search_cache(), search_progress=bar)
+            search_cache=args.search_cache or default_search_cache(), search_progress=bar,
+            teach_boards=teach)
     meta = dict(fitted.metadata)
     meta["fitted_to_rollouts"] = {"start": args.player or "net", "stores": args.store,
+                                  "teach": args.teach or [],
                                   "positions": len(labels), "config": config.__dict__,
                                   "networks": [r.as_dict() for r in reports]}
     fitted.metadata = meta
@@ -375,6 +382,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--keep-plies", type=int, choices=(0, 1, 2), default=0,
                    help="lookahead at which the starting evaluator values the kept plays "
                         "(default 0; 2: its 2-ply search, about 4 ms a play a core)")
+    f.add_argument("--teach", nargs="+", default=[], metavar="POOL",
+                   help="pools whose positions no store labels are valued by the starting "
+                        "evaluator's --teach-plies search and fitted to those values too")
+    f.add_argument("--teach-weight", type=float, default=1.0, metavar="W",
+                   help="weight of a --teach position against a label (default 1)")
+    f.add_argument("--teach-plies", type=int, choices=(0, 1, 2), default=2,
+                   help="lookahead of the --teach values (default 2)")
     f.add_argument("--search-cache", default=None, metavar="DIR",
                    help="folder where the kept plays' search values are kept, so a killed "
                         "or repeated fit does not search again (default "

@@ -19,6 +19,11 @@ outputs as their targets; in the form ``differences``, the start's best plays, w
 squared loss on the equity differences between the plays of one roll (each play's equity
 less the roll's mean, against the start's): the levels come from the rollouts, the ranking
 of the plays from the start.
+
+``teach`` adds positions no rollout labelled (e.g. a pool's, :func:`fit_evaluator`'s
+``teach_boards``), valued by the start's ``teach_plies`` search and fitted to those outputs
+at weight ``teach``: a search teacher (2-ply) is about as close to the rollouts as a
+648-trial label and twenty times cheaper, so it can value many more positions.
 """
 
 from __future__ import annotations
@@ -70,7 +75,9 @@ class FitConfig:
     plays are still its best at 0-ply; at 2 plies it ranks them as its 2-ply search
     does, about 4 ms a play on one core); ``lr_drop`` < 1: after ``drop_patience`` epochs
     without held-out gain the step size is multiplied by it and the fit goes on from the
-    best epoch's weights, ``max_drops`` times, before ``patience`` ends it (1: never)."""
+    best epoch's weights, ``max_drops`` times, before ``patience`` ends it (1: never);
+    ``teach``: the weight of the unlabelled positions given to :func:`fit_evaluator`,
+    valued by the start's ``teach_plies`` search (0..2)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -89,11 +96,14 @@ class FitConfig:
     lr_drop: float = 1.0
     drop_patience: int = 2
     max_drops: int = 3
+    teach: float = 1.0
+    teach_plies: int = 2
 
     def __post_init__(self) -> None:
-        if (isinstance(self.keep_plies, bool) or not isinstance(self.keep_plies, int)
-                or not 0 <= self.keep_plies <= 2):
-            raise ValueError(f"keep_plies must be an integer in 0..2, got {self.keep_plies!r}")
+        for name in ("keep_plies", "teach_plies"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 2:
+                raise ValueError(f"{name} must be an integer in 0..2, got {v!r}")
         for name in ("epochs", "batch", "patience", "seed", "keep_plays", "drop_patience",
                      "max_drops"):
             v = getattr(self, name)
@@ -101,7 +111,7 @@ class FitConfig:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
                              ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1),
-                             ("keep", 0, 10), ("lr_drop", 0, 1)):
+                             ("keep", 0, 10), ("lr_drop", 0, 1), ("teach", 0, 10)):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and lo <= v <= hi):
                 raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {v!r}")
@@ -326,6 +336,19 @@ def _groups(evaluator: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, dict[
     return kind, groups
 
 
+def _append_taught(rows: list, boards: np.ndarray, outputs: np.ndarray, weight: float) -> None:
+    """Add positions valued by a teacher to a fit's ``[boards, targets, stderrs, held,
+    row weights]``: never held out, each weighing as a label of typical precision times
+    ``weight``."""
+    these, target, se, held, row_weight = rows
+    typical = np.sqrt(np.mean(np.square(se))) if len(se) else 0.0
+    rows[:] = [np.concatenate([these, boards]),
+               np.concatenate([target, outputs.astype(np.float32)]),
+               np.concatenate([se, np.full(len(boards), typical, np.float32)]),
+               np.concatenate([held, np.zeros(len(boards), bool)]),
+               np.concatenate([row_weight, np.full(len(boards), weight)])]
+
+
 def play_positions_around(boards: np.ndarray, plays: int, seed: int = 0,
                           evaluator: Evaluator | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Positions (uint8, (M, 2, 25), the opponent on roll) after up to ``plays`` distinct
@@ -362,16 +385,34 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
                   only: set[str] | None = None,
                   progress: Callable[[str], None] | None = None, *,
                   n_threads: int = 1, search_cache: str | os.PathLike[str] | None = None,
-                  search_progress: Callable[[int], None] | None = None
+                  search_progress: Callable[[int], None] | None = None,
+                  teach_boards: np.ndarray | None = None
                   ) -> tuple[Evaluator, list[NetworkFit]]:
     """``model``'s evaluator with each class network fitted on the labelled positions it
     is routed (see the module docstring); ``only``: the network names to fit (as
     :attr:`Evaluator.networks` names them), default all that have positions.
     ``n_threads``, ``search_cache`` and ``search_progress``: the threads, cache folder
     and progress of the kept plays' search when ``config.keep_plies`` > 0 (see
-    :func:`bgengine.labelling.teacher.search_outputs`)."""
+    :func:`bgengine.labelling.teacher.search_outputs`); ``teach_boards`` (uint8, (M, 2, 25),
+    side on roll in row 1): unlabelled positions valued by the start's
+    ``config.teach_plies`` search (the same cache) and fitted to those outputs at weight
+    ``config.teach``; those the labels hold are left out."""
     evaluator = as_evaluator(model)
     boards = labels.boards()
+    taught = taught_outputs = taught_groups = None
+    if teach_boards is not None and len(teach_boards) and config.teach:
+        from bgengine.labelling.store import boards_to_keys
+
+        tkeys = boards_to_keys(teach_boards)
+        labelled = {bytes(k) for k in labels.keys}
+        fresh = np.array([bytes(k) not in labelled for k in tkeys], bool)
+        _, first = np.unique(tkeys, axis=0, return_index=True)
+        fresh &= np.isin(np.arange(len(tkeys)), first)
+        taught = np.ascontiguousarray(teach_boards[fresh])
+        taught_outputs = search_outputs(evaluator, taught, config.teach_plies,
+                                        n_threads=n_threads, cache=search_cache,
+                                        progress=search_progress)
+        _, taught_groups = _groups(evaluator, taught)
     kind, groups = _groups(evaluator, boards)
     held = held_out_mask(labels.keys, config.held_out)
     kept = kept_groups = kept_outputs = kept_origin = None
@@ -403,15 +444,14 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
             k = k[sizes[origin] >= 2]               # rolls with two or more plays here
             pairs = (encode(kept[k], net.encoder).astype(np.float32),
                      equity_of(kept_outputs[k]).astype(np.float32), kept_origin[k])
-        elif kept is not None:
-            k = np.flatnonzero(kept_groups[name])
-            these = np.concatenate([these, kept[k]])
-            target = np.concatenate([target, kept_outputs[k]])
-            # a kept position weighs as a label of typical precision, times keep
-            se = np.concatenate([se, np.full(len(k), np.sqrt(np.mean(np.square(se))),
-                                             np.float32)])
-            held_rows = np.concatenate([held_rows, np.zeros(len(k), bool)])
-            row_weight = np.concatenate([row_weight, np.full(len(k), config.keep)])
+        rows_in = [these, target, se, held_rows, row_weight]
+        if kept is not None and not differences:
+            _append_taught(rows_in, kept[kept_groups[name]], kept_outputs[kept_groups[name]],
+                           config.keep)
+        if taught is not None:
+            _append_taught(rows_in, taught[taught_groups[name]],
+                           taught_outputs[taught_groups[name]], config.teach)
+        these, target, se, held_rows, row_weight = rows_in
         x = encode(these, net.encoder).astype(np.float32)
         new, report = fit_network(net, x, target, se, held_rows, config, name, progress,
                                   row_weight=row_weight, pairs=pairs)

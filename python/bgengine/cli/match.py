@@ -29,8 +29,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
         raise ValueError(f"--games {args.games}: games are played in pairs (each dice sequence "
                          f"twice, the seats swapped), so --games must be even, e.g. "
                          f"{args.games - 1} or {args.games + 1}")
-    if args.money_plays and not args.match_length:
-        raise ValueError("--money-plays is a choice of match play: add --match-length N")
+    if args.money_plays and not (args.match_length or args.cube):
+        raise ValueError("--money-plays is a choice of games with the cube: add --cube or "
+                         "--match-length N")
     if args.jacoby and not args.cube:
         raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
                          "(matches to N points never use it)")
@@ -122,8 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="play --games matches to N points with the cube and the Crawford rule "
                         "(match equity table: Kazaross-XG2, up to 25 points)")
     p.add_argument("--money-plays", action="store_true",
-                   help="with --match-length: network players choose cubeless money plays at "
-                        "every score (default: by match-winning chances at the score and cube)")
+                   help="with --cube or --match-length: network players choose cubeless "
+                        "money plays (default: by cubeful equity, or match-winning chances at "
+                        "the score, at the cube's value and owner)")
     p.add_argument("--jacoby", action="store_true",
                    help="with --cube: the Jacoby rule (gammons count only after a double); an "
                         "error without --cube.  " + JACOBY_RULE)

@@ -111,8 +111,9 @@ class Engine:
         covered.
     plays_at_score : bool
         Where the game loop or a protocol gives the score (:meth:`choose_index_at`): in
-        matches, choose plays by match-winning chances at the score and cube (default);
-        False: the cubeless money play at every score.
+        matches, choose plays by match-winning chances at the score and cube, and in money
+        games with the cube by cubeful equity (default); False: the cubeless money play at
+        every score.
 
     Notes
     -----
@@ -194,19 +195,22 @@ class Engine:
             return int(self.player.choose(board, d1, d2, self._seed()))
         return self._deepen(board, d1, d2)[0]
 
-    def choose_index_at(self, board, d1: int, d2: int, state: MatchState) -> int:
+    def choose_index_at(self, board, d1: int, d2: int, state: MatchState,
+                        cube_in_use: bool = False) -> int:
         """Index of the chosen play in ``legal_afterstates(board, d1, d2)`` at the cube and
         score of ``state`` (the side on roll's, before the play).
 
         In a match: the play of the highest cubeful match-winning chance, its gammons and
         backgammons valued by the match equity table at the score and cube (the value
         :meth:`hint` ranks by); every play valued at 0-ply, the best
-        :data:`SCORE_PLAY_CANDIDATES` of them searched at the engine's depth. In money play,
-        without :attr:`plays_at_score` or without a network of the player's own:
+        :data:`SCORE_PLAY_CANDIDATES` of them searched at the engine's depth.  In money play
+        with ``cube_in_use`` (a game with the doubling cube): the same by cubeful money
+        equity at the cube's value and owner.  In cubeless money play, without
+        :attr:`plays_at_score` or without a network of the player's own:
         :meth:`choose_index`.
         """
-        if (state.match_length == 0 or not self.plays_at_score or self.network is None
-                or self.player.kind != "net"):
+        if ((state.match_length == 0 and not cube_in_use) or not self.plays_at_score
+                or self.network is None or self.player.kind != "net"):
             return self.choose_index(board, d1, d2)
         searcher = self.searcher()
         rows = searcher.rank_moves(board, d1, d2, 0)

@@ -330,8 +330,8 @@ def answer_locally(players, engines, event: Decision | CubeQuestion, game: CubeG
     """The answer of ``players[seat]`` (a play: its ``choose`` with seed ``game.seed +
     event.number``, or, for a player that plays at the cube and score, such as
     :class:`bgengine.opponents.gnubg.GnubgPlayer`, its ``choose_cubeful(board, d1, d2, state)``;
-    in a match, a network player whose engine :attr:`~bgengine.decisions.engine.Engine.plays_at_score`
-    plays by :meth:`~bgengine.decisions.engine.Engine.choose_index_at`)
+    a network player whose engine :attr:`~bgengine.decisions.engine.Engine.plays_at_score`
+    plays by :meth:`~bgengine.decisions.engine.Engine.choose_index_at`, cubefully)
     or of ``engines[seat]`` (a cube action: ``can_double`` and ``cube_decision``, or
     ``take_decision``) to one question of ``game``'s :meth:`CubeGame.steps`."""
     if isinstance(event, CubeQuestion):
@@ -345,11 +345,12 @@ def answer_locally(players, engines, event: Decision | CubeQuestion, game: CubeG
     if cubeful is not None:
         return int(cubeful(event.board, event.d1, event.d2, game.state(event.turn)))
     engine = engines[event.turn] if engines is not None else None
-    if (game.match_length and engine is not None and getattr(engine, "plays_at_score", False)
+    if (engine is not None and getattr(engine, "plays_at_score", False)
             and getattr(player, "network", None) is engine.network is not None):
-        # a network player in a match: its play at the score (match-winning chances)
+        # a network player: its play at the cube and score (match-winning chances in a
+        # match, cubeful equity in a money game: these games use the cube)
         return int(engine.choose_index_at(event.board, event.d1, event.d2,
-                                          game.state(event.turn)))
+                                          game.state(event.turn), cube_in_use=True))
     return int(player.choose(event.board, event.d1, event.d2, (game.seed + event.number) & _MASK63))
 
 

@@ -151,7 +151,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     results whatever their number.  ``progress(done, total)`` is called after
     each game or match.  Ctrl-C (games of bgengine players): :class:`MatchInterrupted`
     with the result of the pairs finished, if any.  ``n``: an integer in 2..10**8.
-    In matches a network player chooses its plays by match-winning chances at the score
+    In matches a network player chooses its plays by match-winning chances at the score,
+    in money games by cubeful equity at the cube
     (:meth:`bgengine.decisions.engine.Engine.choose_index_at`); ``plays_at_score=False``:
     the cubeless money plays of before, at every score (a pair ``(A's, B's)`` sets it per
     side, e.g. to measure what playing at the score is worth).

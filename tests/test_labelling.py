@@ -497,8 +497,16 @@ def test_teach_fits_unlabelled_positions_to_the_starts_search(boards, tmp_path):
     assert not np.array_equal(fit_plain.evaluate(unique), fit_taught.evaluate(unique))
     fit_none, _ = fit_evaluator(student, sub, FitConfig(**config, teach=0), teach_boards=teach)
     assert np.array_equal(fit_none.evaluate(unique), fit_plain.evaluate(unique))
+    # the positions after two random plays from each labelled one, taught too
+    from bgengine.labelling.fit import play_positions_around
+    around, _ = play_positions_around(unique[:half], 2, seed=1)
+    _, (both,) = fit_evaluator(student, sub, FitConfig(**config, teach_around=2),
+                               teach_boards=teach)
+    assert both.trained == taught.trained + len(around)
     with pytest.raises(ValueError, match="teach_plies"):
         FitConfig(teach_plies=3)
+    with pytest.raises(ValueError, match="teach_around"):
+        FitConfig(teach_around=-1)
 
 
 def test_keep_differences_keeps_the_starts_ranking_of_plays(boards):

@@ -205,7 +205,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                        spill=args.spill, keep=args.keep, keep_plays=args.keep_plays,
                        keep_form=args.keep_form, keep_plies=args.keep_plies,
                        lr_drop=args.lr_drop, drop_patience=args.drop_patience,
-                       teach=args.teach_weight, teach_plies=args.teach_plies)
+                       teach=args.teach_weight, teach_plies=args.teach_plies,
+                       teach_around=args.teach_around)
     stores = [LabelStore(p) for p in args.store]
     teach = (np.concatenate([keys_to_boards(load_pool(p).keys) for p in args.teach])
              if args.teach else None)
@@ -214,7 +215,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         raise ValueError("the stores hold no labelled positions")
     model = load_network_spec(args.player)
     quiet = args.quiet or args.json
-    searching = (config.keep and config.keep_plies) or teach is not None
+    searching = (config.keep and config.keep_plies) or teach is not None or config.teach_around
     with ProgressBar("search", "positions", quiet=args.quiet or not searching) as bar:
         fitted, reports = fit_evaluator(
             model, labels, config, only=set(args.only) if args.only else None,
@@ -385,6 +386,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--teach", nargs="+", default=[], metavar="POOL",
                    help="pools whose positions no store labels are valued by the starting "
                         "evaluator's --teach-plies search and fitted to those values too")
+    f.add_argument("--teach-around", type=int, default=0, metavar="N",
+                   help="also teach the positions after N random plays of a random roll from "
+                        "each labelled position (default 0)")
     f.add_argument("--teach-weight", type=float, default=1.0, metavar="W",
                    help="weight of a --teach position against a label (default 1)")
     f.add_argument("--teach-plies", type=int, choices=(0, 1, 2), default=2,

@@ -20,8 +20,8 @@ squared loss on the equity differences between the plays of one roll (each play'
 less the roll's mean, against the start's): the levels come from the rollouts, the ranking
 of the plays from the start.
 
-``teach`` adds positions no rollout labelled (e.g. a pool's, :func:`fit_evaluator`'s
-``teach_boards``), valued by the start's ``teach_plies`` search and fitted to those outputs
+``teach`` adds positions no rollout labelled (a pool's, :func:`fit_evaluator`'s
+``teach_boards``, and the positions after random plays from the labelled ones), valued by the start's ``teach_plies`` search and fitted to those outputs
 at weight ``teach``: a search teacher (2-ply) is about as close to the rollouts as a
 648-trial label and twenty times cheaper, so it can value many more positions.
 """
@@ -76,8 +76,10 @@ class FitConfig:
     does, about 4 ms a play on one core); ``lr_drop`` < 1: after ``drop_patience`` epochs
     without held-out gain the step size is multiplied by it and the fit goes on from the
     best epoch's weights, ``max_drops`` times, before ``patience`` ends it (1: never);
-    ``teach``: the weight of the unlabelled positions given to :func:`fit_evaluator`,
-    valued by the start's ``teach_plies`` search (0..2)."""
+    ``teach``: the weight of the unlabelled positions given to :func:`fit_evaluator`
+    and, with ``teach_around`` > 0, of the positions after that many random plays of a
+    random roll from each labelled position, all valued by the start's ``teach_plies``
+    search (0..2) and fitted to its outputs (whatever ``keep_form`` does besides)."""
 
     epochs: int = 40
     lr: float = 1e-3
@@ -98,6 +100,7 @@ class FitConfig:
     max_drops: int = 3
     teach: float = 1.0
     teach_plies: int = 2
+    teach_around: int = 0
 
     def __post_init__(self) -> None:
         for name in ("keep_plies", "teach_plies"):
@@ -105,10 +108,11 @@ class FitConfig:
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 2:
                 raise ValueError(f"{name} must be an integer in 0..2, got {v!r}")
         for name in ("epochs", "batch", "patience", "seed", "keep_plays", "drop_patience",
-                     "max_drops"):
+                     "max_drops", "teach_around"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name == "seed" else 1):
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+            least = 0 if name in ("seed", "teach_around") else 1
+            if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                raise ValueError(f"{name} must be an integer >= {least}, got {v!r}")
         for name, lo, hi in (("lr", 0, 1), ("lr_end", 0, 1), ("held_out", 0, 0.9),
                              ("floor", 0, 1), ("anchor", 0, 1e3), ("spill", 0, 1),
                              ("keep", 0, 10), ("lr_drop", 0, 1), ("teach", 0, 10)):
@@ -399,7 +403,15 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     ``config.teach``; those the labels hold are left out."""
     evaluator = as_evaluator(model)
     boards = labels.boards()
-    taught = taught_outputs = taught_groups = None
+
+    def searched(positions: np.ndarray, plies: int) -> np.ndarray:
+        return search_outputs(evaluator, positions, plies, n_threads=n_threads,
+                              cache=search_cache, progress=search_progress)
+
+    parts = []                      # (positions, the start's search outputs) to teach
+    if config.teach and config.teach_around:
+        around, _ = play_positions_around(boards, config.teach_around, config.seed)
+        parts.append((around, searched(around, config.teach_plies)))
     if teach_boards is not None and len(teach_boards) and config.teach:
         from bgengine.labelling.store import boards_to_keys
 
@@ -408,10 +420,12 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         fresh = np.array([bytes(k) not in labelled for k in tkeys], bool)
         _, first = np.unique(tkeys, axis=0, return_index=True)
         fresh &= np.isin(np.arange(len(tkeys)), first)
-        taught = np.ascontiguousarray(teach_boards[fresh])
-        taught_outputs = search_outputs(evaluator, taught, config.teach_plies,
-                                        n_threads=n_threads, cache=search_cache,
-                                        progress=search_progress)
+        pool = np.ascontiguousarray(teach_boards[fresh])
+        parts.append((pool, searched(pool, config.teach_plies)))
+    taught = taught_outputs = taught_groups = None
+    if parts:
+        taught = np.concatenate([p for p, _ in parts])
+        taught_outputs = np.concatenate([o for _, o in parts])
         _, taught_groups = _groups(evaluator, taught)
     kind, groups = _groups(evaluator, boards)
     held = held_out_mask(labels.keys, config.held_out)
@@ -420,8 +434,7 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     if config.keep:
         kept, kept_origin = play_positions_around(boards, config.keep_plays, config.seed,
                                                   evaluator if differences else None)
-        kept_outputs = search_outputs(evaluator, kept, config.keep_plies, n_threads=n_threads,
-                                      cache=search_cache, progress=search_progress)
+        kept_outputs = searched(kept, config.keep_plies)
         _, kept_groups = _groups(evaluator, kept)
     nets = evaluator.networks
     fitted: dict[str, Network] = {}

@@ -14,6 +14,16 @@ def start_board() -> np.ndarray:
     return b
 
 
+def board_of(on_roll: dict[int, int], other: dict[int, int]) -> np.ndarray:
+    """A position from its checkers: row 1 the side on roll; keys are slot indices
+    (point - 1, 24 the bar), values checker counts."""
+    b = np.zeros((2, 25), np.uint8)
+    for row, points in ((1, on_roll), (0, other)):
+        for slot, n in points.items():
+            b[row, slot] = n
+    return b
+
+
 def random_positions(n_games: int, seed: int, every: int = 1) -> list[np.ndarray]:
     """Positions (side on roll in row 1) met in random self-play games."""
     rng = np.random.default_rng(seed)

@@ -14,6 +14,7 @@ from bgengine.decisions.cube import CubeInfo, cube_decision
 from bgengine.decisions.rollouts import rollout_cube_decision
 from bgengine.matches.players import load_default_network
 from bgengine.position import Position
+from game_positions import board_of
 
 OPENING = "4HPwATDgc/ABMA"
 MIDGAME = "jGfkASjg8wcBAA"
@@ -22,15 +23,6 @@ MIDGAME = "jGfkASjg8wcBAA"
 @pytest.fixture(scope="module")
 def ev():
     return load_default_network()
-
-
-def _board(on_roll: dict[int, int], other: dict[int, int]) -> np.ndarray:
-    """Row 1 the side on roll; keys are slot indices (point - 1, 24 the bar)."""
-    b = np.zeros((2, 25), np.uint8)
-    for row, points in ((1, on_roll), (0, other)):
-        for slot, n in points.items():
-            b[row, slot] = n
-    return b
 
 
 def test_c_cube_model_is_the_python_model():
@@ -79,7 +71,7 @@ def test_results_are_whole_points_and_thread_independent(ev):
 
 def test_sure_single_win(ev):
     """The side on roll bears off its last two checkers: +1, or +2 after double/take."""
-    board = _board({0: 2}, {5: 3})
+    board = board_of({0: 2}, {5: 3})
     r = rollout_cube(ev, board, 72, n_threads=2)
     assert np.all(r["per_trial"][:, 0] == 1) and np.all(r["per_trial"][:, 1] == 2)
     assert r["equity"] == 1.0
@@ -89,7 +81,7 @@ def test_sure_single_win(ev):
 def test_opponent_too_good_wins_a_gammon(ev, jacoby, nd, dt):
     """The side on roll cannot bear off; the other side's last checker is on its 1-point:
     too good to double, it wins a gammon (single with the Jacoby rule and a centred cube)."""
-    board = _board({12: 15}, {0: 1})
+    board = board_of({12: 15}, {0: 1})
     r = rollout_cube(ev, board, 72, jacoby=jacoby, n_threads=2)
     assert np.all(r["per_trial"][:, 0] == nd) and np.all(r["per_trial"][:, 1] == dt)
 
@@ -103,7 +95,7 @@ def test_bad_arguments(ev):
     with pytest.raises(ValueError, match="trials"):
         rollout_cube(ev, board, 0)
     with pytest.raises(ValueError, match="finished"):
-        rollout_cube(ev, _board({}, {0: 1}), 36)
+        rollout_cube(ev, board_of({}, {0: 1}), 36)
     with pytest.raises(ValueError, match="money"):
         rollout_cube_decision(ev, board, CubeInfo(away=3, opp_away=5), 36)
 
@@ -124,8 +116,9 @@ def test_rollout_cube_command(capsys):
     assert "proper cube action: no double, take" in capsys.readouterr().out
     assert main(["rollout", OPENING, "--cube", "--dice", "31"]) == 2
     assert "not with --dice" in capsys.readouterr().err
-    assert main(["rollout", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10", "--cube"]) == 2
-    assert "money play only" in capsys.readouterr().err
+    # the Crawford game (the side on roll 1-away): no cube decision to roll out
+    assert main(["rollout", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:6:3:1:7:10", "--cube"]) == 2
+    assert "cannot double here" in capsys.readouterr().err
 
 
 def test_hint_rollout_is_cubeful_in_money_play(capsys):

@@ -19,6 +19,9 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     from bgengine.matches.players import load_network_spec
     from bgengine.position import Position
     from bgengine.decisions.cube import CubeInfo
+    from bgengine.core.agents import Player
+    from bgengine.decisions.engine import Engine
+    from bgengine.decisions.match_rollouts import rollout_match_cube_decision
     from bgengine.decisions.rollouts import rollout_cube_decision, rollout_moves, rollout_position
     from bgengine.state import GameState
 
@@ -31,8 +34,12 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     if args.cube:
         match = GameState.from_string(args.position_id).match
         info = CubeInfo.from_match_state(match)
-        if not info.is_money:
-            raise ValueError("--cube rolls out money play only; this state is a match")
+        if not info.is_money and (args.truncate or args.plies):
+            raise ValueError("--cube at a match score plays every game out at 0-ply: not with "
+                             + ("--truncate" if args.truncate else "--plies"))
+        if not info.is_money and not info.can_double():
+            raise ValueError("--cube: the side on roll cannot double here (the Crawford game, "
+                             "a dead cube or the opponent's cube)")
     # every value is checked by now (the options at parsing, the network and the state
     # above): nothing is printed before an error
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
@@ -41,11 +48,18 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
         print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
     if info is not None:
         del kw["variance_reduction"]
-        r = rollout_cube_decision(net, pos.board, info, args.trials, **kw)
+        if info.is_money:
+            r = rollout_cube_decision(net, pos.board, info, args.trials, **kw)
+            unit = "points per cube"
+        else:
+            with ProgressBar("rollout", "trials", quiet=args.quiet or args.json) as bar:
+                r = rollout_match_cube_decision(Engine(Player("net", net)), pos.board, match,
+                                                args.trials, args.seed, progress=bar)
+            unit = f"match-winning chances, {info.away}-away against {info.opp_away}-away"
         cube = f"cube {info.cube}, {info.owner}" + (", Jacoby" if info.jacoby else "")
         emit(args, {"position_id": pos.position_id, "cube": r},
              "\n".join(["", f"cubeful rollout, {args.trials} trials ({cube}; side on roll, "
-                             "points per cube):", f"  {r.cubeless}",
+                             f"{unit}):", f"  {r.cubeless}",
                          f"  no double    {r.no_double:+.4f} ± {r.no_double_stderr:.4f}",
                          f"  double/take  {r.double_take:+.4f} ± {r.double_take_stderr:.4f}"
                          f"   (minus no double ± {r.difference_stderr:.4f})",
@@ -75,9 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "probabilities with standard errors.  With --dice, roll out the "
                                    "best few plays of that roll instead (same dice for each).  The "
                                    "first two rolls are stratified over the 36x36 pairs.  With "
-                                   "--cube (money play), both sides use the cube as the engine "
-                                   "does and the cube decision is rolled out: no double, "
-                                   "double/take and double/pass, with standard errors.")
+                                   "--cube, both sides use the cube as the engine does and the "
+                                   "cube decision is rolled out: no double, double/take and "
+                                   "double/pass, with standard errors (in money play points "
+                                   "per cube; at a match score match-winning chances, each "
+                                   "game played out at 0-ply on one thread).")
     p.add_argument("position_id", metavar="STATE",
                    help=STATE_HELP + "; the side on roll plays")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")
@@ -89,8 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="stop after this many plays (at most 10000) and use the network "
                         "(default 0: play out)")
     p.add_argument("--cube", action="store_true",
-                   help="cubeful: roll out the cube decision before the roll, the cube's "
-                        "owner and Jacoby rule from the state (money play)")
+                   help="cubeful: roll out the cube decision before the roll, the score, "
+                        "the cube's owner and the Jacoby rule from the state")
     p.add_argument("--vr", action="store_true", help="luck-based variance reduction (slower per trial)")
     p.add_argument("--plies", **plies_number, default=0,
                    help="lookahead of the plays in the trials (0-3, default 0)")

@@ -3,7 +3,7 @@
 :func:`analyse_match` replays a :class:`bgengine.matchfiles.record.MatchRecord` and asks the
 engine (:class:`bgengine.decisions.engine.Engine`, its lookahead at ``plies``) about every decision:
 
-* a **play**: the plays of the roll are ranked (:func:`bgengine.decisions.engine.rank_plays`: all at
+* a **play**: the plays of the roll are ranked (:func:`bgengine.decisions.ranking.rank_plays`: all at
   0-ply, the best five and the play made at ``plies``) by their cubeful value for the
   mover; the equity lost is the best play's value minus the value of the play made.  A
   forced play (one legal play, or none) is listed but not counted;
@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 
 from bgengine.decisions.cube import CubeDecision
-from bgengine.decisions.engine import Engine, rank_plays
+from bgengine.decisions.engine import Engine
+from bgengine.decisions.ranking import rank_plays
 from bgengine.notation.ids import MatchState
 from bgengine.decisions.luck import ROLLS, roll_luck
 from bgengine.core.movegen import legal_afterstates

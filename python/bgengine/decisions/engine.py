@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from dataclasses import replace
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from bgengine.core.movegen import legal_afterstates
 from bgengine.core.network import equity_of, flip_outputs
 from bgengine.matches.players import default_network_path, load_default_network, make_player
 from bgengine.position import Move
+from bgengine.decisions.match_rollouts import rollout_match_cube_decision
+from bgengine.decisions.ranking import RankedPlay, rank_plays
 from bgengine.decisions.rollouts import (RolloutResult, rollout_cube_decision, rollout_moves,
                                         rollout_position)
 from bgengine.core.search import MAX_TRIALS, Searcher
@@ -460,9 +462,9 @@ class Engine:
         (:func:`rank_plays`).  ``rollout`` > 0: the position before the roll, or each of
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
         ``threads``, default all cores; :mod:`bgengine.decisions.rollouts`) and valued from the
-        rollout's probabilities; the cube action in money play by a cubeful rollout (both
-        sides using the cube), at a match score by the cube model over the rollout's
-        probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
+        rollout's probabilities; the cube action by a cubeful rollout (both sides using the
+        cube; at a match score :mod:`bgengine.decisions.match_rollouts`), where the side can
+        double, else by the cube model over the rollout's probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
         (:data:`bgengine.core.search.MAX_TRIALS`); integers, not bools or floats.
         ``ValueError`` for a game not in progress or a pending resignation.
         """
@@ -481,9 +483,11 @@ class Engine:
         if m.dice == (0, 0):
             info = self.cube_info(m, jacoby=m.jacoby)
             cube_rollout = None
-            if rollout and info.is_money:       # both sides use the cube in the trials
-                cube_rollout = rollout_cube_decision(self.network, state.board, info, rollout,
-                                                     self.efficiency, **kw)
+            if rollout and (info.is_money or info.can_double()):  # both sides use the cube
+                cube_rollout = rollout_cube_decision(
+                    self.network, state.board, info, rollout, self.efficiency, **kw) \
+                    if info.is_money else rollout_match_cube_decision(self, state.board, m,
+                                                                      rollout, seed)
                 r = cube_rollout.cubeless
                 ev = replace(self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)),
                                               r), cubeful=cube_rollout.no_double)
@@ -550,50 +554,3 @@ class Engine:
         probs = flip_outputs(np.asarray(outputs))
         xs = self.efficiency.of_boards(np.asarray(afters))
         return [base - v for v in cubeful_values(probs, info, xs, met=self.met)]
-
-
-# ====================================================================== hint ranking
-
-class RankedPlay(NamedTuple):
-    """One play of a hint: its ``index`` in the legal plays, the mover's
-    ``outputs`` after it (the network's form, float64), their cubeless
-    ``equity`` and the ``plies`` of lookahead behind them."""
-
-    index: int
-    outputs: np.ndarray
-    equity: float
-    plies: int
-
-
-def rank_plays(searcher: Searcher, board: Board, d1: int, d2: int, n: int = 5,
-               plies: int = 0, include: Sequence[int] = (),
-               within: float | None = None) -> list[RankedPlay]:
-    """The best ``n`` plays of ``d1``-``d2`` for the side on roll (row 1 of ``board``), best first.
-
-    All plays are ranked at 0-ply; the best ``n`` (at least 5) are then
-    searched at ``plies`` and re-sorted.  ``include``: indices of plays that are
-    searched at ``plies`` and returned (after the best ``n``) even when not among
-    them, e.g. the play an analysed player made.  ``within``: of the best ``n`` only
-    those within this cubeless equity of the best at 0-ply are searched at ``plies``
-    (the rest keep their 0-ply values and are not returned).
-    """
-    wanted = set(include)
-    rows = searcher.rank_moves(board, d1, d2, 0)
-    top = [RankedPlay(i, np.asarray(o, dtype=np.float64), float(e), 0) for i, o, e in rows]
-    wide = max(n, 5)
-    if within is not None:
-        wide = max(1, sum(r.equity >= top[0].equity - within for r in top[:wide]))
-        n = min(n, wide)
-    if plies > 0:
-        afters, _ = legal_afterstates(board, d1, d2)
-
-        def deeper(row: RankedPlay) -> RankedPlay:
-            after = afters[row.index][::-1]         # the opponent on roll
-            if game_result(after):
-                return row._replace(plies=plies)
-            out = flip_outputs(searcher.evaluate(after, plies))
-            return RankedPlay(row.index, out, equity_of(out), plies)
-
-        searched = sorted((deeper(r) for r in top[:wide]), key=lambda r: -r.equity)
-        top = searched + [deeper(r) if r.index in wanted else r for r in top[wide:]]
-    return top[:n] + [r for r in top[n:] if r.index in wanted]

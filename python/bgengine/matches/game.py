@@ -271,15 +271,16 @@ class CubeGame:
         if self.recorder is not None:
             self.recorder(kind, seat, *args)
 
-    def steps(self, dice, first: int, opening: tuple[int, int]
+    def steps(self, dice, first: int, opening: tuple[int, int], start: Board | None = None
               ) -> Generator[Decision | CubeQuestion, int | bool | None, tuple[int, int]]:
         """The game as a generator: it hands out every :class:`Decision` (send back the
         index of the play; the cube and score are :meth:`state` of ``decision.turn``) and
         every :class:`CubeQuestion` (send back True or False), and returns ``(winner seat,
         points won)``.  A double is asked only when :meth:`may_double`; cube actions
-        come before every roll except the opening one.  An index out of range raises
-        ``ValueError``."""
-        loop = game_decisions(dice, first=first, opening=opening, cube_turns=True)
+        come before every roll except the opening one (``opening``: the first roll,
+        from the starting position or from ``start``, seat ``first`` on roll in row 1).
+        An index out of range raises ``ValueError``."""
+        loop = game_decisions(dice, first=first, opening=opening, cube_turns=True, start=start)
         answer = None
         while True:
             try:

@@ -600,3 +600,22 @@ def test_search_outputs_are_the_searchers_and_cached(boards, tmp_path, monkeypat
     assert np.array_equal(teacher.search_outputs(net, boards, 0), net.evaluate(boards))
     with pytest.raises(ValueError, match="n_threads"):
         teacher.search_outputs(net, boards, 1, n_threads=0)
+
+
+def test_teach_searches_only_the_positions_of_the_networks_fitted(boards, tmp_path):
+    from bgengine.core.evaluator import CLASSES
+    from bgengine.matches.players import load_network_spec
+    shipped = load_network_spec("net")
+    unique = boards[np.unique(boards_to_keys(boards), axis=0, return_index=True)[1]]
+    kind = shipped.classify(unique)
+    races = unique[kind == CLASSES.index("race")]
+    contact = unique[kind == CLASSES.index("contact")]
+    assert len(races) >= 10 and len(contact)
+    _, labels = _labelled_by(shipped, races)
+    config = FitConfig(epochs=1, seed=1, teach_plies=1)
+    _, (alone,) = fit_evaluator(shipped, labels, config, only={"race"})
+    _, (taught,) = fit_evaluator(shipped, labels, config, only={"race"}, teach_boards=contact,
+                                 search_cache=tmp_path / "only")
+    assert taught.trained == alone.trained and not (tmp_path / "only").exists()  # none searched
+    fit_evaluator(shipped, labels, config, teach_boards=contact, search_cache=tmp_path / "all")
+    assert list((tmp_path / "all").iterdir())          # every network fitted: all searched

@@ -408,9 +408,19 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         return search_outputs(evaluator, positions, plies, n_threads=n_threads,
                               cache=search_cache, progress=search_progress)
 
+    def fitted_here(positions: np.ndarray) -> np.ndarray:
+        """Those of ``positions`` a network being fitted values (the rest need no search)."""
+        if only is None:
+            return positions
+        _, g = _groups(evaluator, positions)
+        mask = np.zeros(len(positions), bool)
+        for name in only & set(g):
+            mask |= g[name]
+        return np.ascontiguousarray(positions[mask])
+
     parts = []                      # (positions, the start's search outputs) to teach
     if config.teach and config.teach_around:
-        around, _ = play_positions_around(boards, config.teach_around, config.seed)
+        around = fitted_here(play_positions_around(boards, config.teach_around, config.seed)[0])
         parts.append((around, searched(around, config.teach_plies)))
     if teach_boards is not None and len(teach_boards) and config.teach:
         from bgengine.labelling.store import boards_to_keys
@@ -420,7 +430,7 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         fresh = np.array([bytes(k) not in labelled for k in tkeys], bool)
         _, first = np.unique(tkeys, axis=0, return_index=True)
         fresh &= np.isin(np.arange(len(tkeys)), first)
-        pool = np.ascontiguousarray(teach_boards[fresh])
+        pool = fitted_here(teach_boards[fresh])
         parts.append((pool, searched(pool, config.teach_plies)))
     taught = taught_outputs = taught_groups = None
     if parts:

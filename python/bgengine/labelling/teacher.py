@@ -84,6 +84,8 @@ def search_outputs(evaluator: Evaluator, boards: np.ndarray, plies: int, *,
     from bgengine.core.search import Searcher
 
     boards = np.ascontiguousarray(boards, np.uint8)
+    if not len(boards):
+        return np.zeros((0, evaluator.n_outputs), np.float32)
     if plies == 0:
         return np.asarray(evaluator.evaluate(boards), np.float32).reshape(len(boards), -1)
     if not isinstance(n_threads, int) or isinstance(n_threads, bool) or n_threads < 1:

@@ -21,45 +21,21 @@ log = logging.getLogger(__name__)
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from bgengine.labelling.classes import class_counts, classify_positions
-    from bgengine.labelling.sampling import SamplingConfig, sample_positions
-    from bgengine.labelling.store import LabelStore, file_sha256, keys_to_boards, load_pool, \
-        save_pool
+    from bgengine.labelling.sampling import SamplingConfig, build_pool
+    from bgengine.labelling.store import file_sha256
     from bgengine.matches.players import load_network_spec
 
     config = SamplingConfig(games=args.games, seed=args.seed, keep=args.keep,
                             alternatives=args.alternatives)
-    seen: set[bytes] = set()
-    for other in args.exclude:
-        p = Path(other)
-        keys = (LabelStore(p).load(verify=False).keys if p.is_dir() else load_pool(p).keys)
-        seen.update(bytes(k) for k in keys)
     model = load_network_spec(args.player)
     with ProgressBar("sampling", "games", total=args.games, quiet=args.quiet) as bar:
-        sampled = sample_positions(model, config, first_game=args.first_game, seen=seen,
-                                   progress=bar)
-    classes = classify_positions(keys_to_boards(sampled.keys))
-    order = np.random.default_rng(config.seed).permutation(len(classes))   # shards mix games
-    if args.per_class is not None:      # at most that many of each class (a benchmark set)
-        taken = np.zeros(int(classes.max(initial=0)) + 1, np.int64)
-        keep = []
-        for i in order:
-            if taken[classes[i]] < args.per_class:
-                taken[classes[i]] += 1
-                keep.append(i)
-        order = np.array(keep, np.int64)
-    meta = {"player": args.player or "net",
-            "evaluator_sha256": file_sha256(evaluator_file(args.player)),
-            "games": config.games, "first_game": args.first_game, "seed": config.seed,
-            "keep": config.keep, "epsilon": config.epsilon, "mix": config.mix,
-            "alternatives": config.alternatives, "top": config.top,
-            "per_class": args.per_class, "excluded": [str(p) for p in args.exclude]}
-    save_pool(args.pool, sampled.keys[order], classes[order], sampled.sources[order], meta)
-    counts = class_counts(classes[order])
-    emit(args, {"pool": args.pool, "positions": len(order), "counts": counts},
-         f"{args.pool}: {len(order)} positions {json.dumps(counts)}")
+        counts = build_pool(args.pool, model, config, player=args.player or "net",
+                            evaluator_sha256=file_sha256(evaluator_file(args.player)),
+                            exclude=args.exclude, per_class=args.per_class,
+                            first_game=args.first_game, progress=bar)
+    n = sum(counts.values())
+    emit(args, {"pool": args.pool, "positions": n, "counts": counts},
+         f"{args.pool}: {n} positions {json.dumps(counts)}")
     return 0
 
 
@@ -193,9 +169,7 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    import numpy as np
-    from bgengine.labelling.fit import FitConfig, fit_evaluator
-    from bgengine.labelling.store import LabelStore, Labels, keys_to_boards, load_pool
+    from bgengine.labelling.fit import FitConfig, fit_from_stores
     from bgengine.labelling.teacher import default_search_cache
     from bgengine.matches.run import default_threads
     from bgengine.matches.players import load_network_spec
@@ -207,33 +181,21 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                        lr_drop=args.lr_drop, drop_patience=args.drop_patience,
                        teach=args.teach_weight, teach_plies=args.teach_plies,
                        teach_around=args.teach_around)
-    stores = [LabelStore(p) for p in args.store]
-    teach = (np.concatenate([keys_to_boards(load_pool(p).keys) for p in args.teach])
-             if args.teach else None)
-    labels = Labels.concatenate([s.load(verify=True) for s in stores]).unique()
-    if not len(labels):
-        raise ValueError("the stores hold no labelled positions")
     model = load_network_spec(args.player)
     quiet = args.quiet or args.json
-    searching = (config.keep and config.keep_plies) or teach is not None or config.teach_around
+    searching = (config.keep and config.keep_plies) or args.teach or config.teach_around
     with ProgressBar("search", "positions", quiet=args.quiet or not searching) as bar:
-        fitted, reports = fit_evaluator(
-            model, labels, config, only=set(args.only) if args.only else None,
+        fitted, reports, n_labels = fit_from_stores(
+            model, args.store, config, start=args.player or "net",
+            only=set(args.only) if args.only else None, teach_pools=args.teach,
             progress=None if quiet else (lambda line: print(line, flush=True)),
             n_threads=args.threads or default_threads(),
-            search_cache=args.search_cache or default_search_cache(), search_progress=bar,
-            teach_boards=teach)
-    meta = dict(fitted.metadata)
-    meta["fitted_to_rollouts"] = {"start": args.player or "net", "stores": args.store,
-                                  "teach": args.teach or [],
-                                  "positions": len(labels), "config": config.__dict__,
-                                  "networks": [r.as_dict() for r in reports]}
-    fitted.metadata = meta
+            search_cache=args.search_cache or default_search_cache(), search_progress=bar)
     fitted.save(args.out)
     lines = [f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
              f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})"
              for r in reports]
-    emit(args, {"out": args.out, "positions": len(labels),
+    emit(args, {"out": args.out, "positions": n_labels,
                 "networks": [r.as_dict() for r in reports]}, "\n".join(lines + [f"wrote {args.out}"]))
     return 0
 

@@ -119,16 +119,11 @@ def _cmd_cube_benchmark(args: argparse.Namespace) -> int:
 
 def _cmd_cube_fit(args: argparse.Namespace) -> int:
     from bgengine.decisions.cube import CubeEfficiency
-    from bgengine.labelling.cubes import CubeDecisionSet, fit_cube_efficiency
+    from bgengine.labelling.cubes import with_fitted_efficiency
     from bgengine.matches.players import load_network_spec
 
-    cs = CubeDecisionSet.load(args.set)
-    model = load_network_spec(args.player)
-    efficiency, report = fit_cube_efficiency(model, cs, args.plies)
-    # the file keeps its networks; only the metadata gains the efficiencies
-    model.metadata = {**model.metadata, CubeEfficiency.METADATA_KEY: efficiency.as_dict(),
-                      "cube_efficiency_fit": {"set": str(args.set), "plies": args.plies,
-                                              "classes": report}}
+    model, report = with_fitted_efficiency(load_network_spec(args.player), args.set, args.plies)
+    efficiency = CubeEfficiency.of_evaluator(model)
     model.save(args.out)
     lines = [f"{'class':<10} {'decisions':>9} {'x':>5}  lost/decision: gnubg's 0.68  fitted"]
     for name, r in report.items():

@@ -25,6 +25,7 @@ double/take, double/pass, points per cube for the side on roll), ``stderr`` (flo
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,7 +41,8 @@ from bgengine.labelling.store import keys_to_boards, load_arrays, save_arrays
 
 __all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions",
            "build_cube_set", "model_cube_values", "CubeErrors", "cube_errors",
-           "action_agreement", "fit_cube_efficiency", "EFFICIENCY_GRID", "ERROR_KINDS"]
+           "action_agreement", "fit_cube_efficiency", "with_fitted_efficiency", "EFFICIENCY_GRID",
+           "ERROR_KINDS"]
 
 #: The kinds of cube error, doubler's then taker's.
 ERROR_KINDS = ("missed double", "wrong double", "too good", "wrong take", "wrong pass")
@@ -272,3 +274,15 @@ def fit_cube_efficiency(model: Network | Evaluator, cubes: CubeDecisionSet, plie
         report[name] = {"positions": int(m.sum()), "gnubg": loss(CONTACT_EFFICIENCY),
                         "fitted": losses[best], "x": chosen[name]}
     return CubeEfficiency.from_dict(chosen), report
+
+
+def with_fitted_efficiency(model: Network | Evaluator, cubes_path: str | os.PathLike[str],
+                           plies: int = 0) -> tuple[Network | Evaluator, dict[str, dict]]:
+    """``model`` with the cube efficiencies :func:`fit_cube_efficiency` finds on the cube
+    decision set ``cubes_path`` in its metadata (``cube_efficiency``, and the fit's report
+    under ``cube_efficiency_fit``); its networks unchanged.  Returns it and the report."""
+    efficiency, report = fit_cube_efficiency(model, CubeDecisionSet.load(cubes_path), plies)
+    model.metadata = {**model.metadata, CubeEfficiency.METADATA_KEY: efficiency.as_dict(),
+                      "cube_efficiency_fit": {"set": str(cubes_path), "plies": plies,
+                                              "classes": report}}
+    return model, report

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -43,7 +43,8 @@ from bgengine.labelling.teacher import search_outputs
 from bgengine.core.movegen import legal_afterstates_batch
 from bgengine.core.network import Network, equity_of
 
-__all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "replace_networks", "held_out_mask",
+__all__ = ["FitConfig", "NetworkFit", "fit_evaluator", "fit_from_stores", "replace_networks",
+           "held_out_mask",
            "widen_network", "play_positions_around"]
 
 log = logging.getLogger(__name__)
@@ -483,3 +484,32 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
             fitted[name] = new
     result = replace_networks(evaluator, fitted) if fitted else evaluator.copy()
     return result, reports
+
+
+def fit_from_stores(model: Network | Evaluator, stores: Sequence[str | os.PathLike[str]],
+                    config: FitConfig, *, start: str, only: set[str] | None = None,
+                    teach_pools: Sequence[str | os.PathLike[str]] = (),
+                    progress: Callable[[str], None] | None = None, n_threads: int = 1,
+                    search_cache: str | os.PathLike[str] | None = None,
+                    search_progress: Callable[[int, int], None] | None = None
+                    ) -> tuple[Evaluator, list[NetworkFit], int]:
+    """:func:`fit_evaluator` on the label stores ``stores`` (checksums checked; a position
+    in several once, with its most precise label) and the positions of the pools
+    ``teach_pools``; the evaluator's metadata gains ``fitted_to_rollouts`` (``start``
+    names the starting evaluator there).  Returns the evaluator, the fits and the number of
+    labelled positions."""
+    from bgengine.labelling.store import LabelStore, keys_to_boards, load_pool
+
+    labels = Labels.concatenate([LabelStore(p).load(verify=True) for p in stores]).unique()
+    if not len(labels):
+        raise ValueError("the stores hold no labelled positions")
+    teach = (np.concatenate([keys_to_boards(load_pool(p).keys) for p in teach_pools])
+             if teach_pools else None)
+    fitted, reports = fit_evaluator(model, labels, config, only, progress, n_threads=n_threads,
+                                    search_cache=search_cache, search_progress=search_progress,
+                                    teach_boards=teach)
+    fitted.metadata = {**fitted.metadata, "fitted_to_rollouts": {
+        "start": start, "stores": [str(p) for p in stores],
+        "teach": [str(p) for p in teach_pools], "positions": len(labels),
+        "config": asdict(config), "networks": [r.as_dict() for r in reports]}}
+    return fitted, reports, len(labels)

@@ -18,8 +18,10 @@ no label.  Duplicates are dropped (first occurrence kept).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -32,7 +34,7 @@ from bgengine.notation.ids import position_key
 from bgengine.core.network import Network, equity_of
 from bgengine.core.search import play_outputs
 
-__all__ = ["SOURCES", "SamplingConfig", "SampledPositions", "sample_positions",
+__all__ = ["SOURCES", "SamplingConfig", "SampledPositions", "sample_positions", "build_pool",
            "build_start"]
 
 log = logging.getLogger(__name__)
@@ -296,3 +298,42 @@ def sample_positions(model: Network | Evaluator, config: SamplingConfig, *,
                else np.zeros((0, 10), np.uint8))
     log.info("sampled %d positions from %d games", len(keys), config.games)
     return SampledPositions(key_arr, np.array(sources, np.uint8), np.array(games, np.int64))
+
+
+def build_pool(path: str | os.PathLike[str], model: Network | Evaluator,
+               config: SamplingConfig, *, player: str, evaluator_sha256: str,
+               exclude: Sequence[str | os.PathLike[str]] = (), per_class: int | None = None,
+               first_game: int = 0, progress: Callable[[int, int], None] | None = None
+               ) -> dict[str, int]:
+    """Sample positions by :func:`sample_positions` and write them as the pool file
+    ``path`` (shuffled, so that a store's shards mix games; at most ``per_class`` of each
+    class, e.g. for a benchmark set); positions held by the pools or stores ``exclude`` are
+    not kept.  ``player`` and ``evaluator_sha256`` name the sampling evaluator in the
+    pool's metadata.  Returns the pool's counts by class."""
+    from bgengine.labelling.classes import class_counts, classify_positions
+    from bgengine.labelling.store import LabelStore, keys_to_boards, load_pool, save_pool
+
+    seen: set[bytes] = set()
+    for other in exclude:
+        p = Path(other)
+        keys = LabelStore(p).load(verify=False).keys if p.is_dir() else load_pool(p).keys
+        seen.update(bytes(k) for k in keys)
+    sampled = sample_positions(model, config, first_game=first_game, seen=seen,
+                               progress=progress)
+    classes = classify_positions(keys_to_boards(sampled.keys))
+    order = np.random.default_rng(config.seed).permutation(len(classes))
+    if per_class is not None:
+        taken = np.zeros(int(classes.max(initial=0)) + 1, np.int64)
+        keep = []
+        for i in order:
+            if taken[classes[i]] < per_class:
+                taken[classes[i]] += 1
+                keep.append(i)
+        order = np.array(keep, np.int64)
+    meta = {"player": player, "evaluator_sha256": evaluator_sha256,
+            "games": config.games, "first_game": first_game, "seed": config.seed,
+            "keep": config.keep, "epsilon": config.epsilon, "mix": config.mix,
+            "alternatives": config.alternatives, "top": config.top,
+            "per_class": per_class, "excluded": [str(p) for p in exclude]}
+    save_pool(path, sampled.keys[order], classes[order], sampled.sources[order], meta)
+    return class_counts(classes[order])

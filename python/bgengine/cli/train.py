@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import shutil
 import sys
+from pathlib import Path
 
 from bgengine.other_games import owner_of_run_config
 from bgengine.cli.output import add_json_argument, emit
@@ -14,13 +16,22 @@ from bgengine.interrupts import stop_on_interrupt
 
 __all__ = ["register"]
 
+#: Where a recipe run keeps its recipe, so that ``bgengine train RUN`` resumes it.
+RECIPE_COPY = "recipe.toml"
+
 
 def _cmd_train(args: argparse.Namespace) -> int:
+    from bgengine.training.recipe import load_recipe
     from bgengine.training.run_dir import RunDir, read_log
     from bgengine.training.trainer import TrainConfig, TrainProgress, train
 
     own = RunDir(args.run).config       # a run resumes from its own config
-    source = args.config or (own if own.is_file() else None)
+    own_recipe = Path(args.run) / RECIPE_COPY
+    source = args.config or (own_recipe if own_recipe.is_file() else
+                             own if own.is_file() else None)
+    recipe = load_recipe(source) if source else None
+    if recipe is not None:
+        return _run_recipe(args, source, recipe)
     other = owner_of_run_config(source) if source else None
     if other is not None:                   # a run of another game
         with stop_on_interrupt(again_raises=True) as stop:
@@ -63,6 +74,36 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return _interrupted(args.run, done, config.games)
 
 
+def _run_recipe(args: argparse.Namespace, source, recipe) -> int:
+    """Self-play (the recipe's [train], if any), then the recipe's phases."""
+    from bgengine.matches.run import default_threads
+    from bgengine.training.recipe import run_recipe
+    from bgengine.training.run_dir import RunDir
+    from bgengine.training.trainer import TrainConfig, train
+
+    run = Path(args.run)
+    run.mkdir(parents=True, exist_ok=True)
+    if Path(source).resolve() != (run / RECIPE_COPY).resolve():
+        shutil.copyfile(source, run / RECIPE_COPY)     # 'bgengine train RUN' resumes it
+    logging.getLogger("bgengine").setLevel(logging.INFO)
+    start = recipe.start
+    if recipe.train is not None:
+        config = TrainConfig.from_dict(recipe.train)
+        with stop_on_interrupt(again_raises=True):
+            net = train(config, args.run, resume=not args.restart, progress=not args.quiet)
+        done = net.metadata["training"]["games"]
+        if done < config.games:
+            return _interrupted(args.run, done, config.games)
+        start = start or f"net:{RunDir(args.run).network}"
+    say = (lambda line: None) if args.quiet or args.json else (lambda line: print(line, flush=True))
+    final = run_recipe(run, recipe, start=start or "net", n_threads=default_threads(),
+                       progress=say)
+    emit(args, {"run": args.run, "evaluator": str(final),
+                "phases": [p.name for p in recipe.phases]},
+         f"{args.run}: {len(recipe.phases)} phases done, the evaluator in {final}")
+    return 0
+
+
 def _interrupted(run: str, done: int, total: int) -> int:
     """The exit status of a run that stopped at game ``done`` of ``total``: 0 when it is
     finished, else 130 (Ctrl-C stopped it; it was saved and resumes where it stopped)."""
@@ -92,7 +133,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "resumes exactly where it stopped, from the run's own config, "
                                    "and 'bgengine train RUN --games N' extends a finished run to N "
                                    "games.  Ctrl-C stops cleanly: the chunk under way is "
-                                   "finished and saved, exit status 130.")
+                                   "finished and saved, exit status 130.  A file with "
+                                   "[[phase]] tables is a recipe: self-play (its [train], if "
+                                   "any), then its phases (sample, label, widen, fit, "
+                                   "cube-fit; bgengine.training.recipe), each resumable.")
     p.add_argument("run", help="run directory (created if missing)")
     p.add_argument("--config", help="TOML file with the training settings (default: the run's "
                                     "own RUN/config.toml, else the defaults)")

@@ -276,7 +276,7 @@ def fit_network(net: Network, x: np.ndarray, target: np.ndarray, se: np.ndarray,
             break
     flat = np.concatenate([p.reshape(-1) for p in best_params]).astype(np.float32)
     metadata = dict(net.metadata)
-    metadata["fitted_to_rollouts"] = {"config": asdict(config), "trained": int(len(train)),
+    metadata["network_fit"] = {"config": asdict(config), "trained": int(len(train)),
                                       "held_out": int(len(test)), "best_epoch": best_epoch,
                                       "held_out_rmse": [before, best]}
     fitted = Network(net.hidden, net.n_outputs, net.encoder, params=flat, metadata=metadata)

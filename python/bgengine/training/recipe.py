@@ -1,0 +1,329 @@
+"""A recipe: the phases after self-play that make an evaluator accurate, run in order,
+resumable, from one TOML file.
+
+A recipe file lists ``[[phase]]`` tables after an optional ``[train]`` table (self-play,
+:class:`bgengine.training.config.TrainConfig`) and an optional ``[recipe]`` table::
+
+    [recipe]
+    start = "net"            # the evaluator the phases start from (default: the run's
+                             # self-play network when [train] is given, else the shipped one)
+
+    [[phase]]
+    kind = "sample"          # self-play positions into a pool
+    games = 20000
+    seed = 1
+
+    [[phase]]
+    kind = "label"           # rollouts of the last pool into a store
+    name = "labels"
+    store = "labels/train"   # relative to the run directory
+    trials = 648
+
+    [[phase]]
+    kind = "fit"             # the networks fitted to the labels
+    stores = ["labels"]      # the label phase's store
+    only = ["contact"]
+    teach_around = 2
+
+Kinds: ``sample`` (:func:`bgengine.labelling.sampling.build_pool`), ``label``
+(:func:`bgengine.labelling.labeller.label_pool`), ``widen`` (the race or contact networks,
+:func:`bgengine.training.growth.widen`), ``fit`` (:func:`bgengine.labelling.fit.fit_from_stores`)
+and ``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`).  Each phase works
+in ``RUN/phases/NAME/`` (``NAME`` defaults to its number and kind, e.g. ``02-label``) and ends
+by writing ``done.json`` there; a recipe run again skips the phases done (with the same
+settings: others are an error) and resumes the one under way (labelling by its store's
+shards, a fit's search by its cache in ``RUN/search-cache``).  The phases that make an
+evaluator (``widen``, ``fit``, ``cube-fit``) write ``evaluator.npz``, and each later phase
+starts from the last one; the recipe's result is copied to ``RUN/evaluator.npz``.
+
+Paths: a label phase's ``store`` is relative to the run directory; the inputs (``pool``,
+``stores``, ``teach_pools``, ``exclude``: the name of an earlier phase, or a path; ``set``: a
+path) are as given, relative to the working directory.  ``player``: ``current`` (the
+evaluator so far), ``start`` (the one the recipe started from; a label phase's default, so
+that one store is labelled by one evaluator) or a network spec.  A sample phase leaves out
+the positions of the pools sampled before it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from bgengine.core.fileio import atomic_write, read_regular
+
+__all__ = ["Phase", "Recipe", "PHASE_KINDS", "load_recipe", "run_recipe", "evaluator_path"]
+
+log = logging.getLogger(__name__)
+
+_MAX_RECIPE_BYTES = 1 << 20
+
+#: Each kind's settings and their defaults (``REQUIRED``: no default).
+REQUIRED = object()
+_SETTINGS: dict[str, dict[str, Any]] = {
+    "sample": {"games": REQUIRED, "seed": 0, "keep": 0.15, "alternatives": 0.0,
+               "per_class": None, "first_game": 0, "player": "current", "exclude": []},
+    "label": {"store": REQUIRED, "pool": "", "trials": 648, "plies": 0, "truncate": 0,
+              "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
+    "widen": {"race": [], "contact": [], "fresh": True, "noise": 0.01, "seed": 0},
+    "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "player": "current"},
+    "cube-fit": {"set": REQUIRED, "plies": 0},
+}
+#: The kinds of phase.
+PHASE_KINDS = tuple(_SETTINGS)
+
+
+def _fit_fields() -> dict[str, Any]:
+    from bgengine.labelling.fit import FitConfig
+    return {f.name: f.default for f in fields(FitConfig)}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a recipe: its ``kind``, ``name`` (its folder) and ``settings`` (every
+    setting of its kind, defaults filled in)."""
+
+    kind: str
+    name: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The phases of a recipe file, the evaluator they start from (``start``: a network
+    spec; ``None``: the run's self-play network, else the shipped one) and the self-play
+    settings (``train``: the ``[train]`` table, or ``None``)."""
+
+    phases: tuple[Phase, ...]
+    start: str | None = None
+    train: dict[str, Any] | None = None
+
+
+def _phase(index: int, table: Any) -> Phase:
+    where = f"phase {index + 1}"
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: a [[phase]] table is expected")
+    kind = table.get("kind")
+    if kind not in _SETTINGS:
+        raise ValueError(f"{where}: kind must be one of {', '.join(PHASE_KINDS)}, got {kind!r}")
+    name = table.get("name", f"{index + 1:02d}-{kind}")
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise ValueError(f"{where}: name must be a folder name, got {name!r}")
+    allowed = dict(_SETTINGS[kind])
+    if kind == "fit":
+        allowed.update(_fit_fields())
+    unknown = set(table) - set(allowed) - {"kind", "name"}
+    if unknown:
+        raise ValueError(f"{where} ({kind}): unknown settings {sorted(unknown)}; known: "
+                         f"{', '.join(sorted(allowed))}")
+    settings = {}
+    for key, default in allowed.items():
+        if key not in table and default is REQUIRED:
+            raise ValueError(f"{where} ({kind}): {key} is required")
+        settings[key] = table.get(key, default)
+    return Phase(kind, name, settings)
+
+
+def load_recipe(path: str | os.PathLike[str]) -> Recipe | None:
+    """The recipe of a TOML file; ``None`` when it has no ``[[phase]]`` tables (a plain
+    training config) or cannot be read as TOML.  Every problem of a recipe is a
+    ``ValueError`` naming ``path``."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(read_regular(path, "recipe", _MAX_RECIPE_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None         # not a recipe: the training config's reader says what is wrong
+    tables = data.get("phase")
+    if tables is None:
+        return None
+    try:
+        if not isinstance(tables, list) or not tables:
+            raise ValueError("phase must be a list of [[phase]] tables")
+        phases = tuple(_phase(i, t) for i, t in enumerate(tables))
+        names = [p.name for p in phases]
+        if len(set(names)) != len(names):
+            raise ValueError(f"phase names must differ, got {names}")
+        head = data.get("recipe", {})
+        if not isinstance(head, dict) or set(head) - {"start"}:
+            raise ValueError("[recipe] takes one setting, start")
+        start = head.get("start")
+        if start is not None and not isinstance(start, str):
+            raise ValueError(f"[recipe] start must be a network spec, got {start!r}")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    train = data.get("train")
+    extra = set(data) - {"phase", "recipe", "train"}
+    if extra:
+        raise ValueError(f"{path}: unknown tables or keys {sorted(extra)} (a recipe has "
+                         f"[train], [recipe] and [[phase]])")
+    return Recipe(phases, start, train)
+
+
+# ---------------------------------------------------------------- running
+
+def run_recipe(run: str | os.PathLike[str], recipe: Recipe, *, start: str,
+               n_threads: int = 1, progress: Callable[[str], None] | None = None) -> Path:
+    """Run the phases of ``recipe`` in the run directory ``run`` (see the module
+    docstring), from the evaluator file or spec ``start``; returns ``RUN/evaluator.npz``."""
+    run = Path(run)
+    say = progress or (lambda line: log.info(line))
+    start_file = evaluator_path(start)
+    current = start_file
+    pools: dict[str, Path] = {}           # sample phases' pools by phase name
+    stores: dict[str, Path] = {}          # label phases' stores by phase name
+    for phase in recipe.phases:
+        folder = run / "phases" / phase.name
+        done_file = folder / "done.json"
+        record = {"kind": phase.kind, "settings": phase.settings, "start": str(current)}
+        if done_file.is_file():
+            done = json.loads(read_regular(done_file, "phase record").decode("utf-8"))
+            if {k: done.get(k) for k in record} != json.loads(json.dumps(record)):
+                raise ValueError(f"{done_file}: phase {phase.name} was done with other settings "
+                                 f"or from another evaluator; delete {folder} to redo it")
+            say(f"{phase.name}: done already")
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            began = time.time()
+            out = _RUNNERS[phase.kind](phase, folder, run, current, start_file, pools, stores,
+                                       n_threads, say)
+            record.update(output=str(out), seconds=round(time.time() - began, 1))
+            atomic_write(done_file, lambda f: f.write(json.dumps(record, indent=1).encode()))
+            say(f"{phase.name}: done in {record['seconds']:.0f} s, {out}")
+        output = Path(json.loads(read_regular(done_file, "phase record"))["output"])
+        if phase.kind == "sample":
+            pools[phase.name] = output
+        elif phase.kind == "label":
+            stores[phase.name] = output
+        else:
+            current = output
+    final = run / "evaluator.npz"
+    shutil.copyfile(current, final)
+    return final
+
+
+def evaluator_path(spec: str) -> Path:
+    """The file of the evaluator a network spec names (``net``: the shipped one)."""
+    from bgengine.matches.players import NETWORK_SPEC_HELP, default_network_path, network_file
+
+    if spec.strip() == "net":
+        return default_network_path()
+    path = network_file(spec)
+    if path is None:
+        raise ValueError(f"{spec!r} is not a network; expected {NETWORK_SPEC_HELP}")
+    return path
+
+
+def _player(value: str, current: Path, start: Path) -> Path:
+    return {"current": current, "start": start}.get(value) or evaluator_path(value)
+
+
+def _sample(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.labelling.sampling import SamplingConfig, build_pool
+    from bgengine.labelling.store import file_sha256
+    from bgengine.core.evaluator import load_evaluator
+
+    s = phase.settings
+    player = _player(s["player"], current, start)
+    config = SamplingConfig(games=s["games"], seed=s["seed"], keep=s["keep"],
+                            alternatives=s["alternatives"])
+    exclude = list(pools.values()) + [pools.get(e) or stores.get(e) or Path(e)
+                                      for e in s["exclude"]]
+    out = folder / "pool.npz"
+    counts = build_pool(out, load_evaluator(player), config, player=str(player),
+                        evaluator_sha256=file_sha256(player), exclude=exclude,
+                        per_class=s["per_class"], first_game=s["first_game"])
+    say(f"{phase.name}: {sum(counts.values())} positions {json.dumps(counts)}")
+    return out
+
+
+def _label(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.labelling.labeller import label_pool
+    from bgengine.labelling.store import LabelSettings, LabelStore, file_sha256, load_pool
+    from bgengine.core.evaluator import load_evaluator
+
+    s = phase.settings
+    if s["pool"]:
+        pool_path = pools.get(s["pool"]) or Path(s["pool"])
+    elif pools:
+        pool_path = list(pools.values())[-1]
+    else:
+        raise ValueError(f"phase {phase.name}: no pool (no sample phase before it; set pool)")
+    settings = LabelSettings(trials=s["trials"], plies=s["plies"], truncate=s["truncate"],
+                             variance_reduction=s["variance_reduction"], seed=s["seed"],
+                             shard_size=s["shard_size"])
+    player = _player(s["player"], current, start)
+    path = Path(s["store"]) if Path(s["store"]).is_absolute() else run / s["store"]
+    store = LabelStore(path, settings, file_sha256(player))
+    done = label_pool(store, load_pool(pool_path), load_evaluator(player),
+                      n_threads=n_threads)
+    say(f"{phase.name}: {done.positions} positions labelled "
+        f"({done.positions_per_hour:.0f} an hour), the store {len(store)}")
+    return path
+
+
+def _widen(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.core.evaluator import load_evaluator
+    from bgengine.labelling.fit import replace_networks
+    from bgengine.training.growth import widen
+
+    s = phase.settings
+    ev = load_evaluator(current)
+    nets = {}
+    as_list = (lambda v: [v] if isinstance(v, int) else list(v))
+    if s["race"]:
+        nets["race"] = widen(ev.race, as_list(s["race"]), noise=s["noise"], seed=s["seed"] + 1,
+                             copies=not s["fresh"])
+    if s["contact"]:
+        for name, net in ev.networks.items():
+            if name.startswith("contact"):
+                nets[name] = widen(net, as_list(s["contact"]), noise=s["noise"],
+                                   seed=s["seed"], copies=not s["fresh"])
+    if not nets:
+        raise ValueError(f"phase {phase.name}: nothing to widen: set race or contact")
+    out = folder / "evaluator.npz"
+    replace_networks(ev, nets).save(out)
+    return out
+
+
+def _fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.labelling.fit import FitConfig, fit_from_stores
+    from bgengine.core.evaluator import load_evaluator
+
+    s = dict(phase.settings)
+    player = _player(s.pop("player"), current, start)
+    store_paths = [stores.get(x) or Path(x) for x in s.pop("stores")]
+    teach = [pools.get(x) or Path(x) for x in s.pop("teach_pools")]
+    only = s.pop("only")
+    fitted, reports, n = fit_from_stores(
+        load_evaluator(player), store_paths, FitConfig(**s), start=str(player),
+        only=set(only) or None, teach_pools=teach, progress=say, n_threads=n_threads,
+        search_cache=run / "search-cache")
+    out = folder / "evaluator.npz"
+    fitted.save(out)
+    for r in reports:
+        say(f"{phase.name}: {r.name} held-out equity rms {r.before:.4f} -> {r.after:.4f}")
+    return out
+
+
+def _cube_fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.labelling.cubes import with_fitted_efficiency
+    from bgengine.core.evaluator import load_evaluator
+
+    s = phase.settings
+    model, report = with_fitted_efficiency(load_evaluator(current),
+                                           Path(s["set"]), s["plies"])
+    out = folder / "evaluator.npz"
+    model.save(out)
+    say(f"{phase.name}: cube efficiencies {json.dumps({k: r['x'] for k, r in report.items()})}")
+    return out
+
+
+_RUNNERS = {"sample": _sample, "label": _label, "widen": _widen, "fit": _fit,
+            "cube-fit": _cube_fit}

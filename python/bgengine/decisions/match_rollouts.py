@@ -54,8 +54,6 @@ def rollout_match_cube_decision(engine, board, state: MatchState, trials: int = 
     the position (its own dice).  ``progress(trials done, trials)`` every 64 trials.
     ``ValueError`` in money play, or where the side on roll cannot double (a dead cube,
     the Crawford game, the cube the opponent's)."""
-    from bgengine.decisions.engine import Engine
-
     trials = checked_int(trials, "trials", 1, MAX_TRIALS, "1..10**7")
     board = validate_board(board)
     seat = state.player_on_roll
@@ -65,8 +63,9 @@ def rollout_match_cube_decision(engine, board, state: MatchState, trials: int = 
     if not info.can_double():
         raise ValueError("the side on roll cannot double here (the Crawford game, a dead cube "
                          "or the opponent's cube): there is no cube decision to roll out")
-    roller = Engine(engine.player, engine.network, plies=0, met=engine.met,
-                    plays_at_score=False, efficiency=engine.efficiency)
+    # the same engine at 0-ply, cubeless plays (its class: no import of the engine here)
+    roller = type(engine)(engine.player, engine.network, plies=0, met=engine.met,
+                          plays_at_score=False, efficiency=engine.efficiency)
     players, engines = (roller.player, roller.player), (roller, roller)
     met = roller.met
     values = np.zeros((trials, 2))

@@ -219,7 +219,7 @@ def test_cube_game_with_players_that_never_double_is_the_cubeless_game():
         def can_double(self, state, side):
             return False
 
-    eng = Never(player="pubeval", network=NET)
+    eng = Never(player="pubeval", network=NET, plays_at_score=False)   # cubeless plays
     a, b = Player("net", NET, name="tiny"), make_player("pubeval")
     for seed in range(4):
         g = CubeGame((a, b), (eng, eng), match_length=0, score=[0, 0], crawford=False,

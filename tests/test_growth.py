@@ -113,7 +113,7 @@ def test_deepen_small_slope_keeps_the_outputs_within_the_bound(shipped, contact_
     assert len(contact_boards) > 3000
     bound = 0.25 * (slope ** 2 / 96 * np.abs(net.weights(1)[0]).sum(axis=0).max()) + 1e-4
     diff = np.abs(deep.evaluate(contact_boards) - net.evaluate(contact_boards))
-    assert 0 < diff.max() < bound < 2e-3
+    assert 0 < diff.max() < bound < 4e-3
 
 
 @pytest.mark.parametrize("width", [None, 160])
@@ -217,12 +217,13 @@ def test_network_widen_writes_a_wider_evaluator(shipped, tmp_path, capsys):
     """``bgengine network widen``: the same networks as ``widen_evaluator`` gives."""
     source = tmp_path / "in.npz"
     shipped.save(source)
+    race = shipped.race.hidden[0] + 8
     assert main(["network", "widen", str(source), str(tmp_path / "out.npz"),
-                 "--contact", "140", "--race", "70", "--seed", "5", "--json"]) == 0
+                 "--contact", "140", "--race", str(race), "--seed", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["target"] == str(tmp_path / "out.npz")
     out = load_evaluator(tmp_path / "out.npz")
-    expected = widen_evaluator(shipped, [140], [70], noise=0.01, seed=5)
-    assert out.contact.hidden == (140,) and out.race.hidden == (70,)
+    expected = widen_evaluator(shipped, [140], [race], noise=0.01, seed=5)
+    assert out.contact.hidden == (140,) and out.race.hidden == (race,)
     assert np.array_equal(out.contact.params, expected.contact.params)
     assert np.array_equal(out.race.params, expected.race.params)
 
@@ -250,19 +251,20 @@ def test_network_refuses_bad_input_in_one_line(shipped, tmp_path, capsys, argv, 
     assert not (tmp_path / "out.npz").exists()
 
 def test_network_widen_race_alone_keeps_the_contact_experts(tmp_path, capsys):
-    """``network widen net OUT --race 128``: the shipped file's race network widened, its
+    """``network widen net OUT --race N``: the shipped file's race network widened, its
     contact experts untouched; nothing to widen is one line and exit 2."""
     full = load_default_network()
-    assert main(["network", "widen", "net", str(tmp_path / "r.npz"), "--race", "96"]) == 0
+    wider = full.race.hidden[0] + 32
+    assert main(["network", "widen", "net", str(tmp_path / "r.npz"), "--race", str(wider)]) == 0
     out = load_evaluator(tmp_path / "r.npz")
-    assert out.race.hidden == (96,) and len(out.experts) == len(full.experts)
-    assert np.array_equal(out.race.params, widen(full.race, [96], noise=0.01, seed=1).params)
+    assert out.race.hidden == (wider,) and len(out.experts) == len(full.experts)
+    assert np.array_equal(out.race.params, widen(full.race, [wider], noise=0.01, seed=1).params)
     for mine, theirs in zip(out.experts, full.experts):
         assert np.array_equal(mine.params, theirs.params)
-    assert main(["network", "widen", "net", str(tmp_path / "f.npz"), "--race", "96",
+    assert main(["network", "widen", "net", str(tmp_path / "f.npz"), "--race", str(wider),
                  "--fresh"]) == 0
     fresh = load_evaluator(tmp_path / "f.npz").race
-    assert np.array_equal(fresh.params, widen(full.race, [96], noise=0.01, seed=1,
+    assert np.array_equal(fresh.params, widen(full.race, [wider], noise=0.01, seed=1,
                                               copies=False).params)
     capsys.readouterr()
     assert main(["network", "widen", "net", str(tmp_path / "x.npz")]) == 2

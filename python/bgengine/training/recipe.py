@@ -1,5 +1,5 @@
 """A recipe: the phases after self-play that make an evaluator accurate, run in order,
-resumable, from one TOML file.
+resumable, from one TOML file (``configs/default.toml``: every step of the shipped one).
 
 A recipe file lists ``[[phase]]`` tables after an optional ``[train]`` table (self-play,
 :class:`bgengine.training.config.TrainConfig`) and an optional ``[recipe]`` table::
@@ -27,14 +27,28 @@ A recipe file lists ``[[phase]]`` tables after an optional ``[train]`` table (se
 
 Kinds: ``sample`` (:func:`bgengine.labelling.sampling.build_pool`), ``label``
 (:func:`bgengine.labelling.labeller.label_pool`), ``widen`` (the race or contact networks,
-:func:`bgengine.training.growth.widen`), ``fit`` (:func:`bgengine.labelling.fit.fit_from_stores`)
-and ``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`).  Each phase works
+:func:`bgengine.training.growth.widen`), ``fit`` (:func:`bgengine.labelling.fit.fit_from_stores`),
+``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`), ``distill`` (a round
+of play-ranking distillation: the player's self-play valued by its own search,
+:func:`bgengine.training.distillation.collect`, in chunks of ``chunk_games`` (chunk ``k``
+seeded ``seed + k``), with the data of the distill phases named in ``reuse``; one fit a
+seed of ``fit_seeds``, :func:`~bgengine.training.distillation.fit`, and with more than one
+the start moved ``share`` of the way toward their mean,
+:func:`~bgengine.training.distillation.blend`; ``sample`` > 0 samples the last ply's
+values and ``mean_lower`` fits to the mean of those and the exact values a ply less;
+``experts``: a spec such as ``"stage:250,lead:-25/0/25"`` splits the contact network into
+experts) and ``calibrate`` (the outputs Platt-scaled to the results of ``games`` games of
+self-play, :func:`bgengine.training.outcomes.calibrate_evaluator`, in chunks; ``outputs``:
+the outputs calibrated, default all).  Each phase works
 in ``RUN/phases/NAME/`` (``NAME`` defaults to its number and kind, e.g. ``02-label``) and ends
 by writing ``done.json`` there; a recipe run again skips the phases done (with the same
 settings: others are an error) and resumes the one under way (labelling by its store's
 shards, a fit's search by its cache in ``RUN/search-cache``).  The phases that make an
 evaluator (``widen``, ``fit``, ``cube-fit``) write ``evaluator.npz``, and each later phase
 starts from the last one; the recipe's result is copied to ``RUN/evaluator.npz``.
+
+A label phase labels the last pool, or its ``pool`` (a name or path, or a list of them:
+their positions in one pool, met once), only the positions of ``classes`` when given.
 
 Paths: a label phase's ``store`` is relative to the run directory; the inputs (``pool``,
 ``stores``, ``teach_pools``, ``exclude``: the name of an earlier phase, or a path; ``set``: a
@@ -69,11 +83,18 @@ REQUIRED = object()
 _SETTINGS: dict[str, dict[str, Any]] = {
     "sample": {"games": REQUIRED, "seed": 0, "keep": 0.15, "alternatives": 0.0,
                "per_class": None, "first_game": 0, "player": "current", "exclude": []},
-    "label": {"store": REQUIRED, "pool": "", "trials": 648, "plies": 0, "truncate": 0,
+    "label": {"store": REQUIRED, "pool": "", "classes": [], "trials": 648, "plies": 0, "truncate": 0,
               "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
     "widen": {"race": [], "contact": [], "fresh": True, "noise": 0.01, "seed": 0},
     "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "player": "current"},
     "cube-fit": {"set": REQUIRED, "plies": 0},
+    "distill": {"games": REQUIRED, "chunk_games": 2000, "seed": 0, "every": 3, "top": 3,
+                "plies": 2, "sample": 0, "mean_lower": False, "class": "contact",
+                "reuse": [], "fit_seeds": [0], "share": 0.5, "lr": 3e-4, "lr_end": None,
+                "epochs": 12, "pairwise": 32.0, "anchor": 0.0, "experts": "",
+                "race_gammons": None, "player": "current"},
+    "calibrate": {"games": REQUIRED, "chunk_games": 5000, "seed": 0,
+                  "classes": ["contact", "race"], "outputs": [], "player": "current"},
 }
 #: The kinds of phase.
 PHASE_KINDS = tuple(_SETTINGS)
@@ -127,6 +148,9 @@ def _phase(index: int, table: Any) -> Phase:
         if key not in table and default is REQUIRED:
             raise ValueError(f"{where} ({kind}): {key} is required")
         settings[key] = table.get(key, default)
+    if kind == "distill" and settings["experts"] and len(settings["fit_seeds"]) != 1:
+        raise ValueError(f"{where} (distill): splitting the contact network into experts "
+                         f"takes one fit (fit_seeds of one seed)")
     return Phase(kind, name, settings)
 
 
@@ -249,23 +273,54 @@ def _label(phase, folder, run, current, start, pools, stores, n_threads, say) ->
     from bgengine.core.evaluator import load_evaluator
 
     s = phase.settings
-    if s["pool"]:
-        pool_path = pools.get(s["pool"]) or Path(s["pool"])
-    elif pools:
-        pool_path = list(pools.values())[-1]
-    else:
+    names = [s["pool"]] if isinstance(s["pool"], str) else list(s["pool"])
+    names = [n for n in names if n]
+    if not names and not pools:
         raise ValueError(f"phase {phase.name}: no pool (no sample phase before it; set pool)")
+    paths = [pools.get(n) or Path(n) for n in names] or [list(pools.values())[-1]]
+    pool = _selected_pool(folder, [load_pool(p) for p in paths], s["classes"], phase.name) \
+        if len(paths) > 1 or s["classes"] else load_pool(paths[0])
     settings = LabelSettings(trials=s["trials"], plies=s["plies"], truncate=s["truncate"],
                              variance_reduction=s["variance_reduction"], seed=s["seed"],
                              shard_size=s["shard_size"])
     player = _player(s["player"], current, start)
     path = Path(s["store"]) if Path(s["store"]).is_absolute() else run / s["store"]
     store = LabelStore(path, settings, file_sha256(player))
-    done = label_pool(store, load_pool(pool_path), load_evaluator(player),
+    done = label_pool(store, pool, load_evaluator(player),
                       n_threads=n_threads)
     say(f"{phase.name}: {done.positions} positions labelled "
         f"({done.positions_per_hour:.0f} an hour), the store {len(store)}")
     return path
+
+
+def _selected_pool(folder: Path, parts: list, classes: list[str], name: str):
+    """The positions of the pools ``parts`` of ``classes`` (all when empty), in order,
+    those met before left out, as the pool ``folder/pool.npz`` (made once)."""
+    import numpy as np
+
+    from bgengine.labelling.classes import POSITION_CLASSES
+    from bgengine.labelling.store import load_pool, save_pool
+
+    out = folder / "pool.npz"
+    if out.is_file():               # made before this phase was cut short: the same pool
+        return load_pool(out)
+    unknown = sorted(set(classes) - set(POSITION_CLASSES))
+    if unknown:
+        raise ValueError(f"phase {name}: unknown classes {unknown}; known: "
+                         f"{', '.join(POSITION_CLASSES)}")
+    keys = np.concatenate([p.keys for p in parts])
+    cls = np.concatenate([p.classes for p in parts])
+    src = np.concatenate([p.sources for p in parts])
+    keep = np.ones(len(keys), bool)
+    if classes:
+        keep &= np.isin(cls, [POSITION_CLASSES.index(c) for c in classes])
+    _, first = np.unique(keys, axis=0, return_index=True)
+    unique = np.zeros(len(keys), bool)
+    unique[first] = True
+    keep &= unique
+    save_pool(out, keys[keep], cls[keep], src[keep],
+              {"from": [str(p.path) for p in parts], "selected": classes or "all"})
+    return load_pool(out)
 
 
 def _widen(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
@@ -325,5 +380,102 @@ def _cube_fit(phase, folder, run, current, start, pools, stores, n_threads, say)
     return out
 
 
+def _chunks(folder: Path, stem: str, games: int, chunk_games: int, seed: int,
+            make: Callable[[int, int], None], say: Callable[[str], None], name: str) -> list[Path]:
+    """The chunk files ``folder/STEM-NNN.npz`` of ``games`` games, ``chunk_games`` a chunk
+    (chunk ``k``: its games and seed ``seed + k``), each made by ``make(path, games, seed)``
+    unless it is there already: a phase cut short resumes at its first missing chunk."""
+    if chunk_games < 1:
+        raise ValueError(f"phase {name}: chunk_games must be >= 1, got {chunk_games}")
+    paths = []
+    for k, first in enumerate(range(0, games, chunk_games)):
+        path = folder / f"{stem}-{k:03d}.npz"
+        n = min(chunk_games, games - first)
+        if not path.is_file():
+            make(path, n, seed + k)
+            say(f"{name}: chunk {k + 1} of {-(-games // chunk_games)} ({n} games) done")
+        paths.append(path)
+    return paths
+
+
+def _save_npz(path: Path, data: dict) -> None:
+    import numpy as np
+
+    atomic_write(path, lambda f: np.savez(f, **data))
+
+
+def _distill(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    import numpy as np
+
+    from bgengine.core.evaluator import CLASSES, Evaluator
+    from bgengine.training.distillation import (blend, collect, fit, mean_targets,
+                                                parse_experts)
+
+    s = phase.settings
+    if s["class"] not in ("contact", "race"):
+        raise ValueError(f"phase {phase.name}: class must be contact or race, got {s['class']!r}")
+    klass = CLASSES.index(s["class"])
+    player = str(_player(s["player"], current, start))
+
+    def make(path: Path, games: int, seed: int) -> None:
+        data = collect(player, games, seed, s["every"], s["top"], s["plies"], klass,
+                       s["sample"] or None)
+        _save_npz(path, mean_targets([data]) if s["mean_lower"] else data)
+
+    files = _chunks(folder, "data", s["games"], s["chunk_games"], s["seed"], make, say,
+                    phase.name)
+    for earlier in reversed(s["reuse"]):
+        done = run / "phases" / earlier / "done.json"
+        if not done.is_file() or json.loads(read_regular(done, "phase record"))["kind"] != "distill":
+            raise ValueError(f"phase {phase.name}: reuse names {earlier!r}, not a distill "
+                             f"phase done before it")
+        files = sorted(done.parent.glob("data-*.npz")) + files
+    experts = parse_experts(s["experts"]) if s["experts"] else None
+    fits = []
+    for seed in s["fit_seeds"]:
+        out = folder / f"fit-{seed}.npz"
+        if not out.is_file():
+            say(f"{phase.name}: fitting on {len(files)} files, seed {seed}")
+            fitted = fit(player, [str(f) for f in files], s["lr"], s["epochs"], seed=seed,
+                         pairwise=s["pairwise"], lr_end=s["lr_end"], klass=klass,
+                         anchor=s["anchor"], experts=experts)
+            fitted.save(out)
+        fits.append(str(out))
+    result = (Evaluator.load(fits[0]) if len(fits) == 1
+              else blend(player, fits, s["share"], klass))
+    if s["race_gammons"] is not None:
+        result = result.with_race_gammons(s["race_gammons"] or False)
+    out = folder / "evaluator.npz"
+    result.save(out)
+    return out
+
+
+def _calibrate(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.core.evaluator import load_evaluator
+    from bgengine.training.outcomes import GameOutcomes, calibrate_evaluator, play_outcomes
+
+    s = phase.settings
+    player = _player(s["player"], current, start)
+    evaluator = load_evaluator(player)
+
+    def make(path: Path, games: int, seed: int) -> None:
+        outcomes = play_outcomes(evaluator, games, seed)
+        atomic_write(path, lambda f: outcomes.save(f))
+
+    files = _chunks(folder, "outcomes", s["games"], s["chunk_games"], s["seed"], make, say,
+                    phase.name)
+    outcomes = GameOutcomes.concatenate([GameOutcomes.load(f) for f in files])
+    calibrated, reports = calibrate_evaluator(evaluator, outcomes, classes=s["classes"],
+                                               outputs=s["outputs"] or None)
+    calibrated.metadata["output_calibration"] = {"player": str(player),
+                                                 "files": [str(f) for f in files]}
+    for name, r in reports.items():
+        say(f"{phase.name}: {name} on {r.positions} positions, log loss "
+            f"{sum(r.log_loss_before):.4f} -> {sum(r.log_loss_after):.4f}")
+    out = folder / "evaluator.npz"
+    calibrated.save(out)
+    return out
+
+
 _RUNNERS = {"sample": _sample, "label": _label, "widen": _widen, "fit": _fit,
-            "cube-fit": _cube_fit}
+            "cube-fit": _cube_fit, "distill": _distill, "calibrate": _calibrate}

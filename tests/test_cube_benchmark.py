@@ -10,7 +10,8 @@ import pytest
 
 from bgengine.cli import main
 from bgengine.labelling.cubes import (CubeDecisionSet, action_agreement, build_cube_set,
-                                      close_cube_decisions, cube_errors, model_cube_values)
+                                      close_cube_decisions, cube_errors, model_cube_values,
+                                      screened_cube_values)
 from bgengine.labelling.store import boards_to_keys
 from bgengine.matches.players import load_default_network
 from bgengine.position import Position
@@ -64,6 +65,49 @@ def test_model_values_are_the_engines():
     v = model_cube_values(ev, board[None], 0)[0]
     d = Engine("net", plies=0).cube_analysis(board, MatchState(), jacoby=False)
     assert tuple(v) == pytest.approx((d.no_double, d.double_take, d.double_pass))
+
+
+def test_screened_values_decide_clear_doubles_as_the_shallow_values():
+    shallow = np.array([[0.30, 0.60, 1.0],      # margin +0.30: a clear double
+                        [0.60, 0.30, 1.0],      # -0.30: a clear no double
+                        [0.55, 0.60, 1.0]])     # +0.05: close, the deep values decide
+    deep = np.array([[0.70, 0.60, 1.0],         # deep: no double (margin -0.10)
+                     [0.10, 0.20, 0.9],         # deep: double, pass
+                     [0.80, 0.60, 1.0]])
+    out = screened_cube_values(shallow, deep)
+    assert out[0, 0] == pytest.approx(0.60 - 0.30) and out[0, 1:].tolist() == [0.60, 1.0]
+    assert out[1, 0] == pytest.approx(0.20 + 0.30) and out[1, 1:].tolist() == [0.20, 0.9]
+    assert out[2].tolist() == deep[2].tolist()
+    assert screened_cube_values(shallow, deep, screen=0.5).tolist() == deep.tolist()
+
+
+def test_deeper_cube_decisions_are_the_engines():
+    """Engine(cube_plies=2): a double of a 0-ply margin wider than CUBE_SCREEN at 0-ply,
+    others (and every take) at 2-ply; the benchmark's 2-ply values act the same way."""
+    from bgengine.decisions.engine import CUBE_SCREEN, Engine
+    from bgengine.labelling.store import keys_to_boards, load_pool
+    from bgengine.notation.ids import MatchState
+
+    boards = keys_to_boards(load_pool(POOL).keys[:60])
+    ev = load_default_network()
+    engine, state = Engine("net", cube_plies=2), MatchState()
+    assert engine.plies == 0 and engine.cube_plies == 2
+    values = screened_cube_values(model_cube_values(ev, boards, 0),
+                                  model_cube_values(ev, boards, 2))
+    screened = deep = 0
+    for board, v in zip(boards, values):
+        quick = engine.cube_analysis(board, state)
+        full = engine.cube_analysis(board, state, plies=2)
+        margin = min(quick.double_take, quick.double_pass) - quick.no_double
+        expected = quick.double if abs(margin) > CUBE_SCREEN else full.double
+        screened += abs(margin) > CUBE_SCREEN
+        deep += abs(margin) <= CUBE_SCREEN
+        assert engine.cube_decision(board, state) == expected
+        assert engine.take_decision(board, state) == full.take
+        assert expected == (min(v[1], v[2]) > v[0])
+    assert screened and deep
+    with pytest.raises(ValueError, match="cube plies must be"):
+        Engine("net", cube_plies=-1)
 
 
 def test_build_resumes_and_refuses_other_settings(tmp_path):

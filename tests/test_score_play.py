@@ -4,6 +4,8 @@ with the cube, by cubeful equity."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,13 @@ def test_money_plays_needs_a_game_with_the_cube(capsys):
     assert "add --cube or --match-length" in capsys.readouterr().err
     assert main(["match", "net", "pubeval", "--games", "2", "--cube", "--money-plays",
                  "--json"]) == 0
+
+
+def test_cube_plies_needs_a_game_with_the_cube(capsys):
+    from bgengine.cli import main
+
+    assert main(["match", "net", "pubeval", "--games", "2", "--cube-plies", "2"]) == 2
+    assert "add --cube or --match-length" in capsys.readouterr().err
+    assert main(["match", "net", "pubeval", "--games", "2", "--cube", "--cube-plies", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] >= 2

@@ -81,7 +81,7 @@ def format_cube_table(results: dict[str, list], judge: str) -> str:
 
 def _cmd_cube_benchmark(args: argparse.Namespace) -> int:
     from bgengine.labelling.cubes import (CubeDecisionSet, action_agreement, cube_errors,
-                                          model_cube_values)
+                                          model_cube_values, screened_cube_values)
     from bgengine.matches.players import load_network_spec
 
     cs = CubeDecisionSet.load(args.set)
@@ -91,8 +91,11 @@ def _cmd_cube_benchmark(args: argparse.Namespace) -> int:
     values = {}
     for spec in args.player or ["net"]:
         model = load_network_spec(spec)
+        shallow = model_cube_values(model, boards, 0)
         for plies in args.plies:
-            values[f"{spec} {plies}-ply"] = model_cube_values(model, boards, plies)
+            # deeper: as the engine decides, clear doubles at 0-ply (Engine.cube_decision)
+            values[f"{spec} {plies}-ply"] = shallow if plies == 0 else screened_cube_values(
+                shallow, model_cube_values(model, boards, plies))
     if args.gnubg or args.judge == "gnubg":
         from bgengine.opponents.gnubg.evaluate import gnubg_cube_values
 
@@ -180,7 +183,8 @@ def register_cube_steps(dsub: argparse._SubParsersAction) -> None:
     b.add_argument("--player", nargs="+", default=None, metavar="SPEC",
                    help=f"evaluators whose cube model is judged: {NETWORK_SPEC_HELP} (default net)")
     b.add_argument("--plies", nargs="+", type=int, default=[0], choices=(0, 1, 2),
-                   help="lookahead of their evaluations (default 0)")
+                   help="lookahead of their evaluations (default 0; deeper: clear doubles "
+                        "decided at 0-ply, as the engine decides them)")
     b.add_argument("--gnubg", nargs="*", type=int, default=[], choices=(0, 1, 2),
                    metavar="PLIES", help="also GNU Backgammon's cube analysis at these plies")
     b.add_argument("--judge", choices=("rollout", "gnubg"), default="rollout",

@@ -32,6 +32,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.money_plays and not (args.match_length or args.cube):
         raise ValueError("--money-plays is a choice of games with the cube: add --cube or "
                          "--match-length N")
+    if args.cube_plies and not (args.match_length or args.cube):
+        raise ValueError("--cube-plies is a choice of games with the cube: add --cube or "
+                         "--match-length N")
     if args.jacoby and not args.cube:
         raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
                          "(matches to N points never use it)")
@@ -77,7 +80,8 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
 
                 result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                         seed=args.seed, jacoby=args.jacoby, progress=bar,
-                                        plays_at_score=not args.money_plays)
+                                        plays_at_score=not args.money_plays,
+                                        cube_plies=args.cube_plies)
             else:
                 if args.luck:
                     from bgengine.decisions.luck import LuckMeter
@@ -126,6 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --cube or --match-length: network players choose cubeless "
                         "money plays (default: by cubeful equity, or match-winning chances at "
                         "the score, at the cube's value and owner)")
+    p.add_argument("--cube-plies", type=int, choices=range(3), default=0, metavar="N",
+                   help="with --cube or --match-length: the lookahead of bgengine players' "
+                        "cube decisions, 0-2 (default 0; 2: clear doubles still at 0-ply)")
     p.add_argument("--jacoby", action="store_true",
                    help="with --cube: the Jacoby rule (gammons count only after a double); an "
                         "error without --cube.  " + JACOBY_RULE)

@@ -40,7 +40,7 @@ from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import keys_to_boards, load_arrays, save_arrays
 
 __all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions",
-           "build_cube_set", "model_cube_values", "CubeErrors", "cube_errors",
+           "build_cube_set", "model_cube_values", "screened_cube_values", "CubeErrors", "cube_errors",
            "action_agreement", "fit_cube_efficiency", "with_fitted_efficiency", "EFFICIENCY_GRID",
            "ERROR_KINDS"]
 
@@ -66,6 +66,26 @@ def model_cube_values(model: Network | Evaluator, boards: np.ndarray, plies: int
     for i in range(len(boards)):
         d = cube_decision(probs[i], info, float(xs[i]))
         out[i] = d.no_double, d.double_take, d.double_pass
+    return out
+
+
+def screened_cube_values(shallow: np.ndarray, deep: np.ndarray,
+                         screen: float | None = None) -> np.ndarray:
+    """The cube values an engine with deeper cube decisions acts on (each (N, 3): no
+    double, double/take, double/pass): ``deep``'s, except that where ``shallow``'s (0-ply)
+    double margin, ``min(double/take, double/pass) - no double``, is wider than ``screen``
+    (default :data:`bgengine.decisions.engine.CUBE_SCREEN`) the no-double value is moved so
+    that the double is decided as ``shallow`` decides it (the take stays ``deep``'s):
+    what :meth:`Engine.cube_decision <bgengine.decisions.engine.Engine.cube_decision>`
+    does."""
+    from bgengine.decisions.engine import CUBE_SCREEN
+
+    screen = CUBE_SCREEN if screen is None else screen
+    out = np.array(deep, np.float64)
+    margin = np.minimum(shallow[:, 1], shallow[:, 2]) - shallow[:, 0]
+    deep_margin = np.minimum(out[:, 1], out[:, 2]) - out[:, 0]
+    flip = (np.abs(margin) > screen) & ((margin > 0) != (deep_margin > 0))
+    out[flip, 0] = np.minimum(out[flip, 1], out[flip, 2]) - margin[flip]
     return out
 
 

@@ -119,7 +119,7 @@ def run_match(a, b, games: int, seed: int = 0, threads: int | None = None,
 
 # ====================================================================== games with the cube
 
-def _cube_engine(player, network, plays_at_score: bool = True):
+def _cube_engine(player, network, plays_at_score: bool = True, cube_plies: int = 0):
     net = getattr(player, "network", None) or network
     if net is None:
         try:
@@ -127,12 +127,14 @@ def _cube_engine(player, network, plays_at_score: bool = True):
         except ValueError as exc:
             raise ValueError(f"{player.name} has no network for its cube decisions and {exc}; "
                              f"pass cube_network") from None
-    return Engine(player=player, network=net, plays_at_score=plays_at_score)
+    return Engine(player=player, network=net, plays_at_score=plays_at_score,
+                  cube_plies=cube_plies)
 
 
 def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby: bool = False,
                    cube_network=None, progress=None,
-                   plays_at_score: bool | tuple[bool, bool] = True) -> CubeMatchResult:
+                   plays_at_score: bool | tuple[bool, bool] = True,
+                   cube_plies: int = 0) -> CubeMatchResult:
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each bgengine side's cube decisions (double, take) come from
@@ -155,7 +157,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     in money games by cubeful equity at the cube
     (:meth:`bgengine.decisions.engine.Engine.choose_index_at`); ``plays_at_score=False``:
     the cubeless money plays of before, at every score (a pair ``(A's, B's)`` sets it per
-    side, e.g. to measure what playing at the score is worth).
+    side, e.g. to measure what playing at the score is worth).  ``cube_plies``: the
+    lookahead of the bgengine sides' cube decisions (:class:`Engine`'s ``cube_plies``).
     """
     n_pairs = game_pairs(n, "n, the games or matches,")
     if not is_int(match_length) or match_length < 0:
@@ -169,7 +172,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     at_score = (plays_at_score, plays_at_score) if isinstance(plays_at_score, bool) \
         else tuple(bool(x) for x in plays_at_score)
     engines = tuple(None if isinstance(p, GnubgPlayer)
-                    else _cube_engine(p, cube_network, s) for p, s in zip((a, b), at_score))
+                    else _cube_engine(p, cube_network, s, cube_plies)
+                    for p, s in zip((a, b), at_score))
     jacoby = jacoby and match_length == 0
     if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
         res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,

@@ -487,10 +487,14 @@ def take_point(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
     if c >= MAX_CUBE:
         return 0.0
     drop = _Sides(probs, info, met).value(0, c)
+    # The shares, and so the cube's break points, are the same at every win chance q: one
+    # model serves every q of the bisection (its take points computed once).
+    half = _Sides((0.5, 0.5 * shares[0], 0.5 * shares[1], 0.5 * shares[2], 0.5 * shares[3]),
+                  info, met)
 
     def take_minus_pass(q: float) -> float:       # the doubler's, at its win chance q
-        at = (q, q * shares[0], q * shares[1], (1 - q) * shares[2], (1 - q) * shares[3])
-        return _Sides(at, info, met).cubeful(2 * c, "opponent", x) - drop
+        half.p = q
+        return half.cubeful(2 * c, "opponent", x) - drop
 
     lo, hi = 0.0, 1.0         # the doubler's win chance where the opponent stops taking
     if take_minus_pass(hi) <= 0:

@@ -381,49 +381,71 @@ def _cube_fit(phase, folder, run, current, start, pools, stores, n_threads, say)
 
 
 def _chunks(folder: Path, stem: str, games: int, chunk_games: int, seed: int,
-            make: Callable[[int, int], None], say: Callable[[str], None], name: str) -> list[Path]:
+            make: Callable[..., None], settings: dict, n_threads: int,
+            say: Callable[[str], None], name: str) -> list[Path]:
     """The chunk files ``folder/STEM-NNN.npz`` of ``games`` games, ``chunk_games`` a chunk
-    (chunk ``k``: its games and seed ``seed + k``), each made by ``make(path, games, seed)``
-    unless it is there already: a phase cut short resumes at its first missing chunk."""
+    (chunk ``k``: its games and seed ``seed + k``), each made by ``make(path, games, seed,
+    **settings)`` (a module-level function: with ``n_threads`` > 1 the chunks are made in
+    that many processes) unless it is there already: a phase cut short resumes at its
+    first missing chunk."""
     if chunk_games < 1:
         raise ValueError(f"phase {name}: chunk_games must be >= 1, got {chunk_games}")
-    paths = []
-    for k, first in enumerate(range(0, games, chunk_games)):
-        path = folder / f"{stem}-{k:03d}.npz"
-        n = min(chunk_games, games - first)
-        if not path.is_file():
-            make(path, n, seed + k)
-            say(f"{name}: chunk {k + 1} of {-(-games // chunk_games)} ({n} games) done")
-        paths.append(path)
+    n_chunks = -(-games // chunk_games)
+    paths = [folder / f"{stem}-{k:03d}.npz" for k in range(n_chunks)]
+    todo = [(paths[k], min(chunk_games, games - k * chunk_games), seed + k)
+            for k in range(n_chunks) if not paths[k].is_file()]
+    if n_threads > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(min(n_threads, len(todo)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            jobs = {pool.submit(make, *job, **settings): job for job in todo}
+            for done in as_completed(jobs):
+                done.result()
+                say(f"{name}: chunk {paths.index(jobs[done][0]) + 1} of {n_chunks} done")
+    else:
+        for job in todo:
+            make(*job, **settings)
+            say(f"{name}: chunk {paths.index(job[0]) + 1} of {n_chunks} ({job[1]} games) done")
     return paths
 
 
-def _save_npz(path: Path, data: dict) -> None:
+def _collect_chunk(path: Path, games: int, seed: int, *, player: str, every: int, top: int,
+                   plies: int, klass: int, sample: int, mean_lower: bool) -> None:
+    """One chunk of a distill phase: ``collect``'s data (its mean targets with
+    ``mean_lower``), written atomically."""
     import numpy as np
 
+    from bgengine.training.distillation import collect, mean_targets
+
+    data = collect(player, games, seed, every, top, plies, klass, sample or None)
+    data = mean_targets([data]) if mean_lower else data
     atomic_write(path, lambda f: np.savez(f, **data))
 
 
-def _distill(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
-    import numpy as np
+def _outcomes_chunk(path: Path, games: int, seed: int, *, player: str) -> None:
+    """One chunk of a calibrate phase: the outcomes of ``games`` self-play games."""
+    from bgengine.core.evaluator import load_evaluator
+    from bgengine.training.outcomes import play_outcomes
 
+    outcomes = play_outcomes(load_evaluator(player), games, seed)
+    atomic_write(path, lambda f: outcomes.save(f))
+
+
+def _distill(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
     from bgengine.core.evaluator import CLASSES, Evaluator
-    from bgengine.training.distillation import (blend, collect, fit, mean_targets,
-                                                parse_experts)
+    from bgengine.training.distillation import blend, fit, parse_experts
 
     s = phase.settings
     if s["class"] not in ("contact", "race"):
         raise ValueError(f"phase {phase.name}: class must be contact or race, got {s['class']!r}")
     klass = CLASSES.index(s["class"])
     player = str(_player(s["player"], current, start))
-
-    def make(path: Path, games: int, seed: int) -> None:
-        data = collect(player, games, seed, s["every"], s["top"], s["plies"], klass,
-                       s["sample"] or None)
-        _save_npz(path, mean_targets([data]) if s["mean_lower"] else data)
-
-    files = _chunks(folder, "data", s["games"], s["chunk_games"], s["seed"], make, say,
-                    phase.name)
+    settings = {"player": player, "every": s["every"], "top": s["top"], "plies": s["plies"],
+                "klass": klass, "sample": s["sample"], "mean_lower": s["mean_lower"]}
+    files = _chunks(folder, "data", s["games"], s["chunk_games"], s["seed"], _collect_chunk,
+                    settings, n_threads, say, phase.name)
     for earlier in reversed(s["reuse"]):
         done = run / "phases" / earlier / "done.json"
         if not done.is_file() or json.loads(read_regular(done, "phase record"))["kind"] != "distill":
@@ -452,18 +474,13 @@ def _distill(phase, folder, run, current, start, pools, stores, n_threads, say) 
 
 def _calibrate(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
     from bgengine.core.evaluator import load_evaluator
-    from bgengine.training.outcomes import GameOutcomes, calibrate_evaluator, play_outcomes
+    from bgengine.training.outcomes import GameOutcomes, calibrate_evaluator
 
     s = phase.settings
     player = _player(s["player"], current, start)
     evaluator = load_evaluator(player)
-
-    def make(path: Path, games: int, seed: int) -> None:
-        outcomes = play_outcomes(evaluator, games, seed)
-        atomic_write(path, lambda f: outcomes.save(f))
-
-    files = _chunks(folder, "outcomes", s["games"], s["chunk_games"], s["seed"], make, say,
-                    phase.name)
+    files = _chunks(folder, "outcomes", s["games"], s["chunk_games"], s["seed"],
+                    _outcomes_chunk, {"player": str(player)}, n_threads, say, phase.name)
     outcomes = GameOutcomes.concatenate([GameOutcomes.load(f) for f in files])
     calibrated, reports = calibrate_evaluator(evaluator, outcomes, classes=s["classes"],
                                                outputs=s["outputs"] or None)

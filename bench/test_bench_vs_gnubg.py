@@ -37,18 +37,27 @@ the same runs:
 CPU (``lscpu``), evaluator              static,      static,         rollouts,       rollouts,
                                         afterstates  calibrate-like  1 thread        2 threads
 ======================================  ===========  ==============  ==============  ==============
-AMD EPYC family 26 model 2 (Zen 5),     7.01x        5.17x           **6.66x**       **6.53x**
-the shipped evaluator, AVX-512 kernel   (6.85-7.80x) (4.50-6.08x)    (6.60-6.97x)    (6.06-6.55x)
-with the polynomial sigmoid [4]
-Intel Xeon family 6 model 207           5.72-5.90x   3.87-3.95x      **6.33x**       **5.68x**
-(AVX-512), the shipped evaluator [1]                                 (5.89-6.59x)    (5.52-5.71x)
+AMD EPYC family 26 model 2 (Zen 5),     6.61x        4.68x           **6.45x**       **6.13x**
+the shipped evaluator (race 235-128-5),
+AVX-512 kernel [5]
+AMD EPYC family 25 model 17 (Zen 4),    5.57-5.61x   3.98-4.10x      **5.89-6.14x**  **6.02-6.17x**
+the shipped evaluator, AVX-512 [5]
+AMD EPYC family 26 model 2 (Zen 5),     7.01x        5.17x           6.66x           6.53x
+the previous evaluator (race            (6.85-7.80x) (4.50-6.08x)    (6.60-6.97x)    (6.06-6.55x)
+235-64-5), AVX-512 [4]
+Intel Xeon family 6 model 207           5.72-5.90x   3.87-3.95x      6.33x           5.68x
+(AVX-512), the previous evaluator [1]                                (5.89-6.59x)    (5.52-5.71x)
 AMD EPYC family 23 model 1 (Zen 1),     5.02-5.14x                   4.82-4.88x      4.80-4.87x
-the shipped evaluator [2]
+the previous evaluator [2]
 Intel Xeon family 6 model 167, one      5.35-5.37x   3.45-3.55x      5.79-5.92x      5.69-5.79x
 250-128-5 contact network [3]
-AMD EPYC family 25 model 17 (Zen 3),    5.33-5.68x   3.60-3.71x      5.16-5.23x      5.15-5.34x
+AMD EPYC family 25 model 17 (Zen 4),    5.33-5.68x   3.60-3.71x      5.16-5.23x      5.15-5.34x
 one 250-128-5 contact network [3]
 ======================================  ===========  ==============  ==============  ==============
+
+[5] Other work paused; Zen 5 one run of the whole file (the deep network 2.24x), Zen 4 two
+runs of the static and rollout tests (gnubg 422-456 trials/s on one thread; the deep network
+1.93x).
 
 [4] One run of the whole file, other work paused; gnubg 578 trials/s on one thread, 1,170 on
 two; the 250-128-128-5 deep network 2.33x. The rows below predate the polynomial sigmoid.

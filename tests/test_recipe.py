@@ -211,7 +211,8 @@ def _tiny(recipe: str) -> str:
         s = re.sub(rf"(?m)^{key} = \d+", f"{key} = {value}", s)
     s = re.sub(r"(?m)^trials = \d+", "trials = 2", s)
     s = re.sub(r'(?m)^(kind = "(distill|fit)".*)$', r"\1\nepochs = 1", s)
-    return s.replace('kind = "calibrate"\ngames = 2\n', 'kind = "calibrate"\ngames = 40\noutputs = [0]\n')
+    return s.replace('kind = "calibrate"\ngames = 2\n',
+                     'kind = "calibrate"\ngames = 40\noutputs = [0]\n')
 
 
 def test_the_shipped_recipe_runs_from_random_weights(tmp_path, capsys):

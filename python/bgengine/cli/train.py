@@ -136,7 +136,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "finished and saved, exit status 130.  A file with "
                                    "[[phase]] tables is a recipe: self-play (its [train], if "
                                    "any), then its phases (sample, label, widen, fit, "
-                                   "cube-fit; bgengine.training.recipe), each resumable.")
+                                   "cube-fit, distill, calibrate; bgengine.training.recipe), each "
+                                   "resumable; configs/default.toml makes the shipped "
+                                   "evaluator from random weights.")
     p.add_argument("run", help="run directory (created if missing)")
     p.add_argument("--config", help="TOML file with the training settings (default: the run's "
                                     "own RUN/config.toml, else the defaults)")

@@ -83,8 +83,8 @@ REQUIRED = object()
 _SETTINGS: dict[str, dict[str, Any]] = {
     "sample": {"games": REQUIRED, "seed": 0, "keep": 0.15, "alternatives": 0.0,
                "per_class": None, "first_game": 0, "player": "current", "exclude": []},
-    "label": {"store": REQUIRED, "pool": "", "classes": [], "trials": 648, "plies": 0, "truncate": 0,
-              "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
+    "label": {"store": REQUIRED, "pool": "", "classes": [], "trials": 648, "plies": 0,
+              "truncate": 0, "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
     "widen": {"race": [], "contact": [], "fresh": True, "noise": 0.01, "seed": 0},
     "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "player": "current"},
     "cube-fit": {"set": REQUIRED, "plies": 0},
@@ -448,7 +448,8 @@ def _distill(phase, folder, run, current, start, pools, stores, n_threads, say) 
                     settings, n_threads, say, phase.name)
     for earlier in reversed(s["reuse"]):
         done = run / "phases" / earlier / "done.json"
-        if not done.is_file() or json.loads(read_regular(done, "phase record"))["kind"] != "distill":
+        kind = json.loads(read_regular(done, "phase record"))["kind"] if done.is_file() else None
+        if kind != "distill":
             raise ValueError(f"phase {phase.name}: reuse names {earlier!r}, not a distill "
                              f"phase done before it")
         files = sorted(done.parent.glob("data-*.npz")) + files

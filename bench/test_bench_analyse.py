@@ -9,18 +9,19 @@ default threads and with one thread, then ``analyse_match`` at 2-ply on a fresh 
 
 Gate (ratio in the same run): bgengine at least 4x faster than gnubg with one thread and
 at least 3.5x faster than gnubg on its default threads (regression guards below the measured
-figures).  The issue's target, 5x, is met: 5.2x to 6.0x in three runs.
+figures).  The issue's target, 5x, is met (figures below).
 
-Figures (2-core AMD EPYC KVM guest, Python 3.11, gcc 12 -O3; shipped network; training
-paused by ``/work/bench-lock.sh``; other engineers' niced gnubg processes running):
+Figures (2-core AMD EPYC family 25 model 17 (Zen 4) KVM guest, Python 3.11, gcc 12 -O3;
+the shipped evaluator; other work paused; one run):
 
 =====================  ===============  ===================  ===========  ==============
 run                    gnubg, 1 thread  gnubg, default (2)   bgengine     ratio (1 / 2)
 =====================  ===============  ===================  ===========  ==============
-1                      10.1 s           10.2 s               1.9 s        5.4x / 5.5x
-2                      10.8 s           11.9 s               2.1 s        5.2x / 5.7x
-3                      10.8 s           10.5 s               1.8 s        6.0x / 5.8x
+1                      10.2 s           9.1 s                1.5 s        6.7x / 6.0x
 =====================  ===============  ===================  ===========  ==============
+
+(With the previous evaluator, on an AMD EPYC guest with other engineers' gnubg processes
+running: 5.2x-6.0x / 5.5x-5.8x in three runs.)
 
 The luck of each roll is one compiled ``Searcher.best_plays`` call for the 21 rolls and
 ``cube_efficiencies`` over the batch, ``cubeful_values`` share the match equities, and only

@@ -124,7 +124,7 @@ class Engine:
     cube_plies : int, optional
         Lookahead of the cube decisions (double, take, resignations accepted): default the
         engine's ``plies``.  The cube model reads the probabilities of one position, so a
-        deeper search there is cheap beside the plays' (about 10 ms at 2-ply) and worth
+        deeper search there is cheap beside the plays' (a few ms at 2-ply) and worth
         more (docs/guide/cube.md).
 
     Notes
@@ -140,9 +140,8 @@ class Engine:
                  met: MatchEquityTable | None = None, plays_at_score: bool = True,
                  efficiency: CubeEfficiency | None = None,
                  cube_plies: int | None = None) -> None:
-        for what, n in (("plies", plies), ("cube plies", cube_plies)):
-            if n is None and what == "cube plies":
-                continue
+        depths = [("plies", plies)] + ([] if cube_plies is None else [("cube plies", cube_plies)])
+        for what, n in depths:
             if not is_int(n) or n < 0:
                 raise ValueError(f"{what} must be a whole number >= 0, got {n!r}")
             if n > self.max_plies:

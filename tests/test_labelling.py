@@ -619,3 +619,24 @@ def test_teach_searches_only_the_positions_of_the_networks_fitted(boards, tmp_pa
     assert taught.trained == alone.trained and not (tmp_path / "only").exists()  # none searched
     fit_evaluator(shipped, labels, config, teach_boards=contact, search_cache=tmp_path / "all")
     assert list((tmp_path / "all").iterdir())          # every network fitted: all searched
+
+
+def test_select_keeps_the_classes_asked_in_order_each_once(tmp_path, capsys, boards):
+    a = _pool(tmp_path, boards, "a.npz")
+    b = _pool(tmp_path, boards[::-1], "b.npz")          # the same positions again
+    out = tmp_path / "sel.npz"
+    assert main(["data", "select", str(out), "--pool", str(a.path), str(b.path),
+                 "--classes", "race", "crashed", "--json"]) == 0
+    got = load_pool(out)
+    wanted = np.isin(a.classes, [POSITION_CLASSES.index("race"), POSITION_CLASSES.index("crashed")])
+    assert wanted.any() and not wanted.all()
+    assert np.array_equal(got.keys, a.keys[wanted])     # a's order, b's repeats left out
+    assert np.array_equal(got.classes, a.classes[wanted])
+    report = json.loads(capsys.readouterr().out)
+    assert report["positions"] == int(wanted.sum())
+    assert report["counts"]["contact"] == 0
+    # an existing file is kept unless --force
+    assert main(["data", "select", str(out), "--pool", str(a.path)]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["data", "select", str(out), "--pool", str(a.path), "--force"]) == 0
+    assert len(load_pool(out)) == len(np.unique(a.keys, axis=0))

@@ -12,6 +12,7 @@ from bgengine.cli.options import add_backend_arguments, add_player_argument, gam
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.data_cubes import register_cube_steps
 from bgengine.cli.progress import ProgressBar
+from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.fit import KEEP_FORMS
 from bgengine.matches.players import NETWORK_SPEC_HELP
 
@@ -76,6 +77,17 @@ def _cmd_label(args: argparse.Namespace) -> int:
     lines.append(f"{args.store}: {len(store)} positions {json.dumps(store.counts())}")
     emit(args, {"store": args.store, "positions": len(store), "counts": store.counts(),
                 "runs": runs}, "\n".join(lines))
+    return 0
+
+
+def _cmd_select(args: argparse.Namespace) -> int:
+    from bgengine.labelling.store import load_pool, select_pool
+
+    if Path(args.out).exists() and not args.force:
+        raise ValueError(f"{args.out} exists; give --force to replace it")
+    pool = select_pool(args.out, [load_pool(p) for p in args.pool], args.classes or ())
+    emit(args, {"pool": args.out, "positions": len(pool), "counts": pool.metadata["counts"]},
+         f"{args.out}: {len(pool)} positions {json.dumps(pool.metadata['counts'])}")
     return 0
 
 
@@ -231,6 +243,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_quiet_argument(s)
     add_json_argument(s)
     s.set_defaults(func=_cmd_sample)
+
+    sel = dsub.add_parser("select", help="the positions of some classes of pools, as a new pool",
+                          description="Write the positions of the pools whose class is one of "
+                                      "--classes (all when none are given), in order and each "
+                                      "once, as a new pool file: to label some classes again, "
+                                      "e.g. with another player or more trials.")
+    sel.add_argument("out", metavar="OUT.npz", help="the pool file to write")
+    sel.add_argument("--pool", nargs="+", required=True, metavar="POOL.npz",
+                     help="pool files to select from, in order")
+    sel.add_argument("--classes", nargs="+", default=None, choices=POSITION_CLASSES,
+                     metavar="CLASS", help=f"classes to keep: {', '.join(POSITION_CLASSES)} "
+                                           "(default all)")
+    sel.add_argument("--force", action="store_true", help="replace OUT.npz if it exists")
+    add_json_argument(sel)
+    sel.set_defaults(func=_cmd_select)
 
     lab = dsub.add_parser("label", help="label a pool's positions by rollouts into a store",
                           description="Roll out every position of the pools (cubeless, five "

@@ -34,6 +34,7 @@ import fcntl
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -209,6 +210,30 @@ def load_pool(path: str | Path) -> Pool:
             or not len(keys) == len(classes) == len(sources):
         raise ValueError(f"{path}: not a positions pool (bad array shapes)")
     return Pool(keys, classes, sources, meta, path, file_sha256(path))
+
+
+def select_pool(path: str | Path, parts: Sequence[Pool], classes: Sequence[str] = ()) -> Pool:
+    """Write the positions of the pools ``parts`` whose class is one of ``classes`` (all when
+    empty), in order, each once (the first time it is met), as the pool file ``path``; returns
+    it as read back."""
+    unknown = sorted(set(classes) - set(POSITION_CLASSES))
+    if unknown:
+        raise ValueError(f"unknown classes {unknown}; known: {', '.join(POSITION_CLASSES)}")
+    if not parts:
+        raise ValueError("no pools to select from")
+    keys = np.concatenate([p.keys for p in parts])
+    cls = np.concatenate([p.classes for p in parts])
+    src = np.concatenate([p.sources for p in parts])
+    keep = np.ones(len(keys), bool)
+    if classes:
+        keep &= np.isin(cls, [POSITION_CLASSES.index(c) for c in classes])
+    _, first = np.unique(keys, axis=0, return_index=True)
+    unique = np.zeros(len(keys), bool)
+    unique[first] = True
+    keep &= unique
+    save_pool(path, keys[keep], cls[keep], src[keep],
+              {"from": [str(p.path) for p in parts], "selected": list(classes) or "all"})
+    return load_pool(path)
 
 
 # ------------------------------------------------------------ stores

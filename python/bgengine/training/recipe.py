@@ -296,31 +296,15 @@ def _label(phase, folder, run, current, start, pools, stores, n_threads, say) ->
 def _selected_pool(folder: Path, parts: list, classes: list[str], name: str):
     """The positions of the pools ``parts`` of ``classes`` (all when empty), in order,
     those met before left out, as the pool ``folder/pool.npz`` (made once)."""
-    import numpy as np
-
-    from bgengine.labelling.classes import POSITION_CLASSES
-    from bgengine.labelling.store import load_pool, save_pool
+    from bgengine.labelling.store import load_pool, select_pool
 
     out = folder / "pool.npz"
     if out.is_file():               # made before this phase was cut short: the same pool
         return load_pool(out)
-    unknown = sorted(set(classes) - set(POSITION_CLASSES))
-    if unknown:
-        raise ValueError(f"phase {name}: unknown classes {unknown}; known: "
-                         f"{', '.join(POSITION_CLASSES)}")
-    keys = np.concatenate([p.keys for p in parts])
-    cls = np.concatenate([p.classes for p in parts])
-    src = np.concatenate([p.sources for p in parts])
-    keep = np.ones(len(keys), bool)
-    if classes:
-        keep &= np.isin(cls, [POSITION_CLASSES.index(c) for c in classes])
-    _, first = np.unique(keys, axis=0, return_index=True)
-    unique = np.zeros(len(keys), bool)
-    unique[first] = True
-    keep &= unique
-    save_pool(out, keys[keep], cls[keep], src[keep],
-              {"from": [str(p.path) for p in parts], "selected": classes or "all"})
-    return load_pool(out)
+    try:
+        return select_pool(out, parts, classes)
+    except ValueError as exc:
+        raise ValueError(f"phase {name}: {exc}") from None
 
 
 def _widen(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:

@@ -251,8 +251,9 @@ def test_cli_sample_label_info_benchmark_fit(tmp_path, capsys, small_net):
     assert table["values"][f"{net} 0-ply"][-1]["name"] == "all"
     out_net = tmp_path / "fit.npz"
     assert main(["data", "fit", str(out_net), "--store", str(store), "--player", str(net),
-                 "--epochs", "2", "--held-out", "0.3", "--quiet"]) == 0
-    assert Evaluator.load(out_net).metadata["fitted_to_rollouts"]["positions"] == info["positions"]
+                 "--epochs", "2", "--held-out", "0.3", "--prefer", "first", "--quiet"]) == 0
+    fitted = Evaluator.load(out_net).metadata["fitted_to_rollouts"]
+    assert fitted["positions"] == info["positions"] and fitted["prefer"] == "first"
     other_pool = tmp_path / "q.npz"                 # positions no store labels, taught
     assert main(["data", "sample", str(other_pool), "--games", "3", "--seed", "5", "--player",
                  str(net), "--quiet"]) == 0
@@ -640,3 +641,17 @@ def test_select_keeps_the_classes_asked_in_order_each_once(tmp_path, capsys, boa
     assert "exists" in capsys.readouterr().err
     assert main(["data", "select", str(out), "--pool", str(a.path), "--force"]) == 0
     assert len(load_pool(out)) == len(np.unique(a.keys, axis=0))
+
+
+def test_unique_may_prefer_the_first_stores_label(boards):
+    keys = boards_to_keys(boards[:3])
+    out = np.full((3, 5), 0.5, np.float32)
+    first = Labels(keys, np.zeros(3, np.uint8), out, out * 0, np.full(3, 0.02, np.float32))
+    second = Labels(keys[:2], np.zeros(2, np.uint8), out[:2] * 0.5, out[:2] * 0,
+                    np.full(2, 0.01, np.float32))         # more precise, listed second
+    both = Labels.concatenate([first, second])
+    assert np.allclose(both.unique("first").outputs, 0.5)
+    precise = both.unique()
+    assert len(precise) == 3 and np.isclose(precise.outputs, 0.25).sum() == 10
+    with pytest.raises(ValueError, match="prefer"):
+        both.unique("best")

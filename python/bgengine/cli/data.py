@@ -14,6 +14,7 @@ from bgengine.cli.data_cubes import register_cube_steps
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.fit import KEEP_FORMS
+from bgengine.labelling.store import LABEL_PREFERENCES
 from bgengine.matches.players import NETWORK_SPEC_HELP
 
 __all__ = ["register", "evaluator_file"]
@@ -202,7 +203,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             only=set(args.only) if args.only else None, teach_pools=args.teach,
             progress=None if quiet else (lambda line: print(line, flush=True)),
             n_threads=args.threads or default_threads(),
-            search_cache=args.search_cache or default_search_cache(), search_progress=bar)
+            search_cache=args.search_cache or default_search_cache(), search_progress=bar,
+            prefer=args.prefer)
     fitted.save(args.out)
     lines = [f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
              f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})"
@@ -386,6 +388,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder where the kept plays' search values are kept, so a killed "
                         "or repeated fit does not search again (default "
                         "$XDG_CACHE_HOME/bgengine/search)")
+    f.add_argument("--prefer", choices=LABEL_PREFERENCES, default="precise",
+                   help="a position in several stores takes the most precise of its labels "
+                        "(precise, the default) or the first listed store's (first: list the "
+                        "store of the stronger rollout player first)")
     add_threads_argument(f)
     f.add_argument("--only", nargs="+", default=None, metavar="NAME",
                    help="fit only these networks (contact, contact1.., race)")

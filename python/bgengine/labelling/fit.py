@@ -491,16 +491,18 @@ def fit_from_stores(model: Network | Evaluator, stores: Sequence[str | os.PathLi
                     teach_pools: Sequence[str | os.PathLike[str]] = (),
                     progress: Callable[[str], None] | None = None, n_threads: int = 1,
                     search_cache: str | os.PathLike[str] | None = None,
-                    search_progress: Callable[[int, int], None] | None = None
+                    search_progress: Callable[[int, int], None] | None = None,
+                    prefer: str = "precise"
                     ) -> tuple[Evaluator, list[NetworkFit], int]:
     """:func:`fit_evaluator` on the label stores ``stores`` (checksums checked; a position
-    in several once, with its most precise label) and the positions of the pools
+    in several once, with its most precise label, or with ``prefer="first"`` the label of
+    the first store listed that holds it) and the positions of the pools
     ``teach_pools``; the evaluator's metadata gains ``fitted_to_rollouts`` (``start``
     names the starting evaluator there).  Returns the evaluator, the fits and the number of
     labelled positions."""
     from bgengine.labelling.store import LabelStore, keys_to_boards, load_pool
 
-    labels = Labels.concatenate([LabelStore(p).load(verify=True) for p in stores]).unique()
+    labels = Labels.concatenate([LabelStore(p).load(verify=True) for p in stores]).unique(prefer)
     if not len(labels):
         raise ValueError("the stores hold no labelled positions")
     teach = (np.concatenate([keys_to_boards(load_pool(p).keys) for p in teach_pools])
@@ -510,6 +512,6 @@ def fit_from_stores(model: Network | Evaluator, stores: Sequence[str | os.PathLi
                                     teach_boards=teach)
     fitted.metadata = {**fitted.metadata, "fitted_to_rollouts": {
         "start": start, "stores": [str(p) for p in stores],
-        "teach": [str(p) for p in teach_pools], "positions": len(labels),
+        "teach": [str(p) for p in teach_pools], "positions": len(labels), "prefer": prefer,
         "config": asdict(config), "networks": [r.as_dict() for r in reports]}}
     return fitted, reports, len(labels)

@@ -46,7 +46,7 @@ from bgengine.labelling.classes import POSITION_CLASSES, class_counts
 
 __all__ = ["FORMAT", "LabelSettings", "Pool", "LabelStore", "Labels", "keys_to_boards",
            "boards_to_keys", "position_seed", "file_sha256", "save_pool", "load_pool",
-           "save_arrays", "load_arrays"]
+           "save_arrays", "load_arrays", "select_pool", "LABEL_PREFERENCES"]
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +238,10 @@ def select_pool(path: str | Path, parts: Sequence[Pool], classes: Sequence[str] 
 
 # ------------------------------------------------------------ stores
 
+#: How :meth:`Labels.unique` picks among a position's labels.
+LABEL_PREFERENCES = ("precise", "first")
+
+
 @dataclass
 class Labels:
     """Labelled positions read from a store: ``keys`` (uint8, (N, 10)), ``classes``
@@ -257,10 +261,16 @@ class Labels:
         """The positions (uint8, (N, 2, 25), side on roll in row 1)."""
         return keys_to_boards(self.keys)
 
-    def unique(self) -> "Labels":
+    def unique(self, prefer: str = "precise") -> "Labels":
         """One row per position: where a position was labelled more than once (e.g. in two
-        stores), the label with the smallest equity standard error."""
-        order = np.lexsort((self.equity_stderr, *self.keys.T[::-1]))
+        stores), the label with the smallest equity standard error (``prefer="precise"``) or
+        the first of its rows (``"first"``: e.g. the store of the stronger rollout player,
+        listed first)."""
+        if prefer not in LABEL_PREFERENCES:
+            raise ValueError(f"prefer must be one of {', '.join(LABEL_PREFERENCES)}, "
+                             f"got {prefer!r}")
+        tie = self.equity_stderr if prefer == "precise" else np.arange(len(self.keys))
+        order = np.lexsort((tie, *self.keys.T[::-1]))
         k = self.keys[order]
         first = np.ones(len(k), bool)
         first[1:] = (k[1:] != k[:-1]).any(axis=1)

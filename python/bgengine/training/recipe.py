@@ -86,7 +86,8 @@ _SETTINGS: dict[str, dict[str, Any]] = {
     "label": {"store": REQUIRED, "pool": "", "classes": [], "trials": 648, "plies": 0,
               "truncate": 0, "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
     "widen": {"race": [], "contact": [], "fresh": True, "noise": 0.01, "seed": 0},
-    "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "player": "current"},
+    "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "prefer": "precise",
+            "player": "current"},
     "cube-fit": {"set": REQUIRED, "plies": 0},
     "distill": {"games": REQUIRED, "chunk_games": 2000, "seed": 0, "every": 3, "top": 3,
                 "plies": 2, "sample": 0, "mean_lower": False, "class": "contact",
@@ -340,10 +341,11 @@ def _fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> P
     store_paths = [stores.get(x) or Path(x) for x in s.pop("stores")]
     teach = [pools.get(x) or Path(x) for x in s.pop("teach_pools")]
     only = s.pop("only")
+    prefer = s.pop("prefer")
     fitted, reports, n = fit_from_stores(
         load_evaluator(player), store_paths, FitConfig(**s), start=str(player),
         only=set(only) or None, teach_pools=teach, progress=say, n_threads=n_threads,
-        search_cache=run / "search-cache")
+        search_cache=run / "search-cache", prefer=prefer)
     out = folder / "evaluator.npz"
     fitted.save(out)
     for r in reports:

@@ -274,14 +274,19 @@ bg_output8_groups(const float *a, int H, const float *W1, const float *b1, int K
 
 /* bg_output8 from W1 transposed (W1t: K x H, H a multiple of 8): lane r of output j's vector
  * is its partial sum s_r, so 8 units of a and 8 of row j make one fused multiply-add, no
- * permute; K independent chains.  The horizontal sum adds lanes (r, r + 4), then (r, r + 2),
- * then (0, 1): bg_dense_c's ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7)).  Always
- * inlined with a constant K. */
+ * permute; K independent chains.  The horizontal sums of all K outputs at once, in registers:
+ * q_j = lanes (r, r + 4) of output j added (4 floats), outputs j and j + 4 side by side in
+ * one 256-bit vector, a 4x4 transpose within each 128-bit half (rows R_l = lane l of every
+ * output), then (R0 + R2) + (R1 + R3): bg_dense_c's ((s0 + s4) + (s2 + s6)) + ((s1 + s5) +
+ * (s3 + s7)) for eight outputs, and one vector sigmoid of them (the same bits as bg_sigmoid
+ * of each).  Always inlined with a constant K. */
 BG_AVX2 static inline __attribute__((always_inline)) void
 bg_output8_transposed(const float *a, int H, const float *W1t, const float *b1, int K,
                       float *act2)
 {
-    __m256 acc[8];
+    __m256 acc[8], T[4], u0, u1, u2, u3, o;
+    __m128 q[8];
+    float t[8];
     int j, i;
     for (j = 0; j < K; j++) acc[j] = _mm256_setzero_ps();
     for (i = 0; i < H; i += 8) {
@@ -289,11 +294,23 @@ bg_output8_transposed(const float *a, int H, const float *W1t, const float *b1, 
         for (j = 0; j < K; j++)
             acc[j] = _mm256_fmadd_ps(A, _mm256_loadu_ps(W1t + (size_t)j * H + i), acc[j]);
     }
-    for (j = 0; j < K; j++) {
-        __m128 q = _mm_add_ps(_mm256_castps256_ps128(acc[j]), _mm256_extractf128_ps(acc[j], 1));
-        __m128 r = _mm_add_ps(q, _mm_movehl_ps(q, q));
-        act2[j] = bg_sigmoid(b1[j] + _mm_cvtss_f32(_mm_add_ss(r, _mm_shuffle_ps(r, r, 1))));
-    }
+    for (j = 0; j < 8; j++)
+        q[j] = j < K ? _mm_add_ps(_mm256_castps256_ps128(acc[j]),
+                                  _mm256_extractf128_ps(acc[j], 1))
+                     : _mm_setzero_ps();
+    for (j = 0; j < 4; j++) T[j] = _mm256_set_m128(q[j + 4], q[j]);
+    u0 = _mm256_unpacklo_ps(T[0], T[1]);        /* per half: T0_0 T1_0 T0_1 T1_1 */
+    u1 = _mm256_unpackhi_ps(T[0], T[1]);        /* T0_2 T1_2 T0_3 T1_3 */
+    u2 = _mm256_unpacklo_ps(T[2], T[3]);
+    u3 = _mm256_unpackhi_ps(T[2], T[3]);
+    o = _mm256_add_ps(
+        _mm256_add_ps(_mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0)),      /* R0 */
+                      _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0))),     /* R2 */
+        _mm256_add_ps(_mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2)),      /* R1 */
+                      _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2))));    /* R3 */
+    o = bg_sigmoid8(_mm256_add_ps(_mm256_maskload_ps(b1, bg_mask8(K)), o));
+    _mm256_storeu_ps(t, o);         /* then K scalars: a narrow load of a wide store forwards */
+    for (j = 0; j < K; j++) act2[j] = t[j];
 }
 
 BG_AVX2 static void bg_output8_transposed_any(const float *a, int H, const float *W1t,

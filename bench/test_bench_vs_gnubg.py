@@ -40,7 +40,7 @@ CPU (``lscpu``), evaluator              static,      static,         rollouts,  
 AMD EPYC family 26 model 2 (Zen 5),     6.61x        4.68x           **6.45x**       **6.13x**
 the shipped evaluator (race 235-128-5),
 AVX-512 kernel [5]
-AMD EPYC family 25 model 17 (Zen 4),    5.57-5.61x   3.98-4.10x      **5.89-6.14x**  **6.02-6.17x**
+AMD EPYC family 25 model 17 (Zen 4),    5.41-5.82x   4.13-4.19x      **5.87-6.06x**  **5.85-6.09x**
 the shipped evaluator, AVX-512 [5]
 AMD EPYC family 26 model 2 (Zen 5),     7.01x        5.17x           6.66x           6.53x
 the previous evaluator (race            (6.85-7.80x) (4.50-6.08x)    (6.60-6.97x)    (6.06-6.55x)
@@ -55,9 +55,9 @@ AMD EPYC family 25 model 17 (Zen 4),    5.33-5.68x   3.60-3.71x      5.16-5.23x 
 one 250-128-5 contact network [3]
 ======================================  ===========  ==============  ==============  ==============
 
-[5] Other work paused; Zen 5 one run of the whole file (the deep network 2.24x), Zen 4 two
-runs of the static and rollout tests (gnubg 422-456 trials/s on one thread; the deep network
-1.93x).
+[5] Other work paused; Zen 5 one run of the whole file (the deep network 2.24x), Zen 4 three
+runs of the static and rollout tests with the output layer reduced in registers (gnubg 477-501
+trials/s on one thread; the deep network 1.80-1.90x).
 
 [4] One run of the whole file, other work paused; gnubg 578 trials/s on one thread, 1,170 on
 two; the 250-128-128-5 deep network 2.33x. The rows below predate the polynomial sigmoid.

@@ -316,6 +316,30 @@ def test_bearoffs_are_exact(boards, with_database):
         assert s.best_move(b, 6, 2)[0] == int(np.argmax([equity(v) for v in vals]))
 
 
+def test_rollouts_truncated_at_the_bearoff_database(boards, with_database):
+    """truncate_bearoff: a trial that reaches a position the database values stops there
+    with its value; from a bear-off every trial is the database's value, from a race near
+    home the mean agrees with the played-out trials', and without a database nothing
+    changes."""
+    cls = with_database.classify(boards)
+    bearoff = boards[cls == 2][0]
+    r = rollout(with_database, bearoff, 72, seed=4, truncate_bearoff=True)
+    np.testing.assert_array_equal(r["per_trial"], np.tile(with_database.evaluate(bearoff), (72, 1)))
+    assert r["stderr"] == 0
+    board = np.zeros((2, 25), np.uint8)          # a race: both sides a checker or two outside
+    board[0, [1, 3, 5, 7]] = [4, 4, 5, 2]
+    board[1, [0, 2, 4, 8]] = [5, 4, 4, 2]
+    played = rollout(with_database, board, 2592, seed=5)
+    stopped = rollout(with_database, board, 2592, seed=5, truncate_bearoff=True)
+    assert abs(stopped["equity"] - played["equity"]) < 4 * np.hypot(stopped["stderr"],
+                                                                      played["stderr"])
+    assert stopped["stderr"] < played["stderr"]
+    plain = Evaluator(with_database.contact, with_database.race)
+    np.testing.assert_array_equal(
+        rollout(plain, board, 36, seed=6, truncate_bearoff=True)["per_trial"],
+        rollout(plain, board, 36, seed=6)["per_trial"])
+
+
 def test_td0_with_exact_bearoffs_matches_reference(with_database):
     other = Evaluator(with_database.contact.copy(), with_database.race.copy(),
                       database=with_database.database)

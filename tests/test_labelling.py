@@ -107,9 +107,29 @@ def test_sampling_config_is_checked():
 
 def test_label_settings_are_checked():
     for bad in (dict(trials=0), dict(trials=1.5), dict(plies=3), dict(truncate=-1),
-                dict(variance_reduction=1), dict(shard_size=0), dict(seed=-1)):
+                dict(variance_reduction=1), dict(shard_size=0), dict(seed=-1),
+                dict(truncate_bearoff=1)):
         with pytest.raises(ValueError):
             LabelSettings(**bad)
+
+
+def test_stores_made_before_truncate_bearoff_read_it_as_off(tmp_path, small_net, boards):
+    pool = _pool(tmp_path, boards[:3])
+    store = LabelStore(tmp_path / "s", LabelSettings(trials=4, shard_size=3), "e" * 64)
+    label_pool(store, pool, small_net)
+    manifest = tmp_path / "s" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    del data["settings"]["truncate_bearoff"]            # as an older bgengine wrote it
+    manifest.write_text(json.dumps(data))
+    assert LabelStore(tmp_path / "s").settings == LabelSettings(trials=4, shard_size=3)
+    with pytest.raises(ValueError, match="labelled with"):
+        LabelStore(tmp_path / "s", LabelSettings(trials=4, shard_size=3, truncate_bearoff=True),
+                   "e" * 64)
+    net = tmp_path / "n.npz"
+    small_net.save(net)
+    assert main(["data", "label", str(tmp_path / "t"), "--pool", str(pool.path), "--trials", "4",
+                 "--truncate-bearoff", "--player", str(net), "--quiet"]) == 0
+    assert LabelStore(tmp_path / "t").settings.truncate_bearoff is True
 
 
 def _pool(tmp_path, boards, name="pool.npz"):

@@ -41,6 +41,6 @@ def play_outputs(network: Network | Evaluator, board: ArrayLike, d1: int, d2: in
 def rollout(network: Network | Evaluator, board: ArrayLike, trials: int = ..., *, seed: int = ...,
             truncate: int = ..., variance_reduction: bool = ..., plies: int = ...,
             n_threads: int | None = ..., first_trial: int = ...,
-            by_delta: bool = ...) -> dict[str, Any]: ...
+            by_delta: bool = ..., truncate_bearoff: bool = ...) -> dict[str, Any]: ...
 # rollout: trials 1..MAX_TRIALS, truncate 0..MAX_TRUNCATE, plies 0..3, n_threads 1..256,
 # first_trial 0..2**31-2 (and first_trial + trials - 1 too)

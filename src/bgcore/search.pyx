@@ -41,7 +41,8 @@ from bgengine.core.network cimport (net_t, netbuf_t, MAX_WIDTH, net_first_layer_
                                net_forward_sparse_from, net_forward_sparse_keep)
 from bgengine.core.outputs cimport outputs_flip, outputs_equity, outputs_target, MAX_OUTPUTS
 from bgengine.core.evaluator cimport (evaluator_t, Evaluator, ev_static, ev_class, ev_slot, CLASS_CONTACT,
-                                 CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free)
+                                 CLASS_RACE, CLASS_EXACT, ev_frozen_t, ev_freeze, ev_frozen_free,
+                                 board_shape)
 from bgengine.core.encoders cimport (encode_head, encode_tail_features, enc_head_t, MAX_INPUTS,
                                 ENC_CONTACT, N_CONTACT_TAIL_FEATURES, contact_tail_delta)
 from bgengine.core.layer_delta cimport (layer_ref_t, layer_ref_init, layer_ref_set, layer_ref_delta,
@@ -558,9 +559,11 @@ cdef void _decide(searcher_t* S, const board_t* s, int d1, int d2, bint vr, int 
 
 cdef void _rollout_trial(searcher_t* S, memo_entry_t* memo, const board_t* start, int t,
                          uint64_t seed, int truncate, bint vr, int plies,
-                         real_t* result) noexcept nogil:
+                         real_t* result, bint truncate_bearoff=False) noexcept nogil:
     """Outputs of one trial from the side on roll at ``start``'s view.  ``memo``: the
-    thread's MEMO_SLOTS plays of the first two moves (NULL: none kept)."""
+    thread's MEMO_SLOTS plays of the first two moves (NULL: none kept).  With
+    ``truncate_bearoff`` the trial stops at the first position the evaluator's bear-off
+    database values (both sides home) and takes its value."""
     cdef board_t s, after
     cdef real_t m[MAX_OUTPUTS]
     cdef real_t avg[MAX_OUTPUTS]
@@ -577,7 +580,9 @@ cdef void _rollout_trial(searcher_t* S, memo_entry_t* memo, const board_t* start
         if board_side_empty(&s, OPPONENT):         # previous mover won
             outputs_target(K, -board_win_value(&s, OPPONENT), m)
             break
-        if (truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS:
+        if ((truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS
+                or (truncate_bearoff and S.ev.exact_db != NULL
+                    and board_shape(&s) == CLASS_EXACT)):
             eval_position(S, &s, 0, m)      # (the cap: a last resort, as if truncated)
             break
         if moves == 0:
@@ -834,7 +839,7 @@ def _equity(int K, v) -> float:
 
 def rollout(network, board, trials=1296, *, seed=0, truncate=0,
             bint variance_reduction=False, plies=0, n_threads=1, first_trial=0,
-            bint by_delta=True):
+            bint by_delta=True, bint truncate_bearoff=False):
     """Monte-Carlo rollout of ``board`` (side on roll to roll next).
 
     Parameters
@@ -857,6 +862,12 @@ def rollout(network, board, trials=1296, *, seed=0, truncate=0,
     by_delta : bool
         Value sibling plays' first layers by difference from one of them where the network
         is wide enough to gain (as ``Searcher``); False: every one summed in full.
+    truncate_bearoff : bool
+        Stop a trial at the first position the evaluator's bear-off database values (both
+        sides' checkers all home) and take the database's value there, as gnubg's
+        "truncate at exact bear-off database" does: the same value in expectation where the
+        trials would play the bear-off by the database, and no noise from it.  No effect
+        without a database.
 
     The trials play with the evaluator's networks and bear-off database; an evaluator's
     race refinement (``race_gammons``) is not used inside a rollout, whose thousands of
@@ -910,7 +921,7 @@ def rollout(network, board, trials=1296, *, seed=0, truncate=0,
                     _rollout_trial(&W.searchers[0][threadid()],
                                    memo + threadid() * MEMO_SLOTS if memo != NULL else NULL,
                                    b, <int>(first + t), sd, trunc, variance_reduction,
-                                   np_, &pv[t, 0])
+                                   np_, &pv[t, 0], truncate_bearoff)
         if pending:
             raise pending[0]
     finally:

@@ -49,7 +49,8 @@ def _cmd_label(args: argparse.Namespace) -> int:
 
     settings = LabelSettings(trials=args.trials, plies=args.plies, truncate=args.truncate,
                              variance_reduction=args.vr, seed=args.seed,
-                             shard_size=args.shard_size)
+                             shard_size=args.shard_size,
+                             truncate_bearoff=args.truncate_bearoff)
     model_path = evaluator_file(args.player)
     store = LabelStore(args.store, settings, file_sha256(model_path))
     model = load_network_spec(args.player)
@@ -275,6 +276,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="lookahead of the plays in the trials (default 0)")
     lab.add_argument("--truncate", type=int, default=0,
                      help="stop after this many plays and use the evaluator (default 0: play out)")
+    lab.add_argument("--truncate-bearoff", action="store_true",
+                     help="stop each trial where the bear-off database values it (both sides "
+                          "home) and take its value")
     lab.add_argument("--vr", action="store_true", help="luck-based variance reduction")
     lab.add_argument("--seed", type=int, default=0, help="enters every position's seed (default 0)")
     lab.add_argument("--shard-size", **whole_number(1), default=500,

@@ -46,7 +46,8 @@ def label_boards(model: Network | Evaluator, keys: np.ndarray, settings: LabelSe
     for i in range(n):
         r = rollout(model, boards[i], settings.trials, seed=position_seed(keys[i], settings.seed),
                     truncate=settings.truncate, variance_reduction=settings.variance_reduction,
-                    plies=settings.plies, n_threads=n_threads)
+                    plies=settings.plies, n_threads=n_threads,
+                    truncate_bearoff=settings.truncate_bearoff)
         outputs[i] = r["outputs"]
         errors[i] = r["outputs_stderr"]
         eq_err[i] = r["stderr"]

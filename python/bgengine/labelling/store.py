@@ -78,7 +78,9 @@ class LabelSettings:
     """How positions are labelled: cubeless rollouts of ``trials`` games each, plays chosen
     at ``plies`` (0 or 1), stopped after ``truncate`` plays (0: played out) and valued by
     the evaluator there, with luck-based ``variance_reduction`` or not; ``seed`` enters
-    every position's seed; ``shard_size`` positions a shard."""
+    every position's seed; ``shard_size`` positions a shard; ``truncate_bearoff``: each
+    trial stopped where the bear-off database values it (both sides home) and valued by it
+    (stores made before this setting existed read it as False)."""
 
     trials: int = 648
     plies: int = 0
@@ -86,6 +88,7 @@ class LabelSettings:
     variance_reduction: bool = False
     seed: int = 0
     shard_size: int = 500
+    truncate_bearoff: bool = False
 
     def __post_init__(self) -> None:
         for name in ("trials", "plies", "truncate", "seed", "shard_size"):
@@ -102,9 +105,9 @@ class LabelSettings:
             raise ValueError(f"seed must be in 0..2**63-1, got {self.seed}")
         if not 1 <= self.shard_size <= 10**6:
             raise ValueError(f"shard_size must be in 1..1000000, got {self.shard_size}")
-        if not isinstance(self.variance_reduction, bool):
-            raise ValueError(f"variance_reduction must be True or False, "
-                             f"got {self.variance_reduction!r}")
+        for name in ("variance_reduction", "truncate_bearoff"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
 def file_sha256(path: str | Path) -> str:

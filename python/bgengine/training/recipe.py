@@ -84,7 +84,8 @@ _SETTINGS: dict[str, dict[str, Any]] = {
     "sample": {"games": REQUIRED, "seed": 0, "keep": 0.15, "alternatives": 0.0,
                "per_class": None, "first_game": 0, "player": "current", "exclude": []},
     "label": {"store": REQUIRED, "pool": "", "classes": [], "trials": 648, "plies": 0,
-              "truncate": 0, "variance_reduction": False, "seed": 0, "shard_size": 500, "player": "start"},
+              "truncate": 0, "variance_reduction": False, "truncate_bearoff": False, "seed": 0,
+              "shard_size": 500, "player": "start"},
     "widen": {"race": [], "contact": [], "fresh": True, "noise": 0.01, "seed": 0},
     "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "prefer": "precise",
             "player": "current"},
@@ -283,7 +284,8 @@ def _label(phase, folder, run, current, start, pools, stores, n_threads, say) ->
         if len(paths) > 1 or s["classes"] else load_pool(paths[0])
     settings = LabelSettings(trials=s["trials"], plies=s["plies"], truncate=s["truncate"],
                              variance_reduction=s["variance_reduction"], seed=s["seed"],
-                             shard_size=s["shard_size"])
+                             shard_size=s["shard_size"],
+                             truncate_bearoff=s["truncate_bearoff"])
     player = _player(s["player"], current, start)
     path = Path(s["store"]) if Path(s["store"]).is_absolute() else run / s["store"]
     store = LabelStore(path, settings, file_sha256(player))

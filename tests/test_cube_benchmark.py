@@ -12,6 +12,7 @@ from bgengine.cli import main
 from bgengine.labelling.cubes import (CubeDecisionSet, action_agreement, build_cube_set,
                                       close_cube_decisions, cube_errors, model_cube_values,
                                       screened_cube_values)
+from bgengine.core.network import Network
 from bgengine.labelling.store import boards_to_keys
 from bgengine.matches.players import load_default_network
 from bgengine.position import Position
@@ -144,6 +145,20 @@ def test_commands(tmp_path, capsys):
     made = CubeDecisionSet.load(few)
     assert 0 < len(made) < 100 and made.metadata["candidates"] == 20
     capsys.readouterr()
+    again = tmp_path / "again.npz"              # the same positions, rolled out by another player
+    other = tmp_path / "other.npz"
+    Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=3).save(other)
+    assert main(["data", "cube-decisions", str(again), "--positions-from", str(few),
+                 "--player", str(other), "--trials", "36", "--quiet"]) == 0
+    redone = CubeDecisionSet.load(again)
+    assert np.array_equal(redone.keys, made.keys) and np.array_equal(redone.classes, made.classes)
+    assert redone.metadata["positions_from"] == str(few) and redone.metadata["candidates"] == 20
+    assert not np.array_equal(redone.values, made.values)
+    assert main(["data", "cube-decisions", str(again), "--positions-from", str(few),
+                 "--pool", POOL, "--quiet"]) == 2
+    assert "--positions-from takes" in capsys.readouterr().err
+    assert main(["data", "cube-decisions", str(again), "--quiet"]) == 2
+    assert "--pool" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["data", "cube-decisions", str(out), "--pool", POOL, "--window", "5"])
     assert "the window must be in (0, 3]" in capsys.readouterr().err

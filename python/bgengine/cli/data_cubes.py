@@ -31,8 +31,12 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
     from bgengine.matches.players import load_network_spec
     from bgengine.matches.run import default_threads
 
-    pool = load_pool(args.pool)
     model = load_network_spec(args.player)
+    if args.positions_from is not None:
+        return _cube_decisions_again(args, model)
+    if args.pool is None:
+        raise ValueError("give --pool (or --positions-from)")
+    pool = load_pool(args.pool)
     if args.candidates is not None:     # the first N of each class are considered
         pick = np.sort(np.concatenate([np.flatnonzero(pool.classes == c)[:args.candidates]
                                        for c in np.unique(pool.classes)]))
@@ -58,6 +62,32 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
                             n_threads=args.threads or default_threads())
     emit(args, {"cube_decisions": args.out, "count": len(cs)},
          f"{args.out}: {len(cs)} cube decisions (of {len(pool)} positions)")
+    return 0
+
+
+def _cube_decisions_again(args: argparse.Namespace, model) -> int:
+    """``data cube-decisions --positions-from``: another set's positions, rolled out again
+    (e.g. by a stronger player), no selection."""
+    from bgengine.cli.options import evaluator_file
+    from bgengine.labelling.cubes import CubeDecisionSet, build_cube_set
+    from bgengine.labelling.store import file_sha256
+    from bgengine.matches.run import default_threads
+
+    if args.pool is not None or args.gnubg_window or args.candidates or args.per_class:
+        raise ValueError("--positions-from takes the set's positions: no --pool, "
+                         "--gnubg-window, --candidates or --per-class")
+    source = CubeDecisionSet.load(args.positions_from)
+    meta = {key: source.metadata.get(key) for key in ("pool", "pool_sha256", "window",
+                                                      "gnubg_window", "candidates")}
+    meta.update({"positions_from": str(args.positions_from),
+                 "positions_from_sha256": file_sha256(args.positions_from),
+                 "evaluator_sha256": file_sha256(evaluator_file(args.player))})
+    with ProgressBar("cube decisions", "positions", total=len(source), quiet=args.quiet) as bar:
+        cs = build_cube_set(args.out, model, source.keys, source.classes, progress=bar,
+                            metadata=meta, trials=args.trials, seed=args.seed,
+                            n_threads=args.threads or default_threads())
+    emit(args, {"cube_decisions": args.out, "count": len(cs)},
+         f"{args.out}: {len(cs)} cube decisions (the positions of {args.positions_from})")
     return 0
 
 
@@ -152,7 +182,10 @@ def register_cube_steps(dsub: argparse._SubParsersAction) -> None:
                                     "double/take on common dice, both sides using the cube).  "
                                     "Written every 25 positions; a stopped build resumes.")
     c.add_argument("out", metavar="CUBES.npz")
-    c.add_argument("--pool", required=True, metavar="POOL.npz")
+    c.add_argument("--pool", metavar="POOL.npz", help="the positions to select from")
+    c.add_argument("--positions-from", metavar="CUBES.npz", default=None,
+                   help="instead of a pool: the positions of this cube set, rolled out again "
+                        "(e.g. by another player), none selected or left out")
     c.add_argument("--window", type=_window, default=0.1,
                    help="how close a decision must be, in points per cube (default 0.1)")
     c.add_argument("--gnubg-window", action="store_true",

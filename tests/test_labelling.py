@@ -332,6 +332,29 @@ def test_decisions_judge_plays_by_their_rollouts(tmp_path, small_net, boards):
 
     bad = play_errors(worst, loaded, small_net)[-1]
     assert bad.equity_lost >= own.equity_lost - 1e-9
+    # the same decisions rolled out again: by the same player and seed the same figures; by
+    # another player the same positions, rolls and candidates with other equities
+    same = tmp_path / "same.npz"
+    assert main(["data", "decisions", str(same), "--positions-from", str(path), "--player",
+                 "net:" + str(_saved(small_net, tmp_path)),
+                 "--trials", "8", "--seed", "3", "--quiet"]) == 0
+    redone = DecisionSet.load(same)
+    assert np.array_equal(redone.equity, loaded.equity, equal_nan=True)
+    assert redone.metadata["positions_from"] == str(path)
+    other = Network(hidden=(8,), n_outputs=5, encoder="tesauro198", seed=9)
+    again = build_decision_set(tmp_path / "again.npz", other, loaded.keys, loaded.classes,
+                               source=loaded, chunk=4, trials=8, seed=3)
+    assert np.array_equal(again.candidates, loaded.candidates)
+    assert np.array_equal(np.isnan(again.equity), np.isnan(loaded.equity))
+    assert not np.array_equal(again.equity, loaded.equity, equal_nan=True)
+    assert main(["data", "decisions", str(same), "--positions-from", str(path), "--pool",
+                 str(path), "--quiet"]) == 2
+
+
+def _saved(net, folder):
+    path = folder / "saved-net.npz"
+    net.save(path)
+    return path
 
 
 def test_sampling_alternatives_are_positions_after_a_top_play(small_net):

@@ -166,6 +166,10 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
     from bgengine.matches.run import default_threads
     from bgengine.matches.players import load_network_spec
 
+    if args.positions_from is not None:
+        return _decisions_again(args)
+    if args.pool is None:
+        raise ValueError("give --pool (or --positions-from)")
     pool = load_pool(args.pool)
     rows = np.arange(len(pool))
     if args.per_class is not None:
@@ -179,6 +183,29 @@ def _cmd_decisions(args: argparse.Namespace) -> int:
                                 seed=args.seed, n_threads=args.threads or default_threads(),
                                 evaluator_sha256=file_sha256(evaluator_file(args.player)))
     emit(args, {"decisions": args.out, "count": len(ds)}, f"{args.out}: {len(ds)} decisions")
+    return 0
+
+
+def _decisions_again(args: argparse.Namespace) -> int:
+    """``data decisions --positions-from``: another set's decisions and candidate plays,
+    rolled out again (e.g. by a stronger player)."""
+    from bgengine.labelling.decisions import DecisionSet, build_decision_set
+    from bgengine.labelling.store import file_sha256
+    from bgengine.matches.run import default_threads
+    from bgengine.matches.players import load_network_spec
+
+    if args.pool is not None or args.per_class is not None:
+        raise ValueError("--positions-from takes the set's decisions: no --pool or --per-class")
+    source = DecisionSet.load(args.positions_from)
+    model = load_network_spec(args.player)
+    with ProgressBar("decisions", "positions", total=len(source), quiet=args.quiet) as bar:
+        ds = build_decision_set(args.out, model, source.keys, source.classes, source=source,
+                                progress=bar, trials=args.trials, seed=args.seed,
+                                n_threads=args.threads or default_threads(),
+                                evaluator_sha256=file_sha256(evaluator_file(args.player)),
+                                positions_from=str(args.positions_from))
+    emit(args, {"decisions": args.out, "count": len(ds)},
+         f"{args.out}: {len(ds)} decisions (those of {args.positions_from})")
     return 0
 
 
@@ -322,7 +349,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                     "its best plays at 0-ply and 2-ply on common dice.  Written "
                                     "every 50 positions; a stopped build resumes.")
     d.add_argument("out", metavar="DECISIONS.npz")
-    d.add_argument("--pool", required=True, metavar="POOL.npz")
+    d.add_argument("--pool", metavar="POOL.npz", help="the positions to build decisions from")
+    d.add_argument("--positions-from", metavar="DECISIONS.npz", default=None,
+                   help="instead of a pool: this set's decisions and candidate plays, rolled "
+                        "out again (e.g. by another player; --top0 and --top2 do not apply)")
     d.add_argument("--per-class", **whole_number(1), default=None, metavar="N",
                    help="the first N positions of each class only")
     d.add_argument("--trials", **whole_number(1), default=1296,

@@ -32,7 +32,7 @@ from bgengine.core.network import Network
 from bgengine.core.search import Searcher, rollout
 
 __all__ = ["DecisionSet", "decision_dice", "label_decisions", "PlayErrors", "play_errors",
-           "searcher_chooser", "equity_lost_check", "build_decision_set"]
+           "searcher_chooser", "equity_lost_check", "build_decision_set", "relabel_decisions"]
 
 
 def decision_dice(key: bytes, seed: int) -> tuple[int, int]:
@@ -133,6 +133,38 @@ def label_decisions(model: Network | Evaluator, keys: np.ndarray, classes: np.nd
                        np.array([r[5] for r in rows], np.float32), meta)
 
 
+def relabel_decisions(model: Network | Evaluator, source: DecisionSet, *, trials: int = 1296,
+                      seed: int = 0, n_threads: int = 1, evaluator_sha256: str = "",
+                      positions_from: str = "",
+                      progress: Callable[[int, int], None] | None = None) -> DecisionSet:
+    """The decisions of ``source`` (read from the file ``positions_from``, named in the
+    metadata) (positions, rolls and candidate plays kept) with each
+    candidate rolled out again by ``model``, ``trials`` times on common dice (the same dice
+    as ``source``'s with the same ``seed``): the same benchmark judged by another player."""
+    k_max = source.candidates.shape[1] if len(source) else 0
+    eq = np.full((len(source), k_max), np.nan, np.float32)
+    se = np.full((len(source), k_max), np.nan, np.float32)
+    for i in range(len(source)):
+        s = _seed(source.keys[i], seed)
+        played = np.flatnonzero(~np.isnan(source.equity[i]))
+        boards = keys_to_boards(source.candidates[i, played])      # the opponent on roll
+        for j, board in zip(played, boards):
+            eq[i, j], se[i, j] = _play_equity(model, np.ascontiguousarray(board[::-1]),
+                                              trials, s, n_threads)
+        if progress is not None:
+            progress(i + 1, len(source))
+    meta = {k: source.metadata.get(k) for k in ("top0", "top2")}
+    meta.update({"trials": trials, "seed": seed, "evaluator_sha256": evaluator_sha256,
+                 "positions_from": positions_from})
+    return DecisionSet(source.keys, source.dice, source.classes, source.candidates, eq, se, meta)
+
+
+def _rows(d: DecisionSet, lo: int, hi: int) -> DecisionSet:
+    return DecisionSet(*(getattr(d, f)[lo:hi] for f in
+                         ("keys", "dice", "classes", "candidates", "equity", "stderr")),
+                       dict(d.metadata))
+
+
 def _concatenate(a: DecisionSet, b: DecisionSet) -> DecisionSet:
     return DecisionSet(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in
                          ("keys", "dice", "classes", "candidates", "equity", "stderr")),
@@ -142,10 +174,11 @@ def _concatenate(a: DecisionSet, b: DecisionSet) -> DecisionSet:
 def build_decision_set(path: str | Path, model: Network | Evaluator, keys: np.ndarray,
                        classes: np.ndarray, *, chunk: int = 50,
                        progress: Callable[[int, int], None] | None = None,
-                       **kw) -> DecisionSet:
-    """:func:`label_decisions` of ``keys`` written to ``path`` every ``chunk`` positions,
-    resuming from what ``path`` holds when its settings (``kw``) are the same: a stopped
-    build loses at most one chunk.  Returns the whole set."""
+                       source: DecisionSet | None = None, **kw) -> DecisionSet:
+    """:func:`label_decisions` of ``keys`` (or, given ``source``, :func:`relabel_decisions`
+    of its decisions: ``keys`` and ``classes`` are then its own) written to ``path`` every
+    ``chunk`` positions, resuming from what ``path`` holds when its settings (``kw``) are the
+    same: a stopped build loses at most one chunk.  Returns the whole set."""
     path = Path(path)
     have = None
     start = 0
@@ -157,14 +190,18 @@ def build_decision_set(path: str | Path, model: Network | Evaluator, keys: np.nd
             raise ValueError(f"{path} was built with {settings}, not {wanted}; use another file")
         start = int(have.metadata.get("positions_done", 0))
     for lo in range(start, len(keys), chunk):
-        part = label_decisions(model, keys[lo:lo + chunk], classes[lo:lo + chunk], **kw)
+        if source is not None:
+            part = relabel_decisions(model, _rows(source, lo, lo + chunk), **kw)
+        else:
+            part = label_decisions(model, keys[lo:lo + chunk], classes[lo:lo + chunk], **kw)
         have = part if have is None else _concatenate(have, part)
         have.metadata["positions_done"] = min(lo + chunk, len(keys))
         have.save(path)
         if progress is not None:
             progress(min(lo + chunk, len(keys)), len(keys))
     if have is None:
-        have = label_decisions(model, keys[:0], classes[:0], **kw)
+        have = (relabel_decisions(model, _rows(source, 0, 0), **kw) if source is not None
+                else label_decisions(model, keys[:0], classes[:0], **kw))
         have.metadata["positions_done"] = 0
         have.save(path)
     return have

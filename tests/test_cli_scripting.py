@@ -449,3 +449,23 @@ def test_a_broken_pipe_inside_a_command_is_exit_141(monkeypatch, capsys):
     monkeypatch.setattr(position, handler.__name__, gone)    # registered afresh by main
     assert main(["show", "4HPwATDgc/ABMA"]) == EXIT_BROKEN_PIPE
     assert "error" not in capsys.readouterr().err
+
+
+def test_rollout_truncated_at_the_bearoff_database(capsys):
+    import json
+
+    import numpy as np
+
+    from bgengine.notation.ids import position_id
+
+    board = np.zeros((2, 25), np.uint8)                 # both sides home: the database's
+    board[0, :3] = [2, 2, 1]
+    board[1, :3] = [1, 2, 2]
+    pid = position_id(board)
+    assert main(["rollout", pid, "--trials", "36", "--threads", "1", "--truncate-bearoff",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["stderr"] == 0
+    assert main(["rollout", pid, "--trials", "36", "--threads", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["stderr"] > 0
+    assert main(["rollout", "4HPwATDgc/ABMA", "--cube", "--truncate-bearoff"]) == 2
+    assert "--truncate-bearoff" in capsys.readouterr().err

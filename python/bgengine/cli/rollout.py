@@ -25,9 +25,10 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     from bgengine.decisions.rollouts import rollout_cube_decision, rollout_moves, rollout_position
     from bgengine.state import GameState
 
-    if args.cube and (args.dice or args.vr):
+    if args.cube and (args.dice or args.vr or args.truncate_bearoff):
         raise ValueError("--cube rolls out the cube decision before the roll: not with "
-                         + ("--dice" if args.dice else "--vr"))
+                         + ("--dice" if args.dice else "--vr" if args.vr
+                            else "--truncate-bearoff"))
     net = load_network_spec(args.player)
     pos = Position.from_id(args.position_id)
     info = None
@@ -44,6 +45,8 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     # above): nothing is printed before an error
     kw = dict(seed=args.seed, truncate=args.truncate, variance_reduction=args.vr,
               plies=args.plies, n_threads=args.threads or default_threads())
+    if args.truncate_bearoff:
+        kw["truncate_bearoff"] = True
     if not args.json:
         print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
     if info is not None:
@@ -104,6 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--truncate", **truncate_number, default=0,
                    help="stop after this many plays (at most 10000) and use the network "
                         "(default 0: play out)")
+    p.add_argument("--truncate-bearoff", action="store_true",
+                   help="stop each game where the bear-off database values it (both sides "
+                        "home) and take its value")
     p.add_argument("--cube", action="store_true",
                    help="cubeful: roll out the cube decision before the roll, the score, "
                         "the cube's owner and the Jacoby rule from the state")

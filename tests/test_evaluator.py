@@ -420,3 +420,12 @@ def test_fuzzed_network_and_evaluator_files(tmp_path, with_database):
             out = as_evaluator(model).evaluate(start_board())
             assert out.shape == (5,)
     assert refused > 200 and loaded >= 0
+
+
+def test_self_play_refuses_contact_experts_and_names_the_way_to_fit_them():
+    from bgengine import load_default_network
+
+    ev = load_default_network()
+    assert ev.experts
+    with pytest.raises(ValueError, match="bgengine distill fit --experts"):
+        train_games(ev.copy(), 1, 0.01)

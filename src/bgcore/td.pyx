@@ -534,7 +534,7 @@ def train_games(net, n_games, alpha, lam=0.0, *,
     cdef Evaluator evaluator = as_evaluator(net)
     if evaluator.experts:
         raise ValueError("self-play training of contact experts is not supported: fit them "
-                         "with tools/distill_search_targets.py fit --experts")
+                         "with 'bgengine distill fit --experts' or 'bgengine data fit'")
     cdef bint td = method == "td"
     if td and lam > 0 and evaluator.ev.routed:
         raise ValueError("TD(lambda) with lam > 0 needs one network for every position class; "

@@ -583,7 +583,8 @@ cdef void _rollout_trial(searcher_t* S, memo_entry_t* memo, const board_t* start
         if ((truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS
                 or (truncate_bearoff and S.ev.exact_db != NULL
                     and board_shape(&s) == CLASS_EXACT)):
-            eval_position(S, &s, 0, m)      # (the cap: a last resort, as if truncated)
+            # truncated (the cap a last resort, as if truncated there), or at the database
+            eval_position(S, &s, 0, m)
             break
         if moves == 0:
             _roll_index(r0, &d1, &d2)

@@ -60,6 +60,10 @@ def _play_equity(model, after: np.ndarray, trials: int, seed: int,
     return -float(r["equity"]), float(r["stderr"])
 
 
+#: A decision set's arrays, in its fields' order.
+_ARRAYS = ("keys", "dice", "classes", "candidates", "equity", "stderr")
+
+
 @dataclass
 class DecisionSet:
     """Decisions with their candidates' rollouts (see the module docstring)."""
@@ -76,13 +80,11 @@ class DecisionSet:
         return len(self.keys)
 
     def save(self, path: str | Path) -> None:
-        save_arrays(path, self.metadata, keys=self.keys, dice=self.dice, classes=self.classes,
-                    candidates=self.candidates, equity=self.equity, stderr=self.stderr)
+        save_arrays(path, self.metadata, **{f: getattr(self, f) for f in _ARRAYS})
 
     @classmethod
     def load(cls, path: str | Path) -> "DecisionSet":
-        arrays, meta = load_arrays(path, "decision set", ("keys", "dice", "classes",
-                                                          "candidates", "equity", "stderr"))
+        arrays, meta = load_arrays(path, "decision set", _ARRAYS)
         return cls(*arrays, meta)
 
 
@@ -137,10 +139,10 @@ def relabel_decisions(model: Network | Evaluator, source: DecisionSet, *, trials
                       seed: int = 0, n_threads: int = 1, evaluator_sha256: str = "",
                       positions_from: str = "",
                       progress: Callable[[int, int], None] | None = None) -> DecisionSet:
-    """The decisions of ``source`` (read from the file ``positions_from``, named in the
-    metadata) (positions, rolls and candidate plays kept) with each
+    """The decisions of ``source`` (positions, rolls and candidate plays kept) with each
     candidate rolled out again by ``model``, ``trials`` times on common dice (the same dice
-    as ``source``'s with the same ``seed``): the same benchmark judged by another player."""
+    as ``source``'s with the same ``seed``): the same benchmark judged by another player.
+    ``positions_from``: the file ``source`` was read from, named in the metadata."""
     k_max = source.candidates.shape[1] if len(source) else 0
     eq = np.full((len(source), k_max), np.nan, np.float32)
     se = np.full((len(source), k_max), np.nan, np.float32)
@@ -160,14 +162,11 @@ def relabel_decisions(model: Network | Evaluator, source: DecisionSet, *, trials
 
 
 def _rows(d: DecisionSet, lo: int, hi: int) -> DecisionSet:
-    return DecisionSet(*(getattr(d, f)[lo:hi] for f in
-                         ("keys", "dice", "classes", "candidates", "equity", "stderr")),
-                       dict(d.metadata))
+    return DecisionSet(*(getattr(d, f)[lo:hi] for f in _ARRAYS), dict(d.metadata))
 
 
 def _concatenate(a: DecisionSet, b: DecisionSet) -> DecisionSet:
-    return DecisionSet(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in
-                         ("keys", "dice", "classes", "candidates", "equity", "stderr")),
+    return DecisionSet(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _ARRAYS),
                        dict(b.metadata))
 
 

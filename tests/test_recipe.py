@@ -118,7 +118,7 @@ def test_recipe_errors(tmp_path):
     bad.write_text('[[phase]]\nkind = "label"\nstore = "s"\n')
     with pytest.raises(ValueError, match="no pool"):
         run_recipe(tmp_path / "run", load_recipe(bad), start="net")
-    assert set(PHASE_KINDS) == {"sample", "label", "widen", "fit", "cube-fit", "distill",
+    assert set(PHASE_KINDS) == {"sample", "label", "widen", "fit", "cube-fit", "race-fit", "distill",
                                 "calibrate"}
     bad.write_text('[[phase]]\nkind = "distill"\ngames = 2\nplies = 0\nreuse = ["x"]\n')
     with pytest.raises(ValueError, match="reuse names 'x', not a distill phase"):

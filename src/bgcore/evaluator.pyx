@@ -42,6 +42,7 @@ from bgengine.core.network cimport (Network, net_t, netbuf_t, net_forward_sparse
 from bgengine.core.encoders cimport encode_sparse, MAX_INPUTS
 from bgengine.core.bearoff cimport BearoffDatabase, bearoff_exact1, bearoff_exact4, bearoff_exact5
 from bgengine.core.racegammon cimport RaceGammonTables, rg_refine5
+from bgengine.core.racedist cimport RaceDistributionNetwork
 
 from bgengine.core.board import validate_boards
 from bgengine.core.encoders import encoder_id
@@ -255,7 +256,9 @@ cdef class Evaluator:
         return (_rebuild_evaluator, (self.contact, None if self.race is self.contact else self.race,
                                      self.database is not None, json.dumps(self.metadata),
                                      None if self.race_gammons is None
-                                     else self.race_gammons.max_outside,
+                                     else self.race_gammons.max_outside
+                                     if self.race_gammons.network is None
+                                     else self.race_gammons,
                                      self.experts, self.stage_cuts, self.lead_cuts))
 
     def __repr__(self) -> str:
@@ -266,6 +269,8 @@ cdef class Evaluator:
             parts.append("exact bear-off database")
         if self.race_gammons is not None:
             parts.append(f"exact race values (max_outside={self.race_gammons.max_outside})")
+            if self.race_gammons.network is not None:
+                parts.append(f"race distributions ({self.race_gammons.network!r})")
         if self.experts:
             parts.append(f"{len(self.experts) + 1} contact experts (stage cuts "
                          f"{list(self.stage_cuts)}, lead cuts {list(self.lead_cuts)})")
@@ -360,6 +365,12 @@ cdef class Evaluator:
                                        "lead_cuts": list(self.lead_cuts)}
         if self.race_gammons is not None:
             meta["race_gammons"] = self.race_gammons.max_outside
+            network = self.race_gammons.network
+            if network is not None:
+                meta["race_distributions"] = {"hidden": network.hidden,
+                                              "max_outside": network.max_outside}
+                for name, a in network.arrays().items():
+                    arrays[f"race_distributions_{name}"] = a
         text = json.dumps(meta, sort_keys=True)
         atomic_write(Path(path), lambda f: np.savez(f, metadata=np.array(text), **arrays))
 
@@ -403,13 +414,28 @@ def load_evaluator(path) -> Evaluator:
         raise ValueError(f"{path}: unknown exact database {database!r}")
     extra = {k: v for k, v in meta.items()
              if k not in ("format", "format_version", "bgengine_version", "classes", "database",
-                          "race_gammons", "contact_experts")}
+                          "race_gammons", "contact_experts", "race_distributions")}
     race_gammons = meta.get("race_gammons", False)
     if race_gammons is not False and (isinstance(race_gammons, bool)
                                       or not isinstance(race_gammons, int)
                                       or not 0 <= race_gammons <= 15):
         raise ValueError(f"{path}: 'race_gammons' must be false or a number of checkers "
                          f"(0..15), got {race_gammons!r}")
+    distributions = meta.get("race_distributions")
+    if distributions is not None:
+        if race_gammons is False:
+            raise ValueError(f"{path}: 'race_distributions' need 'race_gammons'")
+        names = ("w1", "b1", "w2", "b2")
+        if not isinstance(distributions, dict) or not all(
+                f"race_distributions_{n}" in arrays for n in names):
+            raise ValueError(f"{path}: the race distribution network's weights are missing")
+        try:
+            network = RaceDistributionNetwork(
+                *(arrays[f"race_distributions_{n}"] for n in names),
+                max_outside=distributions.get("max_outside"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: race distribution network: {exc}") from None
+        race_gammons = RaceGammonTables(max_outside=race_gammons, network=network)
     try:
         return Evaluator(nets["contact"], nets.get("race"),
                          database=_bearoff_database() if database else None,

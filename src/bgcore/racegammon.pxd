@@ -15,6 +15,7 @@ from cpython.pythread cimport PyThread_type_lock
 from bgengine.core._types cimport checker_t, key_t, real_t
 from bgengine.core.board cimport board_t
 from bgengine.core.bearoff cimport bearoff_t
+from bgengine.core.racedist cimport rd_net_t
 
 cdef enum:
     RG_ROLLS = 32           # distributions hold P(n rolls) for n = 0..31: BO_MAX_ROLLS, as
@@ -58,12 +59,18 @@ ctypedef struct rg_tables_t:
     checker_t last_row[3][2][25]
     double last_dist[3][2][RG_ROLLS]
     bint last_valid[3][2]
+    # the same for the network's distributions (all-off and first-off at once)
+    checker_t net_row[2][25]
+    double net_dist[2][2][RG_ROLLS]
+    bint net_valid[2]
 
 ctypedef struct rg_shards_t:
     # what rg_refine5 is handed: caches of the same tables, each with its own lock, so that
     # threads solve at once (a query takes the first free one; values do not depend on it)
     int n
     rg_tables_t shard[RG_MAX_SHARDS]
+    const rd_net_t* net     # one side's distributions where the recursion would take too
+                            # long (more than max_outside outside); NULL: none
 
 cdef int rg_distribution(rg_tables_t* t, const checker_t* row, int mode,
                          double* out) noexcept nogil
@@ -73,3 +80,4 @@ cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* oth
 cdef class RaceGammonTables:
     cdef rg_shards_t s
     cdef readonly object database
+    cdef readonly object network

@@ -4,6 +4,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bgengine.core.bearoff import BearoffDatabase
+from bgengine.core.racedist import RaceDistributionNetwork
 
 FIRST: int
 ALL: int
@@ -14,7 +15,10 @@ ROLLS: int
 class RaceGammonTables:
     def __new__(cls, database: BearoffDatabase | None = ..., max_outside: int = ...,
                 state_budget: int = ..., max_entries: int = ..., wins: bool = ...,
-                shards: int | None = ...) -> RaceGammonTables: ...   # Cython's __cinit__
+                shards: int | None = ...,
+                network: RaceDistributionNetwork | None = ...) -> RaceGammonTables: ...
+    @property
+    def network(self) -> RaceDistributionNetwork | None: ...
     def bear_off_distribution(self, row: ArrayLike) -> np.ndarray | None: ...    # float64 (32,)
     def clear(self) -> None: ...
     @property
@@ -28,6 +32,7 @@ class RaceGammonTables:
     def shards(self) -> int: ...
     @property
     def stats(self) -> dict[str, int]: ...
+    def solved(self, mode: str = ...) -> tuple[np.ndarray, np.ndarray]: ...   # uint8 (n, 25), float32 (n, 32)
 
 
 def default(max_outside: int = ...) -> RaceGammonTables: ...

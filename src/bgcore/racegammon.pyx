@@ -57,6 +57,7 @@ from bgengine.core.bearoff cimport (BearoffDatabase, bearoff_t, bo_rank, bo_firs
                                BO_MAX_ROLLS, BO_ROLL_D1, BO_ROLL_D2, BO_ROLL_W)
 
 from bgengine.core.checks cimport checked_int
+from bgengine.core.racedist cimport RaceDistributionNetwork, rd_covers, rd_distributions
 
 from bgengine.core.board import validate_board
 
@@ -464,24 +465,57 @@ cdef int rg_distribution(rg_tables_t* t, const checker_t* row, int mode,
     return rc
 
 
-cdef int _gammon(rg_tables_t* t, const checker_t* winner, const checker_t* loser, int later,
-                 double* p) noexcept nogil:
+cdef int _side(rg_tables_t* t, const rd_net_t* net, const checker_t* row, int mode,
+               double* out) noexcept nogil:
+    """One side's distribution in mode RG_ALL or RG_FIRST: exact (the recursion) when it has
+    at most ``max_outside`` checkers outside, else the network's when it covers the side.
+    1 when given, 0 when not (too many outside, over budget, out of memory)."""
+    cdef int i
+    if _outside(row) <= t.max_outside:
+        return rg_distribution(t, row, mode, out) > 0
+    if net == NULL or not rd_covers(net, row):
+        return 0
+    for i in range(2):
+        if t.net_valid[i] and memcmp(t.net_row[i], row, N_SLOTS) == 0:
+            memcpy(out, t.net_dist[i][mode], RG_ROLLS * sizeof(double))
+            return 1
+    memcpy(t.net_row[1], t.net_row[0], N_SLOTS)      # the older one makes way
+    memcpy(t.net_dist[1], t.net_dist[0], sizeof(t.net_dist[0]))
+    t.net_valid[1] = t.net_valid[0]
+    rd_distributions(net, row, t.net_dist[0][RG_ALL], t.net_dist[0][RG_FIRST])
+    memcpy(t.net_row[0], row, N_SLOTS)
+    t.net_valid[0] = True
+    memcpy(out, t.net_dist[0][mode], RG_ROLLS * sizeof(double))
+    return 1
+
+
+cdef inline bint _covered(const rg_tables_t* t, const rd_net_t* net,
+                          const checker_t* row) noexcept nogil:
+    return _outside(row) <= t.max_outside or (net != NULL and rd_covers(net, row))
+
+
+cdef int _gammon(rg_tables_t* t, const rd_net_t* net, const checker_t* winner,
+                 const checker_t* loser, int later, double* p) noexcept nogil:
     """p[0] = P(winner bears off all before loser bears off one), p[1] = P(... before the
-    loser has left the winner's home board); 1 when computed, 0 when not (too many
-    checkers outside, over budget, out of memory)."""
+    loser has left the winner's home board), or -1 where not known (the loser has more
+    than ``max_outside`` checkers outside: the race network's backgammons stand); 1 when
+    computed, 0 when not (too many checkers outside, over budget, out of memory)."""
     cdef double all_off[RG_ROLLS]
     cdef double other[RG_ROLLS]
-    if (rg_distribution(t, winner, RG_ALL, all_off) <= 0
-            or rg_distribution(t, loser, RG_FIRST, other) <= 0):
+    if (not _side(t, net, winner, RG_ALL, all_off)
+            or not _side(t, net, loser, RG_FIRST, other)):
         t.refused += 1
         return 0
     p[0] = bo_first_before(all_off, other, later)
     p[1] = 0.0
     if _in_far_quarter(loser):
-        if rg_distribution(t, loser, RG_ESCAPE, other) <= 0:
+        if _outside(loser) > t.max_outside:
+            p[1] = -1.0
+        elif rg_distribution(t, loser, RG_ESCAPE, other) <= 0:
             t.refused += 1
             return 0
-        p[1] = bo_first_before(all_off, other, later)
+        else:
+            p[1] = bo_first_before(all_off, other, later)
     return 1
 
 
@@ -499,21 +533,22 @@ cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* oth
                     real_t* out5) noexcept nogil:
     """Put one-sided values in a race's five outputs (gnubg's form, of the side on roll,
     whose row is ``on_roll``; ``other`` is the other side's).  Gammons and backgammons
-    against a side that has borne a checker off are 0.  Where both sides have at most
-    ``max_outside`` checkers outside their home boards (and the recursion stays in
-    budget): the win chance from the two sides' bear-off distributions (when the tables
-    refine wins), and the gammon and backgammon chances against a side with all 15 on
-    the board from its first-off and escape distributions.  The win chance is then moved
-    only as far as the gammons need.  Returns 1 when anything was replaced.  ``tables``:
-    an rg_shards_t."""
+    against a side that has borne a checker off are 0.  Where each side has at most
+    ``max_outside`` checkers outside its home board (and the recursion stays in budget),
+    or more but the tables' network covers it: the win chance from the two sides'
+    bear-off distributions (when the tables refine wins), and the gammon and backgammon
+    chances against a side with all 15 on the board from its first-off and escape
+    distributions (backgammons only where the losing side's are exact).  The win chance
+    is then moved only as far as the gammons need.  Returns 1 when anything was replaced.
+    ``tables``: an rg_shards_t."""
     cdef rg_shards_t* shards = <rg_shards_t*> tables
     cdef rg_tables_t* t = &shards.shard[0]
+    cdef const rd_net_t* net = shards.net
     cdef double p[2]
     cdef double a_on[RG_ROLLS]
     cdef double a_other[RG_ROLLS]
     cdef int done = 0
-    cdef bint near = (_outside(on_roll) <= t.max_outside and
-                      _outside(other) <= t.max_outside)
+    cdef bint near = _covered(t, net, on_roll) and _covered(t, net, other)
     if _checkers(other) < 15:
         out5[1] = 0
         out5[2] = 0
@@ -524,17 +559,19 @@ cdef int rg_refine5(void* tables, const checker_t* on_roll, const checker_t* oth
         done = 1
     if near:
         t = _take_shard(shards)
-        if (t.wins and rg_distribution(t, on_roll, RG_ALL, a_on) > 0
-                and rg_distribution(t, other, RG_ALL, a_other) > 0):
+        if (t.wins and _side(t, net, on_roll, RG_ALL, a_on)
+                and _side(t, net, other, RG_ALL, a_other)):
             out5[0] = <real_t>bo_first_before(a_on, a_other, 0)
             done = 1
-        if _checkers(other) == 15 and _gammon(t, on_roll, other, 0, p):
+        if _checkers(other) == 15 and _gammon(t, net, on_roll, other, 0, p):
             out5[1] = <real_t>p[0]              # the side on roll wins a gammon
-            out5[2] = <real_t>p[1]
+            if p[1] >= 0:
+                out5[2] = <real_t>p[1]
             done = 1
-        if _checkers(on_roll) == 15 and _gammon(t, other, on_roll, 1, p):
+        if _checkers(on_roll) == 15 and _gammon(t, net, other, on_roll, 1, p):
             out5[3] = <real_t>p[0]              # the other side, rolling second, does
-            out5[4] = <real_t>p[1]
+            if p[1] >= 0:
+                out5[4] = <real_t>p[1]
             done = 1
         PyThread_release_lock(t.lock)
     if done:
@@ -576,12 +613,16 @@ cdef class RaceGammonTables:
         Caches, each with its own lock, so that as many threads solve races at once (a query
         takes the first free one; the values do not depend on which).  Default: the CPU
         count, at most 8.
+    network : RaceDistributionNetwork, optional
+        One side's distributions where it has more than ``max_outside`` checkers outside
+        (up to the network's own ``max_outside``): :meth:`refine` then replaces a race's
+        values when each side is within one or the other.
 
     The integers are Python or numpy integers (a bool or a float is refused).
     """
 
     def __cinit__(self, database=None, max_outside=3, state_budget=200000,
-                  max_entries=1 << 18, bint wins=True, shards=None):
+                  max_entries=1 << 18, bint wins=True, shards=None, network=None):
         from bgengine.core.bearoff import default
         cdef int i, n_slots = 1024
         cdef Py_ssize_t max_slots = 1024
@@ -599,7 +640,12 @@ cdef class RaceGammonTables:
             shards = min(os.cpu_count() or 1, 8)
         shards = checked_int(shards, "shards", 1, RG_MAX_SHARDS, f"1..{RG_MAX_SHARDS}",
                              "an integer")
+        if network is not None and not isinstance(network, RaceDistributionNetwork):
+            raise TypeError("network must be a RaceDistributionNetwork, got "
+                            f"{type(network).__name__}")
         self.database = database
+        self.network = network
+        self.s.net = NULL if network is None else &(<RaceDistributionNetwork> network).net
         while max_slots < 2 * max_entries:
             max_slots *= 2
         for i in range(shards):
@@ -631,13 +677,14 @@ cdef class RaceGammonTables:
     def __reduce__(self):
         cdef rg_tables_t* t = &self.s.shard[0]
         return (RaceGammonTables, (self.database, t.max_outside, t.state_budget,
-                                   t.max_slots // 2, t.wins, self.s.n))
+                                   t.max_slots // 2, t.wins, self.s.n, self.network))
 
     def __repr__(self) -> str:
         cdef rg_tables_t* t = &self.s.shard[0]
         return (f"RaceGammonTables(max_outside={t.max_outside}, "
                 f"state_budget={t.state_budget}, wins={bool(t.wins)}, shards={self.s.n}, "
-                f"cached={self.stats['cached']})")
+                f"cached={self.stats['cached']}"
+                + ("" if self.network is None else f", network={self.network!r}") + ")")
 
     @property
     def max_outside(self) -> int:
@@ -681,6 +728,37 @@ cdef class RaceGammonTables:
                 t.count = 0
                 memset(t.last_valid, 0, sizeof(t.last_valid))
                 PyThread_release_lock(t.lock)
+
+    def solved(self, mode: str = "all") -> tuple[np.ndarray, np.ndarray]:
+        """Every position the recursion has solved and still holds in ``mode`` ("all",
+        "first" or "escape"), over the shards: rows uint8 (n, 25) in each side's own
+        numbering and their distributions float32 (n, 32).  A query solves every position
+        its side can reach (under the recursion's play), so this is the way to many exact
+        distributions for the price of a few queries (training data for a network that
+        learns them).  Positions with every checker home are the database's and not held."""
+        modes = {"first": RG_FIRST, "all": RG_ALL, "escape": RG_ESCAPE}
+        if mode not in modes:
+            raise ValueError(f"mode must be one of {sorted(modes)}, got {mode!r}")
+        cdef int m = modes[mode], j
+        cdef Py_ssize_t i, k = 0, n = 0
+        cdef rg_tables_t* t
+        for j in range(self.s.n):
+            n += self.s.shard[j].count
+        rows = np.zeros((n, N_SLOTS), np.uint8)
+        dists = np.zeros((n, RG_ROLLS), np.float32)
+        cdef unsigned char[:, ::1] rv = rows
+        cdef float[:, ::1] dv = dists
+        with nogil:
+            for j in range(self.s.n):
+                t = &self.s.shard[j]
+                PyThread_acquire_lock(t.lock, WAIT_LOCK)
+                for i in range(t.n_slots):
+                    if t.table[i].used and t.table[i].mode == m and k < n:
+                        memcpy(&rv[k, 0], t.table[i].row, N_SLOTS)
+                        memcpy(&dv[k, 0], t.table[i].dist, RG_ROLLS * sizeof(float))
+                        k += 1
+                PyThread_release_lock(t.lock)
+        return rows[:k], dists[:k]
 
     def _distribution(self, row, int mode):
         a = np.asarray(row)

@@ -11,6 +11,7 @@ from bgengine.cli.options import add_backend_arguments, add_player_argument, gam
     add_quiet_argument, add_threads_argument, backend_from_args, evaluator_file, whole_number
 from bgengine.cli.output import add_json_argument, emit
 from bgengine.cli.data_cubes import register_cube_steps
+from bgengine.cli.data_race import register_race_steps
 from bgengine.cli.progress import ProgressBar
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.fit import KEEP_FORMS
@@ -434,6 +435,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.set_defaults(func=_cmd_fit)
 
     register_cube_steps(dsub)
+    register_race_steps(dsub)
 
     i = dsub.add_parser("info", help="what a pool or a store holds (checksums checked)")
     i.add_argument("path", metavar="POOL_OR_STORE")

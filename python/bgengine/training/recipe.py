@@ -28,7 +28,9 @@ A recipe file lists ``[[phase]]`` tables after an optional ``[train]`` table (se
 Kinds: ``sample`` (:func:`bgengine.labelling.sampling.build_pool`), ``label``
 (:func:`bgengine.labelling.labeller.label_pool`), ``widen`` (the race or contact networks,
 :func:`bgengine.training.growth.widen`), ``fit`` (:func:`bgengine.labelling.fit.fit_from_stores`),
-``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`), ``distill`` (a round
+``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`), ``race-fit`` (the
+race distribution network: sides of the races of ``pools`` solved exactly, with ``data``
+files of sides solved before, :mod:`bgengine.labelling.race_distributions`), ``distill`` (a round
 of play-ranking distillation: the player's self-play valued by its own search,
 :func:`bgengine.training.distillation.collect`, in chunks of ``chunk_games`` (chunk ``k``
 seeded ``seed + k``), with the data of the distill phases named in ``reuse``; one fit a
@@ -90,6 +92,9 @@ _SETTINGS: dict[str, dict[str, Any]] = {
     "fit": {"stores": REQUIRED, "only": [], "teach_pools": [], "prefer": "precise",
             "player": "current"},
     "cube-fit": {"set": REQUIRED, "plies": 0},
+    "race-fit": {"pools": [], "data": [], "min_outside": 2, "max_outside": 6, "sides": 1000,
+                 "keep": 0.03, "seed": 0, "hidden": 256, "epochs": 100, "patience": 6,
+                 "exact_outside": None},
     "distill": {"games": REQUIRED, "chunk_games": 2000, "seed": 0, "every": 3, "top": 3,
                 "plies": 2, "sample": 0, "mean_lower": False, "class": "contact",
                 "reuse": [], "fit_seeds": [0], "share": 0.5, "lr": 3e-4, "lr_end": None,
@@ -368,6 +373,41 @@ def _cube_fit(phase, folder, run, current, start, pools, stores, n_threads, say)
     return out
 
 
+def _race_fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
+    from bgengine.core.evaluator import load_evaluator
+    from bgengine.labelling.classes import RACE, classify_positions
+    from bgengine.labelling.race_distributions import (SolveConfig, fit_race_distributions,
+                                                        load_solved, race_sides, solve_sides,
+                                                        with_race_distributions)
+    from bgengine.labelling.store import keys_to_boards, load_pool
+
+    import numpy as np
+
+    s = phase.settings
+    data = [Path(p) for p in s["data"]]
+    if s["pools"]:
+        boards = np.concatenate([keys_to_boards(load_pool(pools.get(p, p)).keys)
+                                 for p in s["pools"]])
+        boards = boards[classify_positions(boards) == RACE]
+        solved = folder / "sides.npz"
+        config = SolveConfig(min_outside=s["min_outside"], max_outside=s["max_outside"],
+                             sides=s["sides"], keep=s["keep"], seed=s["seed"])
+        solve_sides(solved, race_sides(boards), config)
+        data.append(solved)
+    if not data:
+        raise ValueError(f"phase {phase.name}: give pools to solve sides from, or data files")
+    rows, all_off, first = load_solved(data)
+    network, history = fit_race_distributions(
+        rows, all_off, first, hidden=s["hidden"], max_outside=s["max_outside"],
+        epochs=s["epochs"], patience=s["patience"], seed=s["seed"])
+    best = min(history, key=sum)
+    say(f"{phase.name}: {len(rows)} sides; held-out mean |expected rolls error| all-off "
+        f"{best[0]:.4f}, first-off {best[1]:.4f}")
+    out = folder / "evaluator.npz"
+    with_race_distributions(load_evaluator(current), network, s["exact_outside"]).save(out)
+    return out
+
+
 def _chunks(folder: Path, stem: str, games: int, chunk_games: int, seed: int,
             make: Callable[..., None], settings: dict, n_threads: int,
             say: Callable[[str], None], name: str) -> list[Path]:
@@ -484,4 +524,5 @@ def _calibrate(phase, folder, run, current, start, pools, stores, n_threads, say
 
 
 _RUNNERS = {"sample": _sample, "label": _label, "widen": _widen, "fit": _fit,
-            "cube-fit": _cube_fit, "distill": _distill, "calibrate": _calibrate}
+            "cube-fit": _cube_fit, "race-fit": _race_fit, "distill": _distill,
+            "calibrate": _calibrate}

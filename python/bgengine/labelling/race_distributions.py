@@ -163,7 +163,7 @@ def fit_race_distributions(rows: np.ndarray, all_off: np.ndarray, first: np.ndar
     """Fit a network to sides ``rows`` (n, 25) and their exact distributions ``all_off``
     and ``first`` (n, 32; ``first`` NaN for sides with fewer than 15 checkers): Adam on
     the cross-entropy of both softmax heads, a held-out share (by ``seed``) for early
-    stopping on the sum of the mean |expected-rolls error| of the two heads.  Starts from
+    stopping on the sum of the two heads' mean absolute errors of the expected rolls.  Starts from
     ``start`` or from random weights (``hidden`` units).  Returns the best epoch's network
     and the held-out errors (all-off, first-off) of every epoch."""
     g = np.random.default_rng(seed)

@@ -8,11 +8,14 @@ of the two sides' distributions, written out in Python.
 
 from __future__ import annotations
 
+import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bgengine.cli import main
 from bgengine.core import bearoff as bo
 from bgengine.core.evaluator import Evaluator, load_evaluator
 from bgengine.core.network import Network
@@ -21,6 +24,7 @@ from bgengine.core.racegammon import RaceGammonTables
 from bgengine.labelling.race_distributions import (SolveConfig, fit_race_distributions,
                                                     load_solved, solve_sides,
                                                     with_race_distributions)
+from bgengine.training.recipe import load_recipe, run_recipe
 
 
 def row(points: dict[int, int]) -> np.ndarray:
@@ -212,3 +216,41 @@ def test_fit_learns_the_distributions_and_the_evaluator_keeps_them(solved, tmp_p
     assert np.allclose(back.evaluate(board), ev.evaluate(board), atol=1e-6)
     assert not np.allclose(ev.evaluate(board), ev.with_race_gammons(False).evaluate(board))
     assert np.allclose(pickle.loads(pickle.dumps(ev)).evaluate(board), ev.evaluate(board))
+
+
+def test_solve_settings_are_checked():
+    for bad in ({"min_outside": 3, "max_outside": 2}, {"max_outside": 16}, {"keep": 1.5},
+                {"sides": 0}):
+        with pytest.raises(ValueError):
+            SolveConfig(**bad)
+
+
+POOL = Path(__file__).resolve().parents[1] / "training/positions/race-r1.npz"
+
+
+def test_cli_solves_fits_and_refuses_bad_input(tmp_path, capsys):
+    sides = tmp_path / "sides.npz"
+    assert main(["data", "race-solve", str(sides), "--pool", str(POOL), "--min-outside", "2",
+                 "--max-outside", "2", "--sides", "3", "--keep", "0.2", "--quiet"]) == 0
+    assert "sides" in capsys.readouterr().out
+    out = tmp_path / "ev.npz"
+    assert main(["data", "race-fit", str(out), "--data", str(sides), "--hidden", "8",
+                 "--epochs", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["epochs"] == 2 and report["sides"] >= 3
+    assert load_evaluator(out).race_gammons.network.hidden == 8
+    assert main(["data", "race-solve", str(tmp_path / "x.npz"), "--pool", str(POOL),
+                 "--keep", "2"]) != 0
+    assert "keep" in capsys.readouterr().err
+
+
+def test_recipe_phase_fits_from_solved_data(solved, tmp_path):
+    path, *_ = solved
+    contact = Network((16,), 5, encoder="contact", seed=3)
+    start = tmp_path / "start.npz"
+    Evaluator(contact, Network((16,), 5, encoder="race", seed=4), database=bo.default()).save(start)
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(f'[[phase]]\nkind = "race-fit"\ndata = ["{path}"]\nhidden = 8\n'
+                      'epochs = 2\n')
+    result = run_recipe(tmp_path / "run", load_recipe(recipe), start=str(start))
+    assert load_evaluator(result).race_gammons.network.hidden == 8

@@ -14,22 +14,13 @@ __all__ = ["register_race_steps"]
 
 
 def _cmd_race_solve(args: argparse.Namespace) -> int:
-    from bgengine.labelling.classes import POSITION_CLASSES, classify_positions
-    from bgengine.labelling.race_distributions import SolveConfig, race_sides, solve_sides
-    from bgengine.labelling.store import keys_to_boards, load_pool
+    from bgengine.labelling.race_distributions import (SolveConfig, race_sides_of_pools,
+                                                        solve_sides)
 
-    if not 0 <= args.min_outside <= args.max_outside <= 15:
-        raise ValueError("need 0 <= --min-outside <= --max-outside <= 15")
-    if not 0 <= args.keep <= 1:
-        raise ValueError(f"--keep must be a share in [0, 1], got {args.keep}")
-    boards = [keys_to_boards(load_pool(p).keys) for p in args.pool]
-    import numpy as np
-    boards = np.concatenate(boards)
-    boards = boards[classify_positions(boards) == POSITION_CLASSES.index("race")]
     config = SolveConfig(min_outside=args.min_outside, max_outside=args.max_outside,
                          sides=args.sides, keep=args.keep, seed=args.seed)
     with ProgressBar("solve", "sides", quiet=args.quiet or args.json) as bar:
-        rows = solve_sides(args.out, race_sides(boards), config, progress=bar)
+        rows = solve_sides(args.out, race_sides_of_pools(args.pool), config, progress=bar)
     emit(args, {"out": args.out, "rows": rows}, f"wrote {args.out}: {rows} sides")
     return 0
 
@@ -43,8 +34,8 @@ def _cmd_race_fit(args: argparse.Namespace) -> int:
     rows, all_off, first = load_solved(args.data)
     quiet = args.quiet or args.json
     if not quiet:
-        print(f"{len(rows)} sides ({int((first[:, 0] == first[:, 0]).sum())} with all 15 on "
-              f"the board)", flush=True)
+        print(f"{len(rows)} sides ({int((rows.sum(1) == 15).sum())} with all 15 on the board)",
+              flush=True)
     network, history = fit_race_distributions(
         rows, all_off, first, hidden=args.hidden, max_outside=args.max_outside,
         epochs=args.epochs, lr=args.lr, patience=args.patience, seed=args.seed,

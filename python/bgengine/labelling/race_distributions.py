@@ -34,7 +34,7 @@ from bgengine.core.fileio import atomic_write
 from bgengine.core.racedist import INPUTS, ROLLS, RaceDistributionNetwork, encode_sides
 from bgengine.core.racegammon import RaceGammonTables
 
-__all__ = ["SolveConfig", "race_sides", "solve_sides", "load_solved", "fit_race_distributions",
+__all__ = ["SolveConfig", "race_sides", "race_sides_of_pools", "solve_sides", "load_solved", "fit_race_distributions",
            "with_race_distributions"]
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,29 @@ class SolveConfig:
     #: the cache is harvested and emptied past this many positions (memory: ~170 B each)
     harvest_every: int = 3_000_000
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.min_outside <= self.max_outside <= 15:
+            raise ValueError("need 0 <= min_outside <= max_outside <= 15, got "
+                             f"{self.min_outside} and {self.max_outside}")
+        if not 0 <= self.keep <= 1:
+            raise ValueError(f"keep must be a share in [0, 1], got {self.keep}")
+        if self.sides < 1 or self.harvest_every < 1:
+            raise ValueError("sides and harvest_every must be at least 1")
+
 
 def race_sides(boards: np.ndarray) -> np.ndarray:
     """The distinct sides (uint8 (n, 25), own numbering) of race positions ``boards``
     (m, 2, 25)."""
     return np.unique(np.asarray(boards, np.uint8).reshape(-1, 25), axis=0)
+
+
+def race_sides_of_pools(paths: Sequence[str | os.PathLike[str]]) -> np.ndarray:
+    """The distinct sides of the race positions of pool files ``paths``."""
+    from bgengine.labelling.classes import RACE, classify_positions
+    from bgengine.labelling.store import keys_to_boards, load_pool
+
+    boards = np.concatenate([keys_to_boards(load_pool(p).keys) for p in paths])
+    return race_sides(boards[classify_positions(boards) == RACE])
 
 
 def _empty() -> dict:

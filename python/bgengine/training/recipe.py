@@ -375,24 +375,17 @@ def _cube_fit(phase, folder, run, current, start, pools, stores, n_threads, say)
 
 def _race_fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> Path:
     from bgengine.core.evaluator import load_evaluator
-    from bgengine.labelling.classes import RACE, classify_positions
     from bgengine.labelling.race_distributions import (SolveConfig, fit_race_distributions,
-                                                        load_solved, race_sides, solve_sides,
-                                                        with_race_distributions)
-    from bgengine.labelling.store import keys_to_boards, load_pool
-
-    import numpy as np
+                                                        load_solved, race_sides_of_pools,
+                                                        solve_sides, with_race_distributions)
 
     s = phase.settings
     data = [Path(p) for p in s["data"]]
     if s["pools"]:
-        boards = np.concatenate([keys_to_boards(load_pool(pools.get(p, p)).keys)
-                                 for p in s["pools"]])
-        boards = boards[classify_positions(boards) == RACE]
         solved = folder / "sides.npz"
         config = SolveConfig(min_outside=s["min_outside"], max_outside=s["max_outside"],
                              sides=s["sides"], keep=s["keep"], seed=s["seed"])
-        solve_sides(solved, race_sides(boards), config)
+        solve_sides(solved, race_sides_of_pools([pools.get(p, p) for p in s["pools"]]), config)
         data.append(solved)
     if not data:
         raise ValueError(f"phase {phase.name}: give pools to solve sides from, or data files")

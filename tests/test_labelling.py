@@ -187,6 +187,21 @@ def test_store_refuses_other_settings_and_bad_checksums(tmp_path, small_net, boa
         LabelStore(tmp_path / "s").load()
 
 
+def test_store_refuses_a_second_pool_of_the_same_file_name(tmp_path, small_net, boards):
+    # shards are named by the pool's file name: another pool.npz must not overwrite them
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = _pool(tmp_path / "a", boards[:5]), _pool(tmp_path / "b", boards[5:9])
+    store = LabelStore(tmp_path / "s", LabelSettings(trials=4), "a" * 64)
+    label_pool(store, first, small_net)
+    before = store.load()
+    with pytest.raises(ValueError, match="another pool named pool.npz"):
+        label_pool(LabelStore(tmp_path / "s"), second, small_net)
+    after = LabelStore(tmp_path / "s").load()
+    assert np.array_equal(after.keys, before.keys) and np.array_equal(after.outputs,
+                                                                      before.outputs)
+
+
 def test_benchmark_figures(boards):
     keys = boards_to_keys(boards[:40])
     rng = np.random.default_rng(0)

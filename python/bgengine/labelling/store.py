@@ -368,6 +368,7 @@ class LabelStore:
         self.root.mkdir(parents=True, exist_ok=True)
         name = f"{pool.path.stem}-{index:05d}.npz"
         path = self.root / name
+        self._check_pool_name(pool)
         atomic_write(path, lambda f: np.savez_compressed(
             f, keys=labels.keys, classes=labels.classes,
             outputs=labels.outputs.astype(np.float16),
@@ -387,6 +388,20 @@ class LabelStore:
             self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
             self._write_manifest()
 
+    def _check_pool_name(self, pool: Pool) -> None:
+        """Refuse ``pool`` if the store holds shards of another pool of the same file name:
+        shard files are named by it, so the two would overwrite each other's labels (e.g.
+        two recipe phases' ``pool.npz`` labelled into one store)."""
+        manifest = self.root / "manifest.json"
+        if not manifest.exists():
+            return
+        shards = json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"]
+        if any(s["pool"]["name"] == pool.path.name and s["pool"]["sha256"] != pool.sha256
+               for s in shards):
+            raise ValueError(f"{self.root}: it holds labels of another pool named "
+                             f"{pool.path.name}: label each pool of that name into its own "
+                             "store, or rename the pool file")
+
     def adopt(self, pool: Pool) -> int:
         """Take into the manifest the shard files of ``pool`` that are on disk but not named
         in it (a labeller stopped between writing a shard and the manifest, or a manifest
@@ -396,6 +411,7 @@ class LabelStore:
             raise ValueError("a shard's pool must have been read from a file")
         if not self.root.is_dir():
             return 0
+        self._check_pool_name(pool)
         size = self.settings.shard_size
         adopted = 0
         with self._locked():

@@ -22,9 +22,34 @@ cimport numpy as cnp
 from libc.math cimport exp
 from libc.string cimport memset
 
+from libc.stdint cimport int32_t
+
 from bgengine.core._types cimport checker_t
 
 cnp.import_array()
+
+# The network kernels' row sums (the first layer's, fused with the sigmoid, and the output
+# layer's as a sum of H rows of weights): SIMD chosen at run time, the same bits on every
+# kernel (nnkernels.h).
+cdef extern from "nnkernels.h" nogil:
+    ctypedef void (*bg_add_rows_fn)(const float* W, int H, const int32_t* idx,
+                                    const float* val, int nnz, const float* h_in,
+                                    float* h) noexcept nogil
+    ctypedef void (*bg_hidden_fn)(const float* W0, int H, const int32_t* idx,
+                                  const float* val, int nnz, const float* pre,
+                                  float* act1) noexcept nogil
+    ctypedef struct bg_kernels_t:
+        bg_add_rows_fn add_rows
+        bg_hidden_fn hidden
+    bg_kernels_t bg_kernels
+    int bg_kernels_select(const char* name)
+
+bg_kernels_select(NULL)
+
+cdef int32_t _EVERY_ROW[RD_MAX_HIDDEN]       # 0, 1, ..., the output layer's rows
+cdef int _k
+for _k in range(RD_MAX_HIDDEN):
+    _EVERY_ROW[_k] = _k
 
 ROLLS = RD_ROLLS
 INPUTS = RD_INPUTS
@@ -89,28 +114,19 @@ cdef void rd_distributions(const rd_net_t* net, const checker_t* row, double* al
     already off).  The first layer adds the weight rows of the inputs that are set (a side
     has at most 15 occupied points); the output layer is dense."""
     cdef float x[RD_INPUTS]
+    cdef float val[RD_INPUTS]
+    cdef int32_t idx[RD_INPUTS]
     cdef float h[RD_MAX_HIDDEN]
     cdef float z[2 * RD_ROLLS]
-    cdef int i, j, H = net.n_hidden
-    cdef float v
-    cdef const float* w
+    cdef int i, nnz = 0, H = net.n_hidden
     _encode(row, x)
-    for j in range(H):
-        h[j] = net.b1[j]
     for i in range(RD_INPUTS):
-        v = x[i]
-        if v == 0:
-            continue
-        w = net.w1 + i * H
-        for j in range(H):
-            h[j] += v * w[j]
-    for j in range(2 * RD_ROLLS):
-        z[j] = net.b2[j]
-    for i in range(H):
-        v = <float>(1.0 / (1.0 + exp(-h[i])))
-        w = net.w2 + i * 2 * RD_ROLLS
-        for j in range(2 * RD_ROLLS):
-            z[j] += v * w[j]
+        if x[i] != 0:
+            idx[nnz] = i
+            val[nnz] = x[i]
+            nnz += 1
+    bg_kernels.hidden(net.w1, H, idx, val, nnz, net.b1, h)                # sigmoid(b1 + rows)
+    bg_kernels.add_rows(net.w2, 2 * RD_ROLLS, _EVERY_ROW, h, H, net.b2, z)  # b2 + h W2
     _softmax(z, all_off)
     if x[96] > 0:                       # a checker is off already
         memset(first_off, 0, RD_ROLLS * sizeof(double))

@@ -379,25 +379,27 @@ class LabelStore:
                  "classes": class_counts(labels.classes)}
         with self._locked():
             # other processes may be labelling other pools into this store: take their shards
-            manifest = self.root / "manifest.json"
-            if manifest.exists():
-                self.shards = list(json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"])
+            self.shards = self._manifest_shards(self.shards)
             self.shards = [s for s in self.shards
                            if not (s["pool"]["sha256"] == pool.sha256 and s["index"] == index)]
             self.shards.append(entry)
             self.shards.sort(key=lambda s: (s["pool"]["name"], s["index"]))
             self._write_manifest()
 
+    def _manifest_shards(self, default: list) -> list:
+        """The shards the manifest on disk names (other processes may have added some), or
+        ``default`` when there is no manifest yet."""
+        manifest = self.root / "manifest.json"
+        if not manifest.exists():
+            return default
+        return list(json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"])
+
     def _check_pool_name(self, pool: Pool) -> None:
         """Refuse ``pool`` if the store holds shards of another pool of the same file name:
         shard files are named by it, so the two would overwrite each other's labels (e.g.
         two recipe phases' ``pool.npz`` labelled into one store)."""
-        manifest = self.root / "manifest.json"
-        if not manifest.exists():
-            return
-        shards = json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"]
         if any(s["pool"]["name"] == pool.path.name and s["pool"]["sha256"] != pool.sha256
-               for s in shards):
+               for s in self._manifest_shards([])):
             raise ValueError(f"{self.root}: it holds labels of another pool named "
                              f"{pool.path.name}: label each pool of that name into its own "
                              "store, or rename the pool file")
@@ -415,9 +417,7 @@ class LabelStore:
         size = self.settings.shard_size
         adopted = 0
         with self._locked():
-            manifest = self.root / "manifest.json"
-            if manifest.exists():
-                self.shards = list(json.loads(read_regular(manifest, "manifest", MAX_TEXT_BYTES))["shards"])
+            self.shards = self._manifest_shards(self.shards)
             named = {s["file"] for s in self.shards}
             for path in sorted(self.root.glob(f"{pool.path.stem}-[0-9][0-9][0-9][0-9][0-9].npz")):
                 if path.name in named:

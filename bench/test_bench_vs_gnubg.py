@@ -38,10 +38,11 @@ CPU (``lscpu``), evaluator              static,      static,         rollouts,  
                                         afterstates  calibrate-like  1 thread        2 threads
 ======================================  ===========  ==============  ==============  ==============
 AMD EPYC family 26 model 2 (Zen 5),     6.61x        4.68x           **6.45x**       **6.13x**
-the shipped evaluator (race 235-128-5),
+an earlier evaluator (race 235-128-5),
 AVX-512 kernel [5]
-AMD EPYC family 25 model 17 (Zen 4),    5.41-5.82x   4.13-4.19x      **5.87-6.06x**  **5.85-6.09x**
-the shipped evaluator, AVX-512 [5]
+AMD EPYC family 25 model 17 (Zen 4),    4.77-5.63x   5.15-5.48x      **5.87-6.06x**  **5.85-6.09x**
+the shipped evaluator (race
+distributions), AVX-512 [6]
 AMD EPYC family 26 model 2 (Zen 5),     7.01x        5.17x           6.66x           6.53x
 the previous evaluator (race            (6.85-7.80x) (4.50-6.08x)    (6.60-6.97x)    (6.06-6.55x)
 235-64-5), AVX-512 [4]
@@ -54,6 +55,13 @@ Intel Xeon family 6 model 167, one      5.35-5.37x   3.45-3.55x      5.79-5.92x 
 AMD EPYC family 25 model 17 (Zen 4),    5.33-5.68x   3.60-3.71x      5.16-5.23x      5.15-5.34x
 one 250-128-5 contact network [3]
 ======================================  ===========  ==============  ==============  ==============
+
+[6] Other work paused; three runs of the static tests (the 198-80-5 network 21.5-22.1x),
+positions checked in C (numpy's checks took 0.44 us a position, half an evaluation; before
+that 5.41-5.82x and 4.13-4.19x with the race network alone).  Half the afterstates are
+races, each valued from both sides' bear-off distributions (the race distribution network,
+about 0.7 us more a race).  The rollouts are [5]'s: they use the networks alone, of the same
+shapes.
 
 [5] Other work paused; Zen 5 one run of the whole file (the deep network 2.24x), Zen 4 three
 runs of the static and rollout tests with the output layer reduced in registers (gnubg 477-501

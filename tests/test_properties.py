@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import rules_oracle as oracle
 from bgengine.core.board import (game_result, is_race, pip_counts, position_key, swap_sides,
-                            validate_board)
+                            validate_board, validate_boards)
 from bgengine.core.dice import Dice
 from bgengine.core.movegen import count_afterstates, legal_afterstates
 
@@ -67,6 +67,56 @@ def highest_point(row) -> int:
     """The mover's highest occupied point 1..25 (25 = bar), 0 if none."""
     occupied = [i + 1 for i in range(25) if row[i] > 0]
     return max(occupied, default=0)
+
+
+@st.composite
+def batches(draw) -> np.ndarray:
+    """int64 (N, 2, 25): legal positions, some of them then given a bad slot (negative, a
+    point of both sides, too many checkers, or all borne off)."""
+    boards = draw(st.lists(positions(), min_size=0, max_size=6)).copy()
+    out = np.array(boards, dtype=np.int64).reshape(-1, 2, 25)
+    for k in range(len(out)):
+        kind = draw(st.sampled_from(["legal"] * 3 + ["negative", "shared", "many", "empty"]))
+        i = draw(st.integers(0, 23))
+        if kind == "negative":
+            out[k, draw(st.integers(0, 1)), i] = -draw(st.integers(1, 3))
+        elif kind == "shared":
+            out[k, MOVER, i] += 1
+            out[k, OPP, 23 - i] += 1
+        elif kind == "many":
+            out[k, draw(st.integers(0, 1)), i] += 15
+        elif kind == "empty":
+            out[k] = 0
+    return out
+
+
+def _error(fn, arg) -> str | None:
+    try:
+        fn(arg)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+@given(batches(), st.sampled_from([np.int64, np.int16, np.float64]))
+def test_validate_boards_is_validate_board_of_each(batch, dtype):
+    """A batch is refused exactly when one of its positions is, with the first bad one's
+    index and message; else each comes back as validate_board returns it."""
+    arr = batch.astype(dtype)
+    errors = [_error(validate_board, b) for b in arr]
+    bad = [k for k, e in enumerate(errors) if e is not None]
+    if bad:
+        assert _error(validate_boards, arr) == f"boards[{bad[0]}]: {errors[bad[0]]}"
+        if (batch >= 0).all() and (batch <= 15).all():
+            assert _error(validate_boards, batch.astype(np.uint8)) == (
+                f"boards[{bad[0]}]: {errors[bad[0]]}")
+    else:
+        out = validate_boards(arr)
+        assert out.dtype == np.uint8 and out.flags.c_contiguous and out.shape == arr.shape
+        assert all((out[k] == validate_board(b)).all() for k, b in enumerate(arr))
+        assert (validate_boards(batch.astype(np.uint8)) == out).all()
+        out[...] = 0                                    # a copy: the input stays
+        assert (arr == batch.astype(dtype)).all()
 
 
 # ------------------------------------------------------------------ play invariants

@@ -254,3 +254,23 @@ def test_recipe_phase_fits_from_solved_data(solved, tmp_path):
                       'epochs = 2\n')
     result = run_recipe(tmp_path / "run", load_recipe(recipe), start=str(start))
     assert load_evaluator(result).race_gammons.network.hidden == 8
+
+
+def test_recipe_phase_solves_each_table_of_its_solve_list(tmp_path):
+    contact = Network((16,), 5, encoder="contact", seed=3)
+    start = tmp_path / "start.npz"
+    Evaluator(contact, Network((16,), 5, encoder="race", seed=4), database=bo.default()).save(start)
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(f'[[phase]]\nkind = "race-fit"\nname = "races"\npools = ["{POOL}"]\n'
+                      'solve = [{min_outside = 2, max_outside = 2, sides = 2, keep = 0.2},\n'
+                      '         {min_outside = 3, max_outside = 3, sides = 1, keep = 0.1, seed = 1}]\n'
+                      'hidden = 8\nepochs = 1\n')
+    result = run_recipe(tmp_path / "run", load_recipe(recipe), start=str(start))
+    assert load_evaluator(result).race_gammons.network.hidden == 8
+    folder = next((tmp_path / "run").rglob("sides-1.npz")).parent
+    for k, outside in ((1, 2), (2, 3)):
+        with np.load(folder / f"sides-{k}.npz") as d:
+            assert json.loads(str(d["settings"]))["min_outside"] == outside
+    recipe.write_text('[[phase]]\nkind = "race-fit"\nsolve = [{outside = 2}]\n')
+    with pytest.raises(ValueError, match="unknown solve settings"):
+        load_recipe(recipe)

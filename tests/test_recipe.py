@@ -227,7 +227,7 @@ def test_the_shipped_recipe_runs_from_random_weights(tmp_path, capsys):
     run = tmp_path / "run"
     assert main(["train", str(run), "--config", str(tmp_path / "tiny.toml"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert len(out["phases"]) == len(load_recipe("configs/default.toml").phases) == 27
+    assert len(out["phases"]) == len(load_recipe("configs/default.toml").phases) == 28
     made = Evaluator.load(run / "evaluator.npz")
     shipped = Evaluator.load(Path("python/bgengine/data/default.npz"))
     assert {k: n.sizes for k, n in made.networks.items()} == {

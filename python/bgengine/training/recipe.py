@@ -29,8 +29,8 @@ Kinds: ``sample`` (:func:`bgengine.labelling.sampling.build_pool`), ``label``
 (:func:`bgengine.labelling.labeller.label_pool`), ``widen`` (the race or contact networks,
 :func:`bgengine.training.growth.widen`), ``fit`` (:func:`bgengine.labelling.fit.fit_from_stores`),
 ``cube-fit`` (:func:`bgengine.labelling.cubes.with_fitted_efficiency`), ``race-fit`` (the
-race distribution network: sides of the races of ``pools`` solved exactly, with ``data``
-files of sides solved before, :mod:`bgengine.labelling.race_distributions`), ``distill`` (a round
+race distribution network: sides of the races of ``pools`` solved exactly, by the phase's
+own settings or once per table of its ``solve`` list, with ``data`` files of sides solved before, :mod:`bgengine.labelling.race_distributions`), ``distill`` (a round
 of play-ranking distillation: the player's self-play valued by its own search,
 :func:`bgengine.training.distillation.collect`, in chunks of ``chunk_games`` (chunk ``k``
 seeded ``seed + k``), with the data of the distill phases named in ``reuse``; one fit a
@@ -93,8 +93,8 @@ _SETTINGS: dict[str, dict[str, Any]] = {
             "player": "current"},
     "cube-fit": {"set": REQUIRED, "plies": 0},
     "race-fit": {"pools": [], "data": [], "min_outside": 2, "max_outside": 6, "sides": 1000,
-                 "keep": 0.03, "seed": 0, "hidden": 256, "epochs": 100, "patience": 6,
-                 "exact_outside": None},
+                 "keep": 0.03, "seed": 0, "solve": [], "hidden": 256, "epochs": 100,
+                 "patience": 6, "exact_outside": None},
     "distill": {"games": REQUIRED, "chunk_games": 2000, "seed": 0, "every": 3, "top": 3,
                 "plies": 2, "sample": 0, "mean_lower": False, "class": "contact",
                 "reuse": [], "fit_seeds": [0], "share": 0.5, "lr": 3e-4, "lr_end": None,
@@ -105,6 +105,8 @@ _SETTINGS: dict[str, dict[str, Any]] = {
 }
 #: The kinds of phase.
 PHASE_KINDS = tuple(_SETTINGS)
+#: The settings of one solve of a race-fit (its own, or each table of its ``solve`` list).
+_SOLVE_KEYS = ("min_outside", "max_outside", "sides", "keep", "seed")
 
 
 def _fit_fields() -> dict[str, Any]:
@@ -155,10 +157,23 @@ def _phase(index: int, table: Any) -> Phase:
         if key not in table and default is REQUIRED:
             raise ValueError(f"{where} ({kind}): {key} is required")
         settings[key] = table.get(key, default)
+    if kind == "race-fit":
+        _check_solves(settings["solve"], f"{where} (race-fit)")
     if kind == "distill" and settings["experts"] and len(settings["fit_seeds"]) != 1:
         raise ValueError(f"{where} (distill): splitting the contact network into experts "
                          f"takes one fit (fit_seeds of one seed)")
     return Phase(kind, name, settings)
+
+
+def _check_solves(solves: Any, where: str) -> None:
+    """A race-fit's ``solve``: a list of tables of SolveConfig's settings, one a solve."""
+    if not isinstance(solves, list) or not all(isinstance(t, dict) for t in solves):
+        raise ValueError(f"{where}: solve must be a list of tables, got {solves!r}")
+    for t in solves:
+        unknown = set(t) - set(_SOLVE_KEYS)
+        if unknown:
+            raise ValueError(f"{where}: unknown solve settings {sorted(unknown)}; known: "
+                             f"{', '.join(_SOLVE_KEYS)}")
 
 
 def load_recipe(path: str | os.PathLike[str]) -> Recipe | None:
@@ -382,11 +397,14 @@ def _race_fit(phase, folder, run, current, start, pools, stores, n_threads, say)
     s = phase.settings
     data = [Path(p) for p in s["data"]]
     if s["pools"]:
-        solved = folder / "sides.npz"
-        config = SolveConfig(min_outside=s["min_outside"], max_outside=s["max_outside"],
-                             sides=s["sides"], keep=s["keep"], seed=s["seed"])
-        solve_sides(solved, race_sides_of_pools([pools.get(p, p) for p in s["pools"]]), config)
-        data.append(solved)
+        # one solve of the phase's own settings, or one per table of its solve list (each
+        # its own file, so a run cut short resumes the one it was in)
+        solves = s["solve"] or [{k: s[k] for k in _SOLVE_KEYS}]
+        sides = race_sides_of_pools([pools.get(p, p) for p in s["pools"]])
+        for k, spec in enumerate(solves):
+            solved = folder / ("sides.npz" if len(solves) == 1 else f"sides-{k + 1}.npz")
+            solve_sides(solved, sides, SolveConfig(**spec))
+            data.append(solved)
     if not data:
         raise ValueError(f"phase {phase.name}: give pools to solve sides from, or data files")
     rows, all_off, first = load_solved(data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shutil
 from pathlib import Path
 
 from bgengine.cli.options import add_backend_arguments, add_player_argument, games_number, \
@@ -225,6 +226,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                        teach_around=args.teach_around)
     model = load_network_spec(args.player)
     quiet = args.quiet or args.json
+    parts = Path(args.checkpoint or f"{args.out}.parts")
     searching = (config.keep and config.keep_plies) or args.teach or config.teach_around
     with ProgressBar("search", "positions", quiet=args.quiet or not searching) as bar:
         fitted, reports, n_labels = fit_from_stores(
@@ -233,8 +235,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             progress=None if quiet else (lambda line: print(line, flush=True)),
             n_threads=args.threads or default_threads(),
             search_cache=args.search_cache or default_search_cache(), search_progress=bar,
-            prefer=args.prefer)
+            prefer=args.prefer, checkpoint=parts)
     fitted.save(args.out)
+    if args.checkpoint is None:
+        shutil.rmtree(parts, ignore_errors=True)
     lines = [f"{r.name:<9} trained on {r.trained:>7}, held out {r.held:>6}: held-out equity rms "
              f"{r.before:.4f} -> {r.after:.4f} (best epoch {r.best_epoch} of {r.epochs})"
              for r in reports]
@@ -423,6 +427,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder where the kept plays' search values are kept, so a killed "
                         "or repeated fit does not search again (default "
                         "$XDG_CACHE_HOME/bgengine/search)")
+    f.add_argument("--checkpoint", default=None, metavar="DIR",
+                   help="folder that keeps each network once fitted: the same command run "
+                        "again after a stop fits only the rest (default OUT.npz.parts, "
+                        "removed once OUT.npz is written)")
     f.add_argument("--prefer", choices=LABEL_PREFERENCES, default="precise",
                    help="a position in several stores takes the most precise of its labels "
                         "(precise, the default) or the first listed store's (first: list the "

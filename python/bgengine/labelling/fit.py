@@ -29,10 +29,12 @@ at weight ``teach``: a search teacher (2-ply) is about as close to the rollouts 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -386,12 +388,58 @@ def play_positions_around(boards: np.ndarray, plays: int, seed: int = 0,
     return after[np.concatenate(take)], np.concatenate(origin).astype(np.int64)
 
 
+class _Checkpoints:
+    """A folder of the networks fitted so far (``NAME.npz``, and ``NAME.json`` with the fit's
+    report and the fingerprint of what it was fitted from), so that a fit stopped part way
+    goes on at the next network."""
+
+    def __init__(self, folder: str | os.PathLike[str], fingerprint: str) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.fingerprint = fingerprint
+
+    def get(self, name: str) -> tuple[Network, NetworkFit] | None:
+        meta = self.folder / f"{name}.json"
+        if not meta.is_file():
+            return None
+        record = json.loads(meta.read_text())
+        if record.get("fingerprint") != self.fingerprint:
+            raise ValueError(f"{self.folder} holds a fit of {name} from other labels, settings "
+                             f"or a start: remove the folder, or give another one")
+        return Network.load(self.folder / f"{name}.npz"), NetworkFit(**record["report"])
+
+    def put(self, name: str, net: Network, report: NetworkFit) -> None:
+        tmp = self.folder / f"{name}.tmp.npz"
+        net.save(tmp)
+        os.replace(tmp, self.folder / f"{name}.npz")     # the network, then its record
+        tmp = self.folder / f"{name}.json.tmp"
+        tmp.write_text(json.dumps({"fingerprint": self.fingerprint, "report": report.as_dict()}))
+        os.replace(tmp, self.folder / f"{name}.json")
+
+
+def _fingerprint(evaluator: Evaluator, labels: Labels, config: FitConfig,
+                 only: set[str] | None, teach_boards: np.ndarray | None) -> str:
+    """A digest of everything a fit depends on: the start's weights, the labels, the
+    settings, the networks to fit and the taught positions."""
+    h = hashlib.sha256(json.dumps([asdict(config), sorted(only or [])]).encode())
+    for name, net in sorted(evaluator.networks.items()):
+        h.update(name.encode())
+        for a in _layers(net):
+            h.update(a.tobytes())
+    for a in (labels.keys, labels.outputs, labels.equity_stderr):
+        h.update(np.ascontiguousarray(a).tobytes())
+    if teach_boards is not None:
+        h.update(np.ascontiguousarray(teach_boards).tobytes())
+    return h.hexdigest()
+
+
 def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
                   only: set[str] | None = None,
                   progress: Callable[[str], None] | None = None, *,
                   n_threads: int = 1, search_cache: str | os.PathLike[str] | None = None,
                   search_progress: Callable[[int], None] | None = None,
-                  teach_boards: np.ndarray | None = None
+                  teach_boards: np.ndarray | None = None,
+                  checkpoint: str | os.PathLike[str] | None = None
                   ) -> tuple[Evaluator, list[NetworkFit]]:
     """``model``'s evaluator with each class network fitted on the labelled positions it
     is routed (see the module docstring); ``only``: the network names to fit (as
@@ -401,9 +449,13 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     :func:`bgengine.labelling.teacher.search_outputs`); ``teach_boards`` (uint8, (M, 2, 25),
     side on roll in row 1): unlabelled positions valued by the start's
     ``config.teach_plies`` search (the same cache) and fitted to those outputs at weight
-    ``config.teach``; those the labels hold are left out."""
+    ``config.teach``; those the labels hold are left out.  ``checkpoint``: a folder that
+    keeps each network once fitted, so that the same fit started again (the same start,
+    labels and settings; else a ``ValueError``) takes those and fits only the rest."""
     evaluator = as_evaluator(model)
     boards = labels.boards()
+    done = (_Checkpoints(checkpoint, _fingerprint(evaluator, labels, config, only, teach_boards))
+            if checkpoint is not None else None)
 
     def searched(positions: np.ndarray, plies: int) -> np.ndarray:
         return search_outputs(evaluator, positions, plies, n_threads=n_threads,
@@ -455,6 +507,14 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         if (only is not None and name not in only) or mask.sum() < 10:
             continue
         net = nets[name]
+        earlier = done.get(name) if done is not None else None
+        if earlier is not None:
+            if progress is not None:
+                progress(f"{name}: fitted before ({done.folder})")
+            reports.append(earlier[1])
+            if earlier[1].best_epoch:
+                fitted[name] = earlier[0]
+            continue
         spill = config.spill if name.startswith("contact") and evaluator.experts else 0.0
         rows = np.flatnonzero(mask | (contact if spill else False))
         row_weight = np.where(mask[rows], 1.0, spill)
@@ -482,6 +542,8 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         reports.append(report)
         if report.best_epoch:
             fitted[name] = new
+        if done is not None:
+            done.put(name, new if report.best_epoch else net, report)
     result = replace_networks(evaluator, fitted) if fitted else evaluator.copy()
     return result, reports
 
@@ -492,14 +554,15 @@ def fit_from_stores(model: Network | Evaluator, stores: Sequence[str | os.PathLi
                     progress: Callable[[str], None] | None = None, n_threads: int = 1,
                     search_cache: str | os.PathLike[str] | None = None,
                     search_progress: Callable[[int, int], None] | None = None,
-                    prefer: str = "precise"
+                    prefer: str = "precise",
+                    checkpoint: str | os.PathLike[str] | None = None
                     ) -> tuple[Evaluator, list[NetworkFit], int]:
     """:func:`fit_evaluator` on the label stores ``stores`` (checksums checked; a position
     in several once, with its most precise label, or with ``prefer="first"`` the label of
     the first store listed that holds it) and the positions of the pools
     ``teach_pools``; the evaluator's metadata gains ``fitted_to_rollouts`` (``start``
-    names the starting evaluator there).  Returns the evaluator, the fits and the number of
-    labelled positions."""
+    names the starting evaluator there); ``checkpoint`` as :func:`fit_evaluator`'s.  Returns
+    the evaluator, the fits and the number of labelled positions."""
     from bgengine.labelling.store import LabelStore, keys_to_boards, load_pool
 
     labels = Labels.concatenate([LabelStore(p).load(verify=True) for p in stores]).unique(prefer)
@@ -509,7 +572,7 @@ def fit_from_stores(model: Network | Evaluator, stores: Sequence[str | os.PathLi
              if teach_pools else None)
     fitted, reports = fit_evaluator(model, labels, config, only, progress, n_threads=n_threads,
                                     search_cache=search_cache, search_progress=search_progress,
-                                    teach_boards=teach)
+                                    teach_boards=teach, checkpoint=checkpoint)
     fitted.metadata = {**fitted.metadata, "fitted_to_rollouts": {
         "start": start, "stores": [str(p) for p in stores],
         "teach": [str(p) for p in teach_pools], "positions": len(labels), "prefer": prefer,

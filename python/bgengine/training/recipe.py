@@ -367,7 +367,7 @@ def _fit(phase, folder, run, current, start, pools, stores, n_threads, say) -> P
     fitted, reports, n = fit_from_stores(
         load_evaluator(player), store_paths, FitConfig(**s), start=str(player),
         only=set(only) or None, teach_pools=teach, progress=say, n_threads=n_threads,
-        search_cache=run / "search-cache", prefer=prefer)
+        search_cache=run / "search-cache", prefer=prefer, checkpoint=folder / "parts")
     out = folder / "evaluator.npz"
     fitted.save(out)
     for r in reports:

@@ -8,13 +8,14 @@ answer is in its cache); the figures are the median and the slowest of the 100.
 Gate (the cube issue's targets, absolute, on the 2-core development guest): every hint under
 50 ms at 0-ply and under 1 s at 2-ply.
 
-Figures (AMD EPYC family 25 model 17 (Zen 4) guest, 2 vCPUs, other work paused; one run):
+Figures (AMD EPYC family 25 model 17 (Zen 4) guest, 2 vCPUs, other work paused; one run; the
+2-ply cube values by the cubeful search, ``money_cube_search``):
 
 =====  ===========  ============
 plies  median (ms)  slowest (ms)
 =====  ===========  ============
-0      1.3          1.9
-2      4.6          12
+0      1.1          1.2
+2      4.6          30
 =====  ===========  ============
 """
 

@@ -27,7 +27,9 @@ from bgengine.core.agents import Player
 from bgengine.core.board import game_result, pip_counts, validate_board
 from bgengine.decisions.cube import (GNUBG_EFFICIENCY, MAX_CUBE, MET_MAX_LENGTH, CubeDecision,
                                      CubeEfficiency, CubeInfo, MatchEquityTable, cube_decision,
-                                     cubeful_value, cubeful_values, gnubg_met, take_point)
+                                     cubeful_value, cubeful_values, decision_of_values,
+                                     gnubg_met, take_point)
+from bgengine.core.cuberollout import money_cube_search
 from bgengine.decisions.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.notation.ids import MatchState
 from bgengine.core.movegen import legal_afterstates
@@ -123,9 +125,9 @@ class Engine:
         every score.
     cube_plies : int, optional
         Lookahead of the cube decisions (double, take, resignations accepted): default the
-        engine's ``plies``.  The cube model reads the probabilities of one position, so a
-        deeper search there is cheap beside the plays' (a few ms at 2-ply) and worth
-        more (docs/guide/cube.md).
+        engine's ``plies``.  In money play a cubeful search of that depth (a few ms at
+        2-ply), in matches the model over the probabilities at that depth
+        (docs/guide/cube.md).
 
     Notes
     -----
@@ -367,10 +369,17 @@ class Engine:
         """No double / double-take / double-pass values and the decision for
         the side on roll (row 1 of ``board``), before it rolls, from its
         probabilities at ``plies`` (or ``probs``, e.g. a rollout's): Janowski
-        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.decisions.cube`)."""
+        cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.decisions.cube`).
+        Money play at ``plies`` > 0 searches cubefully instead, the cube's later turns in
+        the tree as gnubg's n-ply (:func:`~bgengine.core.cuberollout.money_cube_search`)."""
+        info = self.cube_info(state, jacoby=jacoby)
+        if (probs is None and plies and info.is_money and self.network is not None
+                and plies <= max(self.plies, self.cube_plies)):
+            return decision_of_values(*money_cube_search(
+                self.network, validate_board(board), plies, owner=info.owner,
+                jacoby=info.jacoby, efficiency=self.efficiency.values), info.can_double())
         probs = self.evaluate(board, plies) if probs is None else probs
-        return cube_decision(probs, self.cube_info(state, jacoby=jacoby),
-                             x=self.efficiency.of_board(board), met=self.met)
+        return cube_decision(probs, info, x=self.efficiency.of_board(board), met=self.met)
 
     def cube_decision(self, board, state: MatchState, jacoby: bool | None = None) -> bool:
         """True to double, False to roll.  ``board``: the position before rolling,

@@ -51,16 +51,23 @@ ERROR_KINDS = ("missed double", "wrong double", "too good", "wrong take", "wrong
 def model_cube_values(model: Network | Evaluator, boards: np.ndarray, plies: int = 0,
                       efficiency: CubeEfficiency | None = None,
                       probs: np.ndarray | None = None) -> np.ndarray:
-    """The engine's cube model (Janowski, :mod:`bgengine.decisions.cube`) over ``model``'s
-    ``plies``-ply outputs (or ``probs``, (N, 5)): float64 (N, 3), no double, double/take,
-    double/pass for the side on roll of each board, money play, cube 1 centred, Jacoby
-    off; ``efficiency`` by class, default the model file's
-    (:meth:`CubeEfficiency.of_evaluator`)."""
+    """The engine's cube decisions: float64 (N, 3), no double, double/take, double/pass for
+    the side on roll of each board, money play, cube 1 centred, Jacoby off; the cube model
+    (Janowski, :mod:`bgengine.decisions.cube`) over ``model``'s 0-ply outputs (or
+    ``probs``, (N, 5)), at ``plies`` > 0 its cubeful search
+    (:func:`~bgengine.core.cuberollout.money_cube_search`); ``efficiency`` by class,
+    default the model file's (:meth:`CubeEfficiency.of_evaluator`)."""
+    from bgengine.core.cuberollout import money_cube_search
     from bgengine.labelling.benchmark import predict_outputs
+    from bgengine.matches.run import default_threads
 
+    efficiency = efficiency or CubeEfficiency.of_evaluator(model)
+    if probs is None and plies:
+        return money_cube_search(model, boards, plies, efficiency=efficiency.values,
+                                 n_threads=default_threads())
     if probs is None:
         probs = predict_outputs(model, boards, plies)
-    xs = (efficiency or CubeEfficiency.of_evaluator(model)).of_boards(boards)
+    xs = efficiency.of_boards(boards)
     info = CubeInfo()
     out = np.empty((len(boards), 3))
     for i in range(len(boards)):

@@ -96,3 +96,30 @@ def _write_store(folder, boards, labels) -> None:
     save_pool(pool_path, labels.keys, labels.classes, np.zeros(len(labels), np.uint8), {})
     store = LabelStore(folder, LabelSettings(trials=36, shard_size=len(labels)), "0" * 64)
     store.add_shard(load_pool(pool_path), 0, labels)
+
+
+def test_a_resumed_fit_values_only_the_positions_of_the_networks_left(labelled, tmp_path,
+                                                                     monkeypatch):
+    """The kept plays of a network fitted before are not searched again."""
+    _, labels = labelled
+    start, parts = _two_networks(5), tmp_path / "p"
+    config = FitConfig(epochs=1, lr=3e-3, seed=1, keep=1.0, keep_plays=2, keep_plies=1)
+    search, fit, searched, fits = fit_module.search_outputs, fit_module.fit_network, [], []
+
+    def counted(evaluator, positions, plies, **kwargs):
+        searched.append(len(positions))
+        return search(evaluator, positions, plies, **kwargs)
+
+    def stopped_at_the_second(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 2:
+            raise KeyboardInterrupt
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(fit_module, "search_outputs", counted)
+    monkeypatch.setattr(fit_module, "fit_network", stopped_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        fit_evaluator(start, labels, config, checkpoint=parts)
+    monkeypatch.setattr(fit_module, "fit_network", fit)
+    fit_evaluator(start, labels, config, checkpoint=parts)
+    assert len(searched) == 2 and 0 < searched[1] < searched[0]

@@ -461,19 +461,27 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         return search_outputs(evaluator, positions, plies, n_threads=n_threads,
                               cache=search_cache, progress=search_progress)
 
+    kind, groups = _groups(evaluator, boards)
+    # the networks fitted here: those asked for with positions, less those fitted before
+    todo = {name for name, mask in groups.items()
+            if (only is None or name in only) and mask.sum() >= 10
+            and (done is None or done.get(name) is None)}
+
     def fitted_here(positions: np.ndarray) -> np.ndarray:
-        """Those of ``positions`` a network being fitted values (the rest need no search)."""
-        if only is None:
-            return positions
-        _, g = _groups(evaluator, positions)
-        mask = np.zeros(len(positions), bool)
-        for name in only & set(g):
-            mask |= g[name]
-        return np.ascontiguousarray(positions[mask])
+        """Which of ``positions`` a network being fitted values (bool; the rest need no
+        search)."""
+        mask = np.ones(len(positions), bool)
+        if only is not None or done is not None:
+            _, g = _groups(evaluator, positions)
+            mask[:] = False
+            for name in todo & set(g):
+                mask |= g[name]
+        return mask
 
     parts = []                      # (positions, the start's search outputs) to teach
     if config.teach and config.teach_around:
-        around = fitted_here(play_positions_around(boards, config.teach_around, config.seed)[0])
+        around = play_positions_around(boards, config.teach_around, config.seed)[0]
+        around = np.ascontiguousarray(around[fitted_here(around)])
         parts.append((around, searched(around, config.teach_plies)))
     if teach_boards is not None and len(teach_boards) and config.teach:
         from bgengine.labelling.store import boards_to_keys
@@ -483,20 +491,22 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         fresh = np.array([bytes(k) not in labelled for k in tkeys], bool)
         _, first = np.unique(tkeys, axis=0, return_index=True)
         fresh &= np.isin(np.arange(len(tkeys)), first)
-        pool = fitted_here(teach_boards[fresh])
+        pool = teach_boards[fresh]
+        pool = np.ascontiguousarray(pool[fitted_here(pool)])
         parts.append((pool, searched(pool, config.teach_plies)))
     taught = taught_outputs = taught_groups = None
     if parts:
         taught = np.concatenate([p for p, _ in parts])
         taught_outputs = np.concatenate([o for _, o in parts])
         _, taught_groups = _groups(evaluator, taught)
-    kind, groups = _groups(evaluator, boards)
     held = held_out_mask(labels.keys, config.held_out)
     kept = kept_groups = kept_outputs = kept_origin = None
     differences = config.keep_form == "differences"
     if config.keep:
         kept, kept_origin = play_positions_around(boards, config.keep_plays, config.seed,
                                                   evaluator if differences else None)
+        here = fitted_here(kept)            # a network's kept plays serve its fit alone
+        kept, kept_origin = np.ascontiguousarray(kept[here]), kept_origin[here]
         kept_outputs = searched(kept, config.keep_plies)
         _, kept_groups = _groups(evaluator, kept)
     nets = evaluator.networks

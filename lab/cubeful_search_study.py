@@ -14,7 +14,7 @@ engine's: at every node each of the 21 rolls is played as the 0-ply cubeless eva
 plays it.  Money play, cube 1 centred, Jacoby off (the set's); the values are screened by
 the 0-ply decision as the engine screens its deeper ones (``screened_cube_values``) and also
 reported raw.  Pure Python: about 14 ms a decision at 1-ply and 0.4 s at 2-ply on one core;
-the engine's compiled search (:func:`bgengine.core.cuberollout.money_cube_search`) gives the
+the engine's compiled search (:func:`bgengine.core.cubesearch.money_cube_search`) gives the
 same values within 1e-5 in about 4 ms at 2-ply.
 """
 from __future__ import annotations

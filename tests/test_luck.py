@@ -97,12 +97,12 @@ class _CountingMeter(LuckMeter):
     side that opened is then 999 + (plays % 2), whoever plays."""
 
     def __init__(self) -> None:
-        pass
+        self.cubeful = False
 
     def copy(self) -> _CountingMeter:
         return _CountingMeter()
 
-    def luck(self, board, d1, d2, opening=False):
+    def luck(self, board, d1, d2, opening=False, *cube):
         return 1000.0 if opening else 1.0
 
 
@@ -131,11 +131,13 @@ def test_summarize_with_luck_drops_bad_pairs_too():
 
 
 def test_luck_is_refused_where_it_is_not_measured(capsys):
-    assert main(["match", "pubeval", "gnubg", "--games", "2", "--luck", "--cube"]) == 2
-    assert "--luck measures cubeless money games" in capsys.readouterr().err
     assert main(["match", "pubeval", "random", "--games", "2", "--luck",
                  "--match-length", "3"]) == 2
-    assert "--luck measures cubeless money games" in capsys.readouterr().err
+    assert "--luck measures money games" in capsys.readouterr().err
+    from bgengine.matches.run import run_cube_match
+    with pytest.raises(ValueError, match="cubeful luck meter"):
+        run_cube_match(make_player("pubeval"), make_player("pubeval"), 2,
+                       luck=_CountingMeter())
     assert main(["match", "pubeval", "random", "--games", "2", "--luck", "--backend", "ray"]) == 2
     assert "on this machine" in capsys.readouterr().err
 
@@ -169,3 +171,68 @@ def test_luck_against_the_real_gnubg(capsys, no_leftovers):  # noqa: F811
     out = json.loads(capsys.readouterr().out)
     assert out["bad_games"] == 0 and out["games"] == 60
     assert out["luck_adjusted_ci95"] < 0.5 * out["ci95"]
+
+
+_OTHER = {"centre": "centre", "me": "opponent", "opponent": "me"}
+
+
+@needs_net
+def test_cubeful_luck_is_the_cube_model_play_by_play():
+    """A cubeful meter values each roll's best play by the cube model over the position it
+    leaves (the other side on roll), at the roll's cube and owner, in points; a play that
+    ends the game by its points (single under the Jacoby rule with the cube centred)."""
+    from bgengine.core.movegen import legal_afterstates
+    from bgengine.decisions.cube import CubeEfficiency, CubeInfo, cubeful_value
+    from bgengine.notation.ids import board_from_position_id
+
+    ev = load_default_network()
+    meter, reference = LuckMeter(ev, cubeful=True), Searcher(ev)
+    xs = CubeEfficiency.of_evaluator(ev)
+    middle = random_positions(1, seed=8, every=5)[3]
+    bearoff = board_from_position_id("4P8PAAABAAAAAA")      # some rolls bear off the last
+    for board in (middle, bearoff):
+        for cube, owner, jacoby in ((1, "centre", False), (4, "me", False),
+                                    (2, "opponent", False), (1, "centre", True)):
+            values = {}
+            for roll in ROLLS:
+                index = reference.rank_moves(board, *roll, plies=0)[0][0]
+                after = legal_afterstates(board, *roll)[0][index]
+                if after[1].sum() == 0:
+                    won = 1 if after[0].sum() < 15 else 2
+                    values[roll] = cube * (1 if jacoby and owner == "centre" else won)
+                    continue
+                turned = np.ascontiguousarray(after[::-1])
+                info = CubeInfo(owner=_OTHER[owner], jacoby=jacoby)
+                x = float(xs.of_boards(turned[None])[0])
+                values[roll] = -cube * cubeful_value(ev.evaluate(turned), info, x)
+            mean = float(np.mean(list(values.values())))
+            for roll in ((6, 5), (2, 2), (1, 1)):
+                got = meter.luck(board, *roll, False, cube, owner, jacoby)
+                assert got == pytest.approx(values[roll] - mean, abs=1e-4), (cube, owner, roll)
+        assert meter.luck(board, 6, 5, False, 4) == pytest.approx(
+            4 * meter.luck(board, 6, 5, False, 1), abs=1e-12)
+    assert any(v > 0 for v in values.values())
+
+
+@needs_net
+def test_cube_games_of_bgengine_players_with_luck():
+    from bgengine.matches.run import run_cube_match
+
+    net, pub = make_player("net"), make_player("pubeval")
+    res = run_cube_match(net, pub, 4, seed=2, luck=LuckMeter(load_default_network(),
+                                                              cubeful=True))
+    plain = run_cube_match(net, pub, 4, seed=2)
+    assert res.value == plain.value and plain.luck_adjusted_ppg is None
+    assert res.luck_adjusted_ppg is not None and res.luck_adjusted_ppg != res.value
+    assert "luck-adjusted" in str(res)
+
+
+@needs_net
+@pytest.mark.gnubg
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon (gnubg) is not installed")
+def test_cubeful_luck_against_the_real_gnubg(capsys, no_leftovers):  # noqa: F811
+    assert main(["match", "net", "gnubg", "--cube", "--games", "40", "--seed", "3", "--luck",
+                 "--json", "--gnubg-processes", "4", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bad_games"] == 0 and out["n"] == 40
+    assert out["luck_adjusted_ci95"] < 0.6 * out["ci95"]

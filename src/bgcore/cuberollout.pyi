@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 from bgengine.core.evaluator import Evaluator
 from bgengine.core.network import Network
 
-__all__ = ["rollout_cube", "money_cube_search", "money_cube_action", "position_class_of",
+__all__ = ["rollout_cube", "money_cube_action", "position_class_of",
            "OWNERS", "MAX_CUBE_LEVEL"]
 
 MAX_CUBE_LEVEL: int
@@ -19,9 +19,6 @@ def rollout_cube(network: Network | Evaluator, board: ArrayLike, trials: int = .
                  owner: str = ..., jacoby: bool = ..., seed: int = ..., truncate: int = ...,
                  plies: int = ..., n_threads: int = ..., first_trial: int = ...,
                  efficiency: ArrayLike | None = ...) -> dict[str, Any]: ...
-def money_cube_search(network: Network | Evaluator, boards: ArrayLike, plies: int = ..., *,
-                      owner: str = ..., jacoby: bool = ..., efficiency: ArrayLike | None = ...,
-                      n_threads: int = ...) -> np.ndarray: ...
 def position_class_of(board: ArrayLike) -> int: ...
 def money_cube_action(five: ArrayLike, x: float, owner: str = ...,
                       jacoby: bool = ...) -> tuple[float, float, float, bool, bool]: ...

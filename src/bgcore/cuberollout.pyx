@@ -1,4 +1,4 @@
-"""Cubeful rollouts and cubeful search in money play: both sides use the doubling cube.
+"""Cubeful rollouts in money play: both sides use the doubling cube.
 
 Each trial plays the position out twice in step, on the same dice and with the same
 chequer plays (0-ply or searched, cubeless, as :func:`bgengine.core.search.rollout`):
@@ -13,12 +13,7 @@ truncated, the model's cubeful value of where it stopped.
 
 The trials' dice are those of the cubeless rollout with the same seed and trial numbers.
 
-:func:`money_cube_search` values a cube decision as gnubg's n-ply cubeful evaluation does: the
-n-ply tree (each of the 21 rolls played as the 0-ply evaluation plays it) is valued for every
-cube state a node can be reached in, the side on roll at an inner node doubling where that
-is worth more and the other side taking where that costs less; only the leaves read the
-cube model (their 0-ply outputs).  Reading the model once over n-ply cubeless outputs
-instead, as the engine's deeper cube decisions did, leaves out the cube's later turns.
+The cubeful search (gnubg's n-ply cubeful evaluation) is :mod:`bgengine.core.cubesearch`.
 """
 
 import numpy as np
@@ -37,18 +32,18 @@ from bgengine.core.evaluator cimport (Evaluator, ev_frozen_t,
                                       ev_freeze, ev_frozen_free)
 from bgengine.core.search cimport (searcher_t, workspaces_t, workspaces_init,
                                    workspaces_add_searchers, workspaces_free, eval_position,
-                                   search_best_move, ev_best_move, MAX_PLIES)
+                                   search_best_move, MAX_PLIES)
 from bgengine.core.positionclass cimport position_class, POS_RACE, N_POSITION_CLASSES
-from bgengine.core.cubemodel cimport (money_cube_t, cube_choice_t, money_cube_init,
+from bgengine.core.cubemodel cimport (money_cube_t, cube_choice_t, money_cube_init, cube_five,
                                       money_cube_decide, money_cubeful, money_cube_efficiency,
                                       MONEY_LEVELS, OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)
 
-from bgengine.core.board import validate_board, validate_boards
+from bgengine.core.board import validate_board
 from bgengine.core.evaluator import as_evaluator
 from bgengine.core.movegen import check_seed, check_threads
 from bgengine.core.search import _rollout_arguments, _rollout_summary
 
-__all__ = ["rollout_cube", "money_cube_search", "money_cube_action", "position_class_of",
+__all__ = ["rollout_cube", "money_cube_action", "position_class_of",
            "OWNERS", "MAX_CUBE_LEVEL"]
 
 #: Doublings a trial may reach past its start (gnubg's cube holds at most 2**15).
@@ -63,18 +58,6 @@ cdef enum:
     TOP = MAX_PLIES + 1         # the searcher's move list of top-level plays
     MAX_GAME_PLAYS = 10000      # as search.pyx: a last resort, as if truncated
     N_VARIANTS = 2              # no double, double/take
-    MAX_STATES = 16             # cube states a node of the cubeful search is valued in
-
-
-cdef inline void _five(int K, const real_t* v, real_t* five) noexcept nogil:
-    """gnubg's five outputs from an evaluator's K (no gammons where it has none)."""
-    five[1] = 0; five[2] = 0; five[3] = 0; five[4] = 0
-    five[0] = v[0]
-    if K == 5:
-        memcpy(five, v, 5 * sizeof(real_t))
-    elif K == 4:
-        five[1] = v[2]
-        five[3] = v[3]
 
 
 cdef inline int _relative(int owner, bint root_to_move) noexcept nogil:
@@ -121,7 +104,7 @@ cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int 
         if (truncate > 0 and moves >= truncate) or moves >= MAX_GAME_PLAYS:
             eval_position(S, &s, 0, m)
             if alive[0] or alive[1]:
-                _five(K, m, five)
+                cube_five(K, m, five)
                 money_cube_init(&model, five, money_cube_efficiency(&s, xs), jacoby)
                 for v in range(N_VARIANTS):
                     if alive[v]:
@@ -135,7 +118,7 @@ cdef void _trial(searcher_t* S, const board_t* start, int t, uint64_t seed, int 
                 if not alive[v] or own == OWNER_OPPONENT or level[v] >= CUBE_LEVELS:
                     continue
                 if not modelled:
-                    _five(K, m, five)
+                    cube_five(K, m, five)
                     money_cube_init(&model, five, money_cube_efficiency(&s, xs), jacoby)
                     modelled = True
                 money_cube_decide(&model, own, &d)
@@ -292,187 +275,3 @@ def money_cube_action(five, double x, str owner="centre", bint jacoby=False) -> 
     money_cube_init(&model, f, x, jacoby)
     money_cube_decide(&model, (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)], &d)
     return d.no_double, d.double_take, d.double_pass, bool(d.double), bool(d.take)
-
-
-# ---------------------------------------------------------------- cubeful search
-
-ctypedef struct cube_state_t:
-    int level                   # log2 of the cube over the root's
-    int owner                   # from the side on roll at the node
-
-
-cdef inline int _state(cube_state_t* states, int* n, int level, int owner) noexcept nogil:
-    """The index of (level, owner) in states[0..n), added at the end when new."""
-    cdef int i
-    for i in range(n[0]):
-        if states[i].level == level and states[i].owner == owner:
-            return i
-    states[n[0]].level = level
-    states[n[0]].owner = owner
-    n[0] += 1
-    return n[0] - 1
-
-
-cdef inline int _seen_by_other(int owner) noexcept nogil:
-    return owner if owner == OWNER_CENTRE else (OWNER_OPPONENT if owner == OWNER_ME else OWNER_ME)
-
-
-cdef void _rolls_total(searcher_t* S, const board_t* b, int depth, const cube_state_t* states,
-                       int n, bint jacoby, const double* xs, double* total) noexcept nogil:
-    """total[i]: the 36ths-weighted sum over the 21 rolls of the next side's cubeful value in
-    states[i] (its own view), after the roll's 0-ply best play from ``b``, valued at
-    ``depth`` - 1.  Uses the searcher's move list ``depth``."""
-    cdef real_t mover[MAX_OUTPUTS]
-    cdef real_t probs[MAX_OUTPUTS]
-    cdef double v[MAX_STATES]
-    cdef board_t child
-    cdef const board_t* after
-    cdef int d1, d2, w, k, best, i, points
-    for i in range(n):
-        total[i] = 0.0
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            w = 1 if d1 == d2 else 2
-            k = generate_moves(&S.ml[depth], b, d1, d2)
-            best = ev_best_move(S.ev, &S.ml[depth], k, S.buf, mover, S.by_delta)
-            after = &S.ml[depth].boards[best]
-            if board_side_empty(after, MOVER):          # the mover has borne off its last
-                points = board_win_value(after, MOVER)
-                for i in range(n):
-                    total[i] -= w * (1 if jacoby and states[i].owner == OWNER_CENTRE else points)
-                continue
-            board_swap(&child, after)
-            outputs_flip(S.K, mover, probs)
-            _node(S, &child, probs, depth - 1, states, n, jacoby, xs, v)
-            for i in range(n):
-                total[i] += w * v[i]
-
-
-cdef void _node(searcher_t* S, const board_t* b, const real_t* probs, int depth,
-                const cube_state_t* states, int n, bint jacoby, const double* xs,
-                double* out) noexcept nogil:
-    """out[i]: the cubeful value of the side on roll of ``b`` (before its roll; ``probs`` its
-    0-ply outputs, its view) in cube state states[i], per that state's cube, searched
-    ``depth`` plies: the model at depth 0; deeper, no double or (where the side has access)
-    the better of it and the double the other side answers best."""
-    cdef real_t five[MAX_OUTPUTS]
-    cdef money_cube_t model
-    cdef cube_state_t child[MAX_STATES]
-    cdef int nd_of[MAX_STATES]
-    cdef int dt_of[MAX_STATES]
-    cdef double total[MAX_STATES]
-    cdef int i, nc = 0
-    cdef double nd, dt
-    if depth == 0:
-        _five(S.K, probs, five)
-        money_cube_init(&model, five, money_cube_efficiency(b, xs), jacoby)
-        for i in range(n):
-            out[i] = money_cubeful(&model, states[i].level, states[i].owner)
-        return
-    for i in range(n):
-        nd_of[i] = _state(child, &nc, states[i].level, _seen_by_other(states[i].owner))
-        dt_of[i] = (_state(child, &nc, states[i].level + 1, OWNER_ME)
-                    if states[i].owner != OWNER_OPPONENT and states[i].level < MONEY_LEVELS
-                    else -1)
-    _rolls_total(S, b, depth, child, nc, jacoby, xs, total)
-    for i in range(n):
-        nd = -total[nd_of[i]] / 36.0
-        if dt_of[i] < 0:
-            out[i] = nd
-        else:
-            dt = -2.0 * total[dt_of[i]] / 36.0
-            out[i] = max(nd, min(dt, 1.0))
-
-
-cdef void _cube_values(searcher_t* S, const board_t* b, int plies, int owner, bint jacoby,
-                       const double* xs, double* out) noexcept nogil:
-    """No double, double/take, double/pass of the side on roll of ``b``, per the current cube."""
-    cdef real_t m[MAX_OUTPUTS]
-    cdef real_t five[MAX_OUTPUTS]
-    cdef money_cube_t model
-    cdef cube_choice_t d
-    cdef cube_state_t child[2]
-    cdef double total[2]
-    out[2] = 1.0
-    if plies == 0:
-        eval_position(S, b, 0, m)
-        _five(S.K, m, five)
-        money_cube_init(&model, five, money_cube_efficiency(b, xs), jacoby)
-        money_cube_decide(&model, owner, &d)
-        out[0] = d.no_double
-        out[1] = d.double_take
-        return
-    child[0].level = 0
-    child[0].owner = _seen_by_other(owner)
-    child[1].level = 1                  # doubled and taken: the other side owns it
-    child[1].owner = OWNER_ME
-    _rolls_total(S, b, plies, child, 2, jacoby, xs, total)
-    out[0] = -total[0] / 36.0
-    out[1] = -2.0 * total[1] / 36.0
-
-
-def money_cube_search(network, boards, plies=2, *, owner="centre", jacoby=False,
-                      efficiency=None, n_threads=1) -> np.ndarray:
-    """Cube values of positions by a cubeful ``plies``-ply search (see the module docstring).
-
-    Parameters
-    ----------
-    network : Network or Evaluator
-        Plays every roll of the tree (0-ply, cubeless) and values its leaves.
-    boards : array (N, 2, 25) or (2, 25)
-        Positions, side on roll in row 1, before it rolls; none finished.
-    plies : int
-        0 (the cube model over the 0-ply outputs) to 3.
-    owner, jacoby, efficiency
-        As :func:`rollout_cube`.
-    n_threads : int
-        Positions searched at once.
-
-    Returns
-    -------
-    float64 (N, 3) or (3,): no double, double/take, double/pass for the side on roll of each
-    position, per the current cube.
-    """
-    if isinstance(plies, bool) or not isinstance(plies, (int, np.integer)) \
-            or not 0 <= plies <= MAX_PLIES:
-        raise ValueError(f"plies must be an integer 0..{MAX_PLIES}, got {plies!r}")
-    if owner not in OWNERS:
-        raise ValueError(f"owner must be one of {', '.join(OWNERS)}, got {owner!r}")
-    if not isinstance(jacoby, (bool, np.bool_)):
-        raise ValueError(f"jacoby must be a bool, got {jacoby!r}")
-    arr = np.asarray(boards)
-    single = arr.ndim == 2
-    cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)
-    cdef const board_t* bp = <const board_t*> cnp.PyArray_DATA(barr)
-    cdef Py_ssize_t n = barr.shape[0], i
-    for i in range(n):
-        if board_side_empty(&bp[i], 0) or board_side_empty(&bp[i], 1):
-            raise ValueError(f"boards[{i}]: a finished game has no cube decision")
-    cdef int own = (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)]
-    cdef bint jac = bool(jacoby)
-    cdef int nt = check_threads(n_threads), depth = int(plies)
-    cdef double[::1] xv = _efficiency_table(efficiency)
-    cdef Evaluator ev = as_evaluator(network)
-    out = np.zeros((n, 3), dtype=np.float64)
-    cdef double[:, ::1] ov = out
-    cdef workspaces_t W
-    cdef interrupt_t it
-    cdef ev_frozen_t frozen
-    pending = []
-    interrupt_init(&it, pending)
-    workspaces_init(&W, nt)
-    frozen.buf = NULL
-    try:
-        ev_freeze(&ev.ev, &frozen, True)    # races refined, as the engine's 0-ply values
-        workspaces_add_searchers(&W, 0, &frozen.ev, 0, 8, 0.16)
-        with nogil:
-            for i in prange(n, schedule="dynamic", num_threads=nt):
-                if not interrupt_poll(&it, threadid() == 0):
-                    _cube_values(&W.searchers[0][threadid()], &bp[i], depth, own, jac,
-                                 &xv[0], &ov[i, 0])
-        if pending:
-            raise pending[0]
-    finally:
-        workspaces_free(&W)
-        ev_frozen_free(&frozen)
-    return out[0] if single else out

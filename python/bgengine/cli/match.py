@@ -39,9 +39,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
         raise ValueError("--jacoby is a rule of money games with the doubling cube: add --cube "
                          "(matches to N points never use it)")
     cube = bool(args.cube or args.match_length)
-    if args.luck and cube:
-        raise ValueError("--luck measures cubeless money games: not with --cube or "
-                         "--match-length")
+    if args.luck and args.match_length:
+        raise ValueError("--luck measures money games (cubeless, or cubeful with --cube): not "
+                         "matches to N points")
     if args.luck and getattr(args, "backend", "local") != "local":
         raise ValueError("--luck measures the games on this machine: not with --backend "
                          f"{args.backend}")
@@ -78,10 +78,16 @@ def _play(args: argparse.Namespace, a, b, cube: bool):
             if cube:
                 from bgengine.matches.run import run_cube_match
 
+                luck = None
+                if args.luck:
+                    from bgengine.decisions.luck import LuckMeter
+                    from bgengine.matches.players import load_default_network
+
+                    luck = LuckMeter(load_default_network(), cubeful=True)
                 result = run_cube_match(a, b, args.games, match_length=args.match_length or 0,
                                         seed=args.seed, jacoby=args.jacoby, progress=bar,
                                         plays_at_score=not args.money_plays,
-                                        cube_plies=args.cube_plies)
+                                        cube_plies=args.cube_plies, luck=luck)
             else:
                 if args.luck:
                     from bgengine.decisions.luck import LuckMeter
@@ -142,10 +148,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gnubg-processes", **whole_number(1), default=None, metavar="N",
                    help="gnubg processes run at once (default: 16 per core)")
     p.add_argument("--luck", action="store_true",
-                   help="also measure the luck of every roll (the shipped network at 0-ply) and "
-                        "report the luck-adjusted ppg, an unbiased estimate with a narrower "
-                        "confidence interval (compiled players' games are then played from "
-                        "Python, about 70 games/s on two cores)")
+                   help="money games: also measure the luck of every roll (the shipped network "
+                        "at 0-ply; with --cube in cubeful points at the roll's cube) and report "
+                        "the luck-adjusted ppg, an unbiased estimate with a narrower confidence "
+                        "interval (compiled players' games are then played from Python, about "
+                        "70 games/s on two cores)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (drawn on a terminal for matches played from Python: "
                         "gnubg, external, the cube)")

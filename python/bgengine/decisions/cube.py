@@ -60,7 +60,7 @@ from bgengine.decisions.efficiency import (CONTACT_EFFICIENCY, GNUBG_EFFICIENCY,
 
 __all__ = ["MatchEquityTable", "CubeInfo", "CubeDecision", "CubeEfficiency", "GNUBG_EFFICIENCY",
            "cube_efficiency", "cube_efficiencies",
-           "cubeful_value", "cubeful_values",
+           "cubeful_value", "cubeful_values", "score_table",
            "cube_decision", "decision_of_values", "take_point", "default_met", "gnubg_met", "MAX_CUBE",
            "MET_MAX_LENGTH"]
 
@@ -406,6 +406,36 @@ def cubeful_values(probs, info: CubeInfo, xs, met: MatchEquityTable | None = Non
             raise ValueError(f"cube efficiency must be in 0..1, got {x}")
         out.append(_Sides(p, info, met, values).cubeful(info.cube, info.owner, float(x)))
     return out
+
+
+#: Cube levels a score table may hold (the compiled search's ``TABLE_LEVELS``).
+_TABLE_LEVELS = 16
+
+
+def score_table(info: CubeInfo, met: MatchEquityTable | None = None
+                ) -> tuple[np.ndarray, np.ndarray, float]:
+    """What the game's outcomes are worth at ``info``'s score, for the compiled cubeful
+    search (:func:`bgengine.core.cubesearch.cube_search`): ``values`` float64 ``(2, L, 7)``,
+    ``values[o, n, k + 3]`` the value to the side on roll (``o`` 0: ``info``'s side, 1: the
+    other) of winning ``k`` (negative: losing ``-k``) times ``info.cube * 2**n``; ``live``
+    bool ``(2, L)``, that side could usefully double from level ``n``; and the sum of the
+    two sides' values (0 in money play, 1 in a match).  Money values are per ``info.cube``,
+    match values match-winning chances; the same values and liveness as this model's."""
+    met = met or default_met()
+    even = (0.5, 0.0, 0.0, 0.0, 0.0)
+    sides = (_Sides(even, info, met), _Sides(even, info.swapped(), met))
+    levels = 2 if info.cube < MAX_CUBE else 1      # a double's value even where none is live
+    while (levels < _TABLE_LEVELS and info.cube << levels <= MAX_CUBE
+           and any(s.live(0, info.cube << (levels - 1)) for s in sides)):
+        levels += 1
+    values = np.zeros((2, levels, 7))
+    live = np.zeros((2, levels), dtype=bool)
+    for o, side in enumerate(sides):
+        for n in range(levels):
+            cube = info.cube << n
+            live[o, n] = side.live(0, cube) and n < levels - 1
+            values[o, n] = [side.value(0, k * cube) if k else 0.0 for k in range(-3, 4)]
+    return values, live, (0.0 if info.is_money else 1.0)
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from bgengine.core.board import game_result, pip_counts, validate_board
 from bgengine.decisions.cube import (GNUBG_EFFICIENCY, MAX_CUBE, MET_MAX_LENGTH, CubeDecision,
                                      CubeEfficiency, CubeInfo, MatchEquityTable, cube_decision,
                                      cubeful_value, cubeful_values, decision_of_values,
-                                     gnubg_met, take_point)
-from bgengine.core.cuberollout import money_cube_search
+                                     gnubg_met, score_table, take_point)
+from bgengine.core.cubesearch import cube_search
 from bgengine.decisions.hints import CubeHint, Evaluation, Hint, PlayHint
 from bgengine.notation.ids import MatchState
 from bgengine.core.movegen import legal_afterstates
@@ -370,14 +370,17 @@ class Engine:
         the side on roll (row 1 of ``board``), before it rolls, from its
         probabilities at ``plies`` (or ``probs``, e.g. a rollout's): Janowski
         cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.decisions.cube`).
-        Money play at ``plies`` > 0 searches cubefully instead, the cube's later turns in
-        the tree as gnubg's n-ply (:func:`~bgengine.core.cuberollout.money_cube_search`)."""
+        At ``plies`` > 0 it searches cubefully instead, the cube's later turns in the tree as
+        gnubg's n-ply, in money play and at the match score
+        (:func:`~bgengine.core.cubesearch.cube_search`)."""
         info = self.cube_info(state, jacoby=jacoby)
-        if (probs is None and plies and info.is_money and self.network is not None
+        if (probs is None and plies and self.network is not None
                 and plies <= max(self.plies, self.cube_plies)):
-            return decision_of_values(*money_cube_search(
-                self.network, validate_board(board), plies, owner=info.owner,
-                jacoby=info.jacoby, efficiency=self.efficiency.values), info.can_double())
+            values, live, complement = score_table(info, self.met)
+            return decision_of_values(*cube_search(
+                self.network, validate_board(board), plies, values, live, complement,
+                owner=info.owner, jacoby=info.jacoby, efficiency=self.efficiency.values),
+                info.can_double())
         probs = self.evaluate(board, plies) if probs is None else probs
         return cube_decision(probs, info, x=self.efficiency.of_board(board), met=self.met)
 

@@ -13,6 +13,13 @@ game's result is the dice.  That is the *luck-adjusted* result of
 
 The estimate stays unbiased only if the dice are independent of the players:
 true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
+
+In money games with the cube (a :class:`LuckMeter` made with ``cubeful=True``) a roll's
+value is the mover's *cubeful* equity after the play, in points: the cube model
+(:mod:`bgengine.decisions.cube`) over the 0-ply outputs of the position the play leaves,
+the other side on roll, at the cube and owner of that roll, times the cube.  It is still a
+function of the position, the cube and the roll alone, so the luck keeps mean zero; the
+cube's actions are the players' and carry no luck.
 """
 
 from __future__ import annotations
@@ -25,10 +32,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bgengine.core.network import equity_of
+from bgengine.core.board import game_result
+from bgengine.core.network import equity_of, flip_outputs
 from bgengine.core.search import Searcher
+from bgengine.decisions.cube import CubeEfficiency, CubeInfo, cubeful_values
 
-__all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "roll_luck"]
+__all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "cube_roll", "roll_luck"]
 
 #: (d1, d2) of the 21 distinct rolls, d1 >= d2 (int32, (21, 2)), and each one's weight in 36.
 ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)], np.int32)
@@ -51,41 +60,86 @@ def roll_luck(values, d1: int, d2: int, opening: bool = False) -> float:
 class Roll(NamedTuple):
     """One roll of a game, for :meth:`LuckMeter.game_luck`: the position (the mover
     in row 1), the dice, whether it was the game's opening roll, and whether the
-    side whose luck is summed was the one that rolled."""
+    side whose luck is summed was the one that rolled; in money games with the cube, the
+    cube's value and owner (``"centre"``, ``"me"``: the mover, ``"opponent"``) when it
+    rolled and the Jacoby rule."""
 
     board: np.ndarray
     d1: int
     d2: int
     opening: bool
     ours: bool
+    cube: int = 1
+    owner: str = "centre"
+    jacoby: bool = False
+
+
+_OTHER_OWNER = {"centre": "centre", "me": "opponent", "opponent": "me"}
+
+
+def cube_roll(decision, game, ours: bool) -> Roll:
+    """The :class:`Roll` of a play ``decision`` (a :class:`bgengine.matches.game.Decision`)
+    in ``game`` (the :class:`bgengine.matches.game.CubeGame` it is played in), at the
+    game's cube when it was rolled; ``ours``: the side whose luck is summed rolled it."""
+    owner = ("centre" if game.owner == -1 else "me" if game.owner == decision.turn
+             else "opponent")
+    return Roll(decision.board, decision.d1, decision.d2, decision.number == 0, ours,
+                game.cube, owner, bool(game.jacoby))
 
 
 class LuckMeter:
-    """The luck of rolls, valued by ``network`` (a network, evaluator or file) at 0-ply.
+    """The luck of rolls, valued by ``network`` (a network, evaluator or file) at 0-ply;
+    ``cubeful``: in cubeful money points (the rolls' cube, owner and Jacoby rule), else
+    cubeless.
 
     Not thread-safe (one search at a time, as :class:`bgengine.core.search.Searcher`).
     """
 
-    def __init__(self, network) -> None:
+    def __init__(self, network, cubeful: bool = False) -> None:
         self.network = network
+        self.cubeful = bool(cubeful)
         self.searcher = Searcher(network)
+        self.efficiency = CubeEfficiency.of_evaluator(network) if cubeful else None
 
     def copy(self) -> LuckMeter:
         """A meter over the same network, for another thread (the weights are shared)."""
-        return LuckMeter(self.network)
+        return LuckMeter(self.network, self.cubeful)
 
-    def luck(self, board, d1: int, d2: int, opening: bool = False) -> float:
-        """The mover's luck (cubeless points) in rolling ``d1-d2`` at ``board`` (the
-        mover in row 1, as :class:`bgengine.matches.game.Decision`); ``opening``: the game's
-        first roll (never a double)."""
-        _, outputs = self.searcher.best_plays(board, ROLLS, plies=0)
-        return roll_luck(equity_of(outputs), d1, d2, opening)
+    def luck(self, board, d1: int, d2: int, opening: bool = False, cube: int = 1,
+             owner: str = "centre", jacoby: bool = False) -> float:
+        """The mover's luck in rolling ``d1-d2`` at ``board`` (the mover in row 1, as
+        :class:`bgengine.matches.game.Decision`), in cubeless points, or for a cubeful
+        meter in points at ``cube`` held by ``owner`` (the mover's view); ``opening``: the
+        game's first roll (never a double)."""
+        afters, outputs = self.searcher.best_plays(board, ROLLS, plies=0)
+        if not self.cubeful:
+            return roll_luck(equity_of(outputs), d1, d2, opening)
+        return roll_luck(self._cubeful_values(afters, outputs, cube, owner, jacoby),
+                         d1, d2, opening)
+
+    def _cubeful_values(self, afters: np.ndarray, outputs: np.ndarray, cube: int, owner: str,
+                        jacoby: bool) -> np.ndarray:
+        """The mover's cubeful points after each roll's play: what the other side, then on
+        roll, is worth by the cube model, negated; a game the play ends, its points."""
+        values = np.zeros(len(afters))
+        done = afters[:, 1].sum(axis=1) == 0          # the mover bore off its last checker
+        for i in np.flatnonzero(done):
+            values[i] = 1 if jacoby and owner == "centre" else game_result(afters[i])
+        live = np.flatnonzero(~done)
+        if len(live):
+            turned = np.ascontiguousarray(afters[live, ::-1, :])
+            info = CubeInfo(owner=_OTHER_OWNER[owner], jacoby=jacoby)
+            assert self.efficiency is not None
+            theirs = cubeful_values(flip_outputs(outputs[live]), info,
+                                    self.efficiency.of_boards(turned))
+            values[live] = -np.asarray(theirs)
+        return cube * values
 
     def game_luck(self, rolls: Iterable[Roll]) -> float:
         """One side's luck over ``rolls``: its own rolls' luck minus its opponent's."""
         total = 0.0
         for r in rolls:
-            x = self.luck(r.board, r.d1, r.d2, r.opening)
+            x = self.luck(r.board, r.d1, r.d2, r.opening, r.cube, r.owner, r.jacoby)
             total += x if r.ours else -x
         return total
 

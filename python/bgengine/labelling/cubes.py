@@ -55,9 +55,9 @@ def model_cube_values(model: Network | Evaluator, boards: np.ndarray, plies: int
     the side on roll of each board, money play, cube 1 centred, Jacoby off; the cube model
     (Janowski, :mod:`bgengine.decisions.cube`) over ``model``'s 0-ply outputs (or
     ``probs``, (N, 5)), at ``plies`` > 0 its cubeful search
-    (:func:`~bgengine.core.cuberollout.money_cube_search`); ``efficiency`` by class,
+    (:func:`~bgengine.core.cubesearch.money_cube_search`); ``efficiency`` by class,
     default the model file's (:meth:`CubeEfficiency.of_evaluator`)."""
-    from bgengine.core.cuberollout import money_cube_search
+    from bgengine.core.cubesearch import money_cube_search
     from bgengine.labelling.benchmark import predict_outputs
     from bgengine.matches.run import default_threads
 

@@ -403,9 +403,10 @@ class CubeSeries:
                 self.winner = winner
                 return winner
 
-    def play(self) -> int:
+    def play(self, observer: Callable[[Decision, CubeGame], None] | None = None) -> int:
         """Play the series with ``players`` and ``engines`` (as :meth:`CubeGame.play`);
-        returns the winning seat."""
+        returns the winning seat.  ``observer(decision, game)`` sees every play's
+        :class:`Decision` before it is answered, with the game it is in."""
         steps = self.steps()
         answer = None
         while True:
@@ -416,4 +417,6 @@ class CubeSeries:
             except ValueError as exc:
                 raise RuntimeError(f"{self.players[event.turn]!r} {exc}") from None
             assert self.game is not None
+            if observer is not None and isinstance(event, Decision):
+                observer(event, self.game)
             answer = answer_locally(self.players, self.engines, event, self.game)

@@ -139,6 +139,9 @@ class CubeMatchResult:
     set against gnubg (:mod:`bgengine.opponents.gnubg`): money games or matches stopped by a
     bad reply (a play that is not legal, a cube action not allowed), whose pairs
     are left out of every figure; ``bad_examples``: what went wrong in the first few.
+    ``luck_adjusted_ppg`` and its ``luck_adjusted_ci95`` (money games measured with a
+    cubeful luck meter, :mod:`bgengine.decisions.luck`): A's points minus A's luck,
+    an unbiased estimate of ``value`` with a narrower interval.
     """
 
     a: str
@@ -153,6 +156,8 @@ class CubeMatchResult:
     mean_cube: float
     bad_games: int | None = None
     bad_examples: tuple[str, ...] = ()
+    luck_adjusted_ppg: float | None = None
+    luck_adjusted_ci95: float | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -163,6 +168,9 @@ class CubeMatchResult:
         if self.match_length == 0:
             text = (f"{self.a} vs {self.b} (money, with the cube): {self.value:+.3f} ppg "
                     f"{ci_text(self.ci95)} over {self.n} games; {cube}")
+            if self.luck_adjusted_ppg is not None:
+                text += (f"; luck-adjusted {self.luck_adjusted_ppg:+.4f} ppg "
+                         f"{ci_text(self.luck_adjusted_ci95, '.4f')}")
         else:
             text = (f"{self.a} vs {self.b}: won {100 * self.value:.1f}% "
                     f"{ci_text(self.ci95, '.1f', 100, '%')} of "

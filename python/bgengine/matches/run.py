@@ -15,7 +15,7 @@ from bgengine.decisions.engine import Engine
 from bgengine.opponents.external import ExternalPlayer
 from bgengine.matches.game import CubeSeries, play_game
 from bgengine.opponents.gnubg import GnubgPlayer, play_gnubg_cube_pairs, play_gnubg_match
-from bgengine.decisions.luck import LuckPool, Roll
+from bgengine.decisions.luck import LuckPool, Roll, cube_roll
 from bgengine.matches.players import load_default_network, make_player
 from bgengine.matches.results import CubeMatchResult, MatchResult, ci95, summarize
 
@@ -134,7 +134,7 @@ def _cube_engine(player, network, plays_at_score: bool = True, cube_plies: int =
 def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby: bool = False,
                    cube_network=None, progress=None,
                    plays_at_score: bool | tuple[bool, bool] = True,
-                   cube_plies: int = 0) -> CubeMatchResult:
+                   cube_plies: int = 0, luck=None) -> CubeMatchResult:
     """Play ``n`` money games or ``n`` matches to ``match_length`` with the cube.
 
     Each bgengine side's cube decisions (double, take) come from
@@ -159,6 +159,8 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
     the cubeless money plays of before, at every score (a pair ``(A's, B's)`` sets it per
     side, e.g. to measure what playing at the score is worth).  ``cube_plies``: the
     lookahead of the bgengine sides' cube decisions (:class:`Engine`'s ``cube_plies``).
+    ``luck`` (money games; a :class:`bgengine.decisions.luck.LuckMeter` made with
+    ``cubeful=True``): measure every roll's luck at its cube, for luck-adjusted figures.
     """
     n_pairs = game_pairs(n, "n, the games or matches,")
     if not is_int(match_length) or match_length < 0:
@@ -175,18 +177,24 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
                     else _cube_engine(p, cube_network, s, cube_plies)
                     for p, s in zip((a, b), at_score))
     jacoby = jacoby and match_length == 0
+    if luck is not None and (match_length or not luck.cubeful):
+        raise ValueError("the luck of games with the cube is measured in money games, by a "
+                         "cubeful luck meter (LuckMeter(network, cubeful=True))")
+    lucks = None if luck is None else np.zeros((n_pairs, 2))
     if isinstance(a, GnubgPlayer) or isinstance(b, GnubgPlayer):
         res = play_gnubg_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,
-                                    engines=engines, seed=seed, progress=progress)
+                                    engines=engines, seed=seed, progress=progress, luck=luck)
         keep = res.good_pairs
+        if lucks is not None:
+            lucks = res.luck[keep]
         values, games = res.values[keep], int(res.games[keep].sum())
         doubles, drops = int(res.doubles[keep].sum()), int(res.drops[keep].sum())
         cube_sum = int(res.cube_sum[keep].sum())
-        bad: dict = {"bad_games": int(res.bad.sum()), "bad_examples": tuple(res.reasons[:5])}
+        extra: dict = {"bad_games": int(res.bad.sum()), "bad_examples": tuple(res.reasons[:5])}
     else:
         values = np.zeros((n_pairs, 2))
         games = doubles = drops = cube_sum = 0
-        bad = {}
+        extra = {}
         done = 0                # whole pairs played (a Ctrl-C reports these)
         try:
             for i in range(n_pairs):
@@ -197,7 +205,11 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
                                         jacoby=jacoby, seed=seed, pair=i, g=g,
                                         players=tuple((a, b)[s] for s in seats),
                                         engines=tuple(engines[s] for s in seats))
-                    winner = series.play()
+                    rolls: list[Roll] = []
+                    winner = series.play(None if luck is None else (
+                        lambda d, game, g=g: rolls.append(cube_roll(d, game, d.turn == g))))
+                    if lucks is not None:
+                        lucks[i, g] = luck.game_luck(rolls)
                     pair += (series.games, series.doubles, series.drops, series.cube_sum)
                     won_by_a = seats[winner] == 0
                     if match_length == 0:
@@ -213,13 +225,18 @@ def run_cube_match(a, b, n: int, *, match_length: int = 0, seed: int = 0, jacoby
             if not done:
                 raise
             values = values[:done]
+            lucks = None if lucks is None else lucks[:done]
     pair_means = values.mean(axis=1)
     per_game = max(games, 1)
+    if lucks is not None:
+        adjusted = (values - lucks).mean(axis=1)
+        extra["luck_adjusted_ppg"] = float(adjusted.mean()) if len(adjusted) else float("nan")
+        extra["luck_adjusted_ci95"] = ci95(adjusted)
     result = CubeMatchResult(a=a.name, b=b.name, match_length=match_length, n=2 * len(values),
                              value=float(pair_means.mean()) if len(values) else float("nan"),
                              ci95=ci95(pair_means), games=games, doubles=doubles / per_game,
-                             drops=drops / per_game, mean_cube=cube_sum / per_game, **bad)
-    if len(values) < n_pairs and not bad:       # Ctrl-C: the pairs finished
+                             drops=drops / per_game, mean_cube=cube_sum / per_game, **extra)
+    if len(values) < n_pairs and "bad_games" not in extra:       # Ctrl-C: the pairs finished
         raise MatchInterrupted(result, 2 * n_pairs)
     return result
 

@@ -155,12 +155,13 @@ def _name(p) -> str:
 def play_gnubg_cube_pairs(a, b, n_pairs: int, *, match_length: int = 0, jacoby: bool = False,
                           engines: tuple = (None, None), seed: int = 0,
                           config: GnubgConfig | None = None,
-                          progress: Callable[[int, int], None] | None = None) -> CubePairResults:
+                          progress: Callable[[int, int], None] | None = None,
+                          luck: LuckMeter | None = None) -> CubePairResults:
     """:meth:`GnubgPool.play_cube_pairs` in a pool of its own, stopped at the end.
     ``config`` defaults to the first :class:`GnubgPlayer`'s."""
     with GnubgPool(config or _gnubg_config(a, b)) as pool:
         res = pool.play_cube_pairs(a, b, n_pairs, match_length=match_length, jacoby=jacoby,
-                                   engines=engines, seed=seed, progress=progress)
+                                   engines=engines, seed=seed, progress=progress, luck=luck)
     units = "matches" if match_length else "games"
     log.info("gnubg cube match: %d %s (%d games) in %.1f s (%.2f %s/s, %.1f games/s), "
              "%d requests, %d replays", res.values.size, units, int(res.games.sum()), res.seconds,

@@ -20,7 +20,7 @@ from bgengine.matches.game import (CubeQuestion, CubeSeries, Decision, answer_lo
 from bgengine.opponents.gnubg.binary import GnubgError, find_gnubg
 from bgengine.opponents.gnubg.driver import BadReply, GnubgSettings, cube_reply, reply_index
 from bgengine.opponents.gnubg.process import GnubgConfig, GnubgProcess, readable, said
-from bgengine.decisions.luck import LuckMeter, LuckPool, Roll
+from bgengine.decisions.luck import LuckMeter, LuckPool, Roll, cube_roll
 
 __all__ = ["GnubgPool", "PairResults", "CubePairResults"]
 
@@ -96,7 +96,8 @@ class CubePairResults:
     (int32, (pairs, 2, 2)): the final score, ``a``'s points then ``b``'s (a money game:
     the winner's points); ``bad`` (bool): stopped by a bad reply or a process that kept
     failing (their other figures are 0); ``reasons``, ``requests``, ``replays``,
-    ``seconds`` as in :class:`PairResults`.
+    ``seconds`` as in :class:`PairResults`; ``luck`` (float64, money games measured with
+    a cubeful luck meter): ``a``'s luck in points.
     """
 
     values: np.ndarray
@@ -110,6 +111,7 @@ class CubePairResults:
     requests: int = 0
     replays: int = 0
     seconds: float = 0.0
+    luck: np.ndarray | None = None
 
     @property
     def good_pairs(self) -> np.ndarray:
@@ -306,19 +308,13 @@ class GnubgPool:
             if lucks is not None:
                 lucks.submit((game.pair, game.g), game.rolls)
 
-        try:
-            self._run(res, n_pairs, first_pair, new_game, respond, record, progress)
-            if lucks is not None:
-                for key, value in lucks.results().items():
-                    res.luck[key] = value                 # type: ignore[index]
-        finally:
-            if lucks is not None:
-                lucks.close()
+        self._run_measured(res, n_pairs, first_pair, new_game, respond, record, progress, lucks)
         return res
 
     def play_cube_pairs(self, a, b, n_pairs: int, *, match_length: int = 0, jacoby: bool = False,
                         engines: tuple = (None, None), seed: int = 0, first_pair: int = 0,
-                        progress: Callable[[int, int], None] | None = None) -> CubePairResults:
+                        progress: Callable[[int, int], None] | None = None,
+                        luck: LuckMeter | None = None) -> CubePairResults:
         """Play ``n_pairs`` pairs of money games with the cube (``match_length`` 0,
         ``jacoby``: the Jacoby rule) or of matches to ``match_length`` points (Crawford
         rule) between ``a`` and ``b``, each a :class:`bgengine.matches.game.CubeSeries`.
@@ -331,15 +327,22 @@ class GnubgPool:
         Pair ``i`` rolls ``Dice(seed, stream=first_pair + i)``: seat 0 is ``a`` in the
         first and ``b`` in the second, on the very same dice (as
         :func:`bgengine.matches.run.run_cube_match`).  A money game or a whole match is played
-        on one process at a time; ``progress(done, total)`` is called after each.
+        on one process at a time; ``progress(done, total)`` is called after each.  With
+        ``luck`` (money games; a cubeful :class:`~bgengine.decisions.luck.LuckMeter`), every
+        roll's luck is measured too, at its cube (``CubePairResults.luck``).
         """
         if n_pairs < 0:
             raise ValueError(f"n_pairs must be >= 0, got {n_pairs}")
+        if luck is not None and (match_length or not luck.cubeful):
+            raise ValueError("the luck of games with the cube is measured in money games, "
+                             "by a cubeful luck meter")
         shape = (n_pairs, 2)
         res = CubePairResults(np.zeros(shape), np.zeros(shape, np.int32),
                               np.zeros(shape, np.int32), np.zeros(shape, np.int32),
                               np.zeros(shape, np.int32), np.zeros(shape + (2,), np.int32),
-                              np.zeros(shape, bool))
+                              np.zeros(shape, bool),
+                              luck=None if luck is None else np.zeros(shape))
+        lucks = None if luck is None else LuckPool(luck)
 
         def new_game(i: int, g: int, attempt: int) -> _Game:
             sides, engs = ((a, b), engines) if g == 0 else ((b, a), engines[::-1])
@@ -355,6 +358,8 @@ class GnubgPool:
                 if isinstance(gnubg, GnubgSettings):
                     return _Ask(*_cube_request(gnubg, ev))
             else:
+                if lucks is not None:        # side a moves when ev.turn == game.g
+                    game.rolls.append(cube_roll(ev, series.game, ev.turn == game.g))
                 if len(ev.afterstates) == 1:
                     return 0                # forced: nothing to ask
                 gnubg = getattr(game.sides[ev.turn], "settings", None)
@@ -376,9 +381,24 @@ class GnubgPool:
             res.drops[k], res.cube_sum[k] = series.drops, series.cube_sum
             seat_a = 0 if game.g == 0 else 1
             res.scores[k] = (series.score.score[seat_a], series.score.score[1 - seat_a])
+            if lucks is not None:
+                lucks.submit(k, game.rolls)
 
-        self._run(res, n_pairs, first_pair, new_game, respond, record, progress)
+        self._run_measured(res, n_pairs, first_pair, new_game, respond, record, progress, lucks)
         return res
+
+    def _run_measured(self, res, n_pairs: int, first_pair: int, new_game, respond, record,
+                      progress, lucks: LuckPool | None) -> None:
+        """:meth:`_run`, then the games' luck (measured by ``lucks`` as they finished, if
+        given) into ``res.luck`` by (pair, game); ``lucks`` is closed in any case."""
+        try:
+            self._run(res, n_pairs, first_pair, new_game, respond, record, progress)
+            if lucks is not None:
+                for key, value in lucks.results().items():
+                    res.luck[key] = value                 # type: ignore[index]
+        finally:
+            if lucks is not None:
+                lucks.close()
 
     def _run(self, res, n_pairs: int, first_pair: int,
              new_game: Callable[[int, int, int], _Game],

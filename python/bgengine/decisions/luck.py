@@ -16,7 +16,7 @@ true of every match bgengine plays (the dice come from ``Dice(seed, stream)``).
 
 In money games with the cube (a :class:`LuckMeter` made with ``cubeful=True``) a roll's
 value is the mover's *cubeful* equity after the play, in points: the cube model
-(:mod:`bgengine.decisions.cube`) over the 0-ply outputs of the position the play leaves,
+(:mod:`bgengine.decisions.cube`, compiled) over the 0-ply outputs of the position the play leaves,
 the other side on roll, at the cube and owner of that roll, times the cube.  It is still a
 function of the position, the cube and the roll alone, so the luck keeps mean zero; the
 cube's actions are the players' and carry no luck.
@@ -33,9 +33,10 @@ from typing import NamedTuple
 import numpy as np
 
 from bgengine.core.board import game_result
-from bgengine.core.network import equity_of, flip_outputs
+from bgengine.core.cubesearch import cube_search, money_table
+from bgengine.core.network import equity_of
 from bgengine.core.search import Searcher
-from bgengine.decisions.cube import CubeEfficiency, CubeInfo, cubeful_values
+from bgengine.decisions.efficiency import CubeEfficiency
 
 __all__ = ["LuckMeter", "LuckPool", "ROLLS", "Roll", "cube_roll", "roll_luck"]
 
@@ -75,6 +76,8 @@ class Roll(NamedTuple):
 
 
 _OTHER_OWNER = {"centre": "centre", "me": "opponent", "opponent": "me"}
+#: The money score table of the cube search (points per cube).
+_MONEY = money_table()
 
 
 def cube_roll(decision, game, ours: bool) -> Roll:
@@ -128,11 +131,10 @@ class LuckMeter:
         live = np.flatnonzero(~done)
         if len(live):
             turned = np.ascontiguousarray(afters[live, ::-1, :])
-            info = CubeInfo(owner=_OTHER_OWNER[owner], jacoby=jacoby)
             assert self.efficiency is not None
-            theirs = cubeful_values(flip_outputs(outputs[live]), info,
-                                    self.efficiency.of_boards(turned))
-            values[live] = -np.asarray(theirs)
+            theirs = cube_search(self.searcher.evaluator, turned, 0, *_MONEY, jacoby=jacoby,
+                                 owner=_OTHER_OWNER[owner], efficiency=self.efficiency.values)
+            values[live] = -theirs[:, 0]
         return cube * values
 
     def game_luck(self, rolls: Iterable[Roll]) -> float:

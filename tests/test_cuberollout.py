@@ -96,8 +96,8 @@ def test_bad_arguments(ev):
         rollout_cube(ev, board, 0)
     with pytest.raises(ValueError, match="finished"):
         rollout_cube(ev, board_of({}, {0: 1}), 36)
-    with pytest.raises(ValueError, match="money"):
-        rollout_cube_decision(ev, board, CubeInfo(away=3, opp_away=5), 36)
+    with pytest.raises(ValueError, match="cannot double"):
+        rollout_cube_decision(ev, board, CubeInfo(away=1, opp_away=5, crawford=True), 36)
 
 
 def test_decision_of_a_rollout(ev):

@@ -169,7 +169,7 @@ def test_match_search_at_zero_ply_is_the_python_model_and_two_ply_the_python_sea
 
 def test_the_money_table_is_the_money_search():
     values, live, complement = score_table(CubeInfo(cube=4, owner="me"))
-    from bgengine.core.cubesearch import money_table
+    from bgengine.core.cuberollout import money_table
     mv, ml, mc = money_table()
     assert np.array_equal(values, mv) and np.array_equal(live, ml) and complement == mc
 

@@ -1,17 +1,22 @@
-# The money-play cube model in C, for cubeful rollouts: the same Janowski-style model as
-# bgengine.decisions.cube (its docstring gives the method), restricted to money play, so that
-# a rollout's cube actions are the ones the engine takes when it plays.
+# The cube model in C, for cubeful rollouts and the cubeful search: the same Janowski-style
+# model as bgengine.decisions.cube (its docstring gives the method), so that a rollout's and
+# a search's cube actions are the ones the engine takes when it plays.
 #
-# Money values scale with the cube, so everything here is per the current cube: the fully
-# live line of a side runs through (0, L), its take point (T, -1), its cash point (C, +1)
-# and (1, W), L and W the values of losing and winning with this position's gammon rates.
-# The take points come from the same lines one cube level up, recursively, MONEY_LEVELS
-# levels deep (the Python model's _MONEY_LEVELS): the same numbers in double precision.
+# The score enters as a table of what the game's outcomes are worth at every cube level
+# (cube_table_t): match-winning chances in a match, points per the root's cube in money
+# play.  The fully live line of a side at level n runs through (0, L), its take point
+# (T, value of losing the cube), its cash point (C, value of winning it) and (1, W), L and W
+# the values of losing and winning with this position's gammon rates; the take points come
+# from the same lines one level up, recursively, down from the last level (where nobody can
+# double): with the money table's MONEY_LEVELS levels, the Python model's _MONEY_LEVELS, the
+# same numbers in double precision.  The table holds both orientations: orientation 0 has
+# the root's side on roll, 1 the other side; a node's other side reads the other one.
 # Header-only (inline): cimporting it adds no module.
 #
-#     cdef money_cube_t m
-#     money_cube_init(&m, five, x, jacoby)           # five: gnubg's outputs, side on roll
-#     money_cube_decide(&m, OWNER_CENTRE, &d)         # d.no_double, d.double_take, ...
+#     cdef cube_table_t t                             # table_fill(&t, values, live, ...)
+#     cdef table_cube_t m
+#     table_cube_init(&m, &t, 0, five, x)             # five: gnubg's outputs, side on roll
+#     table_cube_decide(&m, 0, OWNER_CENTRE, &d)      # d.no_double, d.double_take, ...
 
 from libc.math cimport fmax
 from libc.string cimport memcpy
@@ -40,38 +45,13 @@ cdef inline void cube_five(int K, const real_t* v, real_t* five) noexcept nogil:
         five[3] = v[3]
 
 
-ctypedef struct money_cube_t:
-    double p                    # the side on roll's win chance (clamped to 0..1)
-    double win[2]               # W of side s (0 on roll, 1 the other), per cube: 1..3
-    double lose[2]              # L of side s, per cube: -3..-1
-    double take[2][MONEY_LEVELS + 1]    # take[s][n]: side s's take point of a double from
-                                        # level n (the current cube is level 0)
-    double x                    # cube efficiency
-    bint jacoby                 # gammons count only once the cube is turned
-
 ctypedef struct cube_choice_t:
-    double no_double            # the doubler's cubeful values, per the current cube
+    double no_double            # the doubler's cubeful values, in the table's units
     double double_take
     double double_pass
     bint can_double             # the side on roll has access
     bint double                 # ... and should double
     bint take                   # the other side should take a double
-
-
-# The side's line at one level, as up to four (x, y) points in order; returns how many.
-cdef inline int _money_line(const money_cube_t* m, int s, int n, bint can_double,
-                            bint opp_can_double, bint gammons, double* xs,
-                            double* ys) noexcept nogil:
-    cdef int k = 0, i
-    xs[k] = 0.0; ys[k] = m.lose[s] if gammons else -1.0; k += 1
-    if opp_can_double:
-        xs[k] = m.take[s][n]; ys[k] = -1.0; k += 1
-    if can_double:
-        xs[k] = 1.0 - m.take[1 - s][n]; ys[k] = 1.0; k += 1
-    xs[k] = 1.0; ys[k] = m.win[s] if gammons else 1.0; k += 1
-    for i in range(1, k):       # keep the break points in order (degenerate gammon rates)
-        xs[i] = fmax(xs[i], xs[i - 1])
-    return k
 
 
 cdef inline double _line_at(const double* xs, const double* ys, int k, double p) noexcept nogil:
@@ -111,58 +91,6 @@ cdef inline void _clean_five(const real_t* five, double* c) noexcept nogil:
     c[4] = 0.0 if five[4] < 0.0 else (c[3] if five[4] > c[3] else five[4])
 
 
-# The model of one evaluation: ``five`` gnubg's five outputs of the side on roll (before it
-# rolls), ``x`` the cube efficiency.
-cdef inline void money_cube_init(money_cube_t* m, const real_t* five, double x,
-                                 bint jacoby) noexcept nogil:
-    cdef double c[5], xs[4], ys[4]
-    cdef int s, n, k
-    _clean_five(five, c)
-    cdef double win = c[0], wg = c[1], wbg = c[2], lg = c[3], lbg = c[4], lose = 1.0 - win
-    m.p = win
-    m.x = x
-    m.jacoby = jacoby
-    # the values of a win: single, gammon, backgammon weighted by their shares of the wins
-    m.win[0] = 1.0 if win <= 0 else ((win - wg) + 2.0 * (wg - wbg) + 3.0 * wbg) / win
-    m.win[1] = 1.0 if lose <= 0 else ((lose - lg) + 2.0 * (lg - lbg) + 3.0 * lbg) / lose
-    m.lose[0] = -m.win[1]
-    m.lose[1] = -m.win[0]
-    # take points from the top level down: at the last level nobody can redouble
-    for n in range(MONEY_LEVELS, -1, -1):
-        for s in range(2):
-            # side s owns the cube at level n + 1; it can redouble below the cap
-            k = _money_line(m, s, n + 1, n + 1 < MONEY_LEVELS, False, True, xs, ys) \
-                if n < MONEY_LEVELS else _money_line(m, s, 0, False, False, True, xs, ys)
-            # the line is in units of the doubled cube: -1 of the current one is -1/2
-            m.take[s][n] = _line_solve(xs, ys, k, -0.5)
-
-
-# The cubeful value of the side on roll, per the cube at level n, with the cube's owner.
-cdef inline double money_cubeful(const money_cube_t* m, int n, int owner) noexcept nogil:
-    cdef double xs[4], ys[4], dead
-    cdef bint gam = not (m.jacoby and owner == OWNER_CENTRE)
-    cdef bint me_can = owner != OWNER_OPPONENT and n < MONEY_LEVELS
-    cdef bint opp_can = owner != OWNER_ME and n < MONEY_LEVELS
-    cdef int k = _money_line(m, 0, n, me_can, opp_can, gam, xs, ys)
-    if gam:
-        dead = m.p * m.win[0] + (1.0 - m.p) * m.lose[0]
-    else:
-        dead = 2.0 * m.p - 1.0
-    return m.x * _line_at(xs, ys, k, m.p) + (1.0 - m.x) * dead
-
-
-# No double, double/take, double/pass for the side on roll with the cube at ``owner``.
-cdef inline void money_cube_decide(const money_cube_t* m, int owner,
-                                   cube_choice_t* d) noexcept nogil:
-    d.no_double = money_cubeful(m, 0, owner)
-    d.double_pass = 1.0
-    d.double_take = 2.0 * money_cubeful(m, 1, OWNER_OPPONENT)
-    d.take = d.double_take <= d.double_pass
-    d.can_double = owner != OWNER_OPPONENT
-    d.double = d.can_double and (d.double_take if d.double_take < d.double_pass
-                                 else d.double_pass) > d.no_double
-
-
 # The cube efficiency of b (row 1 on roll; bgengine.decisions.cube.CubeEfficiency):
 # x[c] for a position of class c (positionclass.pxd) in contact, and in a race gnubg's
 # rule, 0.55 + 0.00125 pips of the side on roll within 0.6..0.7.
@@ -176,14 +104,6 @@ cdef inline double money_cube_efficiency(const board_t* b, const double* x) noex
 
 
 # ---------------------------------------------------------------- the model at a score
-#
-# The same model over a table of what the game's outcomes are worth at one score, so that
-# one search serves money play and matches.  Values are absolute (not per the current
-# cube): points per the root's cube in money play, match-winning chances in a match.  The
-# table holds both orientations: orientation 0 has the root's side on roll, 1 the other
-# side; a node's other side reads the other orientation.  With the money table (value
-# k * 2**n, levels live below MONEY_LEVELS) the lines are the money model's scaled by 2**n,
-# exactly (powers of two).
 
 cdef enum:
     TABLE_LEVELS = 16           # cube levels of a table: the root's cube times 1 .. 2**15
@@ -196,6 +116,20 @@ ctypedef struct cube_table_t:
     int levels                          # levels in use; none is live at the last
     double complement                   # a side's value plus the other side's: 0 or 1
     bint jacoby                         # money: gammons count only once the cube is turned
+
+# Fill t from C arrays: values (2, levels, 7) and live (2, levels), row-major (the arrays of
+# bgengine.core.cuberollout.check_table).
+cdef inline void table_fill(cube_table_t* t, const double* values, const unsigned char* live,
+                            int levels, double complement, bint jacoby) noexcept nogil:
+    cdef int o, n, k
+    t.levels = levels
+    t.complement = complement
+    t.jacoby = jacoby
+    for o in range(2):
+        for n in range(levels):
+            t.live[o][n] = live[o * levels + n] != 0
+            for k in range(7):
+                t.value[o][n][k] = values[(o * levels + n) * 7 + k]
 
 ctypedef struct table_cube_t:
     const cube_table_t* t
@@ -286,14 +220,14 @@ cdef inline double table_cubeful(const table_cube_t* m, int n, int owner) noexce
     return m.x * _line_at(xs, ys, k, m.p) + (1.0 - m.x) * dead
 
 
-# No double, double/take, double/pass of the side on roll at level 0 with the cube at owner.
-cdef inline void table_cube_decide(const table_cube_t* m, int owner,
+# No double, double/take, double/pass of the side on roll at level n with the cube at owner.
+cdef inline void table_cube_decide(const table_cube_t* m, int n, int owner,
                                    cube_choice_t* d) noexcept nogil:
-    d.no_double = table_cubeful(m, 0, owner)
-    d.double_pass = table_value(m, 0, 0, 1)
-    d.double_take = (table_cubeful(m, 1, OWNER_OPPONENT) if m.t.levels > 1
+    d.no_double = table_cubeful(m, n, owner)
+    d.double_pass = table_value(m, 0, n, 1)
+    d.double_take = (table_cubeful(m, n + 1, OWNER_OPPONENT) if n + 1 < m.t.levels
                      else d.double_pass)
     d.take = d.double_take <= d.double_pass
-    d.can_double = owner != OWNER_OPPONENT and table_live(m, 0, 0)
+    d.can_double = owner != OWNER_OPPONENT and table_live(m, 0, n)
     d.double = d.can_double and (d.double_take if d.double_take < d.double_pass
                                  else d.double_pass) > d.no_double

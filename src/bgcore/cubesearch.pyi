@@ -6,10 +6,9 @@ from numpy.typing import ArrayLike
 from bgengine.core.evaluator import Evaluator
 from bgengine.core.network import Network
 
-__all__ = ["cube_search", "money_cube_search", "money_table"]
+__all__ = ["cube_search", "money_cube_search"]
 
 
-def money_table() -> tuple[np.ndarray, np.ndarray, float]: ...
 def cube_search(network: Network | Evaluator, boards: ArrayLike, plies: int,
                 values: ArrayLike, live: ArrayLike, complement: float, *, owner: str = ...,
                 jacoby: bool = ..., efficiency: ArrayLike | None = ...,

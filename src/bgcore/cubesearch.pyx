@@ -30,16 +30,15 @@ from bgengine.core.search cimport (searcher_t, workspaces_t, workspaces_init,
                                    ev_best_move, MAX_PLIES)
 from bgengine.core.cubemodel cimport (cube_choice_t, cube_five, money_cube_efficiency,
                                       cube_table_t, table_cube_t, table_cube_init,
-                                      table_cubeful, table_cube_decide, table_value, table_live,
-                                      TABLE_LEVELS, MONEY_LEVELS, OWNER_CENTRE, OWNER_ME,
-                                      OWNER_OPPONENT)
+                                      table_cubeful, table_cube_decide, table_fill,
+                                      OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)
 
 from bgengine.core.board import validate_boards
 from bgengine.core.evaluator import as_evaluator
 from bgengine.core.movegen import check_threads
-from bgengine.core.cuberollout import OWNERS, _efficiency_table
+from bgengine.core.cuberollout import OWNERS, _efficiency_table, check_table, money_table
 
-__all__ = ["cube_search", "money_cube_search", "money_table"]
+__all__ = ["cube_search", "money_cube_search"]
 
 cnp.import_array()
 
@@ -152,7 +151,7 @@ cdef void _cube_values(searcher_t* S, const board_t* b, int plies, int owner,
         eval_position(S, b, 0, m)
         cube_five(S.K, m, five)
         table_cube_init(&model, t, 0, five, money_cube_efficiency(b, xs))
-        table_cube_decide(&model, owner, &d)
+        table_cube_decide(&model, 0, owner, &d)
         out[0] = d.no_double
         out[1] = d.double_take
         if plies == 0:
@@ -165,18 +164,6 @@ cdef void _cube_values(searcher_t* S, const board_t* b, int plies, int owner,
     out[0] = t.complement - total[0] / 36.0
     if t.levels >= 2:
         out[1] = t.complement - total[1] / 36.0
-
-
-def money_table() -> tuple:
-    """The money table of :func:`cube_search`: ``(values, live, complement)``, values ``k *
-    2**n`` (points per the root's cube), the cube live below level 12 (the Python model's
-    money recursion), complement 0."""
-    levels = MONEY_LEVELS + 1
-    values = np.zeros((2, levels, 7))
-    values[:] = (np.arange(-3, 4)[None, :] * (2.0 ** np.arange(levels))[:, None])[None]
-    live = np.zeros((2, levels), dtype=bool)
-    live[:, :MONEY_LEVELS] = True
-    return values, live, 0.0
 
 
 def cube_search(network, boards, plies, values, live, complement, *, owner="centre",
@@ -221,24 +208,11 @@ def cube_search(network, boards, plies, values, live, complement, *, owner="cent
         raise ValueError(f"owner must be one of {', '.join(OWNERS)}, got {owner!r}")
     if not isinstance(jacoby, (bool, np.bool_)):
         raise ValueError(f"jacoby must be a bool, got {jacoby!r}")
-    vals = np.asarray(values, dtype=np.float64)
-    lv = np.asarray(live)
-    if vals.ndim != 3 or vals.shape[0] != 2 or vals.shape[2] != 7 \
-            or not 1 <= vals.shape[1] <= TABLE_LEVELS or not np.all(np.isfinite(vals)):
-        raise ValueError(f"values must be finite, of shape (2, 1..{TABLE_LEVELS}, 7), "
-                         f"got shape {vals.shape}")
-    if lv.dtype != np.bool_ or lv.shape != vals.shape[:2] or lv[:, -1].any():
-        raise ValueError(f"live must be bools of shape {vals.shape[:2]}, False at the last level")
+    vals, lv, comp = check_table(values, live, complement)
     cdef cube_table_t table
-    cdef int o, n_, k
-    table.levels = vals.shape[1]
-    table.complement = float(complement)
-    table.jacoby = bool(jacoby)
-    for o in range(2):
-        for n_ in range(table.levels):
-            table.live[o][n_] = bool(lv[o, n_])
-            for k in range(7):
-                table.value[o][n_][k] = vals[o, n_, k]
+    cdef const double[:, :, ::1] vv = vals
+    cdef const unsigned char[:, ::1] lvv = lv.view(np.uint8)
+    table_fill(&table, &vv[0, 0, 0], &lvv[0, 0], vals.shape[1], comp, bool(jacoby))
     arr = np.asarray(boards)
     single = arr.ndim == 2
     cdef cnp.ndarray barr = validate_boards(arr[None] if single else arr)

@@ -18,10 +18,7 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     from bgengine.matches.run import default_threads
     from bgengine.matches.players import load_network_spec
     from bgengine.position import Position
-    from bgengine.decisions.cube import CubeInfo
-    from bgengine.core.agents import Player
-    from bgengine.decisions.engine import Engine
-    from bgengine.decisions.match_rollouts import rollout_match_cube_decision
+    from bgengine.decisions.cube import CubeInfo, gnubg_met
     from bgengine.decisions.rollouts import rollout_cube_decision, rollout_moves, rollout_position
     from bgengine.state import GameState
 
@@ -33,11 +30,7 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
     pos = Position.from_id(args.position_id)
     info = None
     if args.cube:
-        match = GameState.from_string(args.position_id).match
-        info = CubeInfo.from_match_state(match)
-        if not info.is_money and (args.truncate or args.plies):
-            raise ValueError("--cube at a match score plays every game out at 0-ply: not with "
-                             + ("--truncate" if args.truncate else "--plies"))
+        info = CubeInfo.from_match_state(GameState.from_string(args.position_id).match)
         if not info.is_money and not info.can_double():
             raise ValueError("--cube: the side on roll cannot double here (the Crawford game, "
                              "a dead cube or the opponent's cube)")
@@ -51,14 +44,9 @@ def _cmd_rollout(args: argparse.Namespace) -> int:
         print(pos.to_text(), flush=True)    # the board first: the rollout takes a while
     if info is not None:
         del kw["variance_reduction"]
-        if info.is_money:
-            r = rollout_cube_decision(net, pos.board, info, args.trials, **kw)
-            unit = "points per cube"
-        else:
-            with ProgressBar("rollout", "trials", quiet=args.quiet or args.json) as bar:
-                r = rollout_match_cube_decision(Engine(Player("net", net)), pos.board, match,
-                                                args.trials, args.seed, progress=bar)
-            unit = f"match-winning chances, {info.away}-away against {info.opp_away}-away"
+        r = rollout_cube_decision(net, pos.board, info, args.trials, met=gnubg_met(), **kw)
+        unit = "points per cube" if info.is_money else \
+            f"match-winning chances, {info.away}-away against {info.opp_away}-away"
         cube = f"cube {info.cube}, {info.owner}" + (", Jacoby" if info.jacoby else "")
         emit(args, {"position_id": pos.position_id, "cube": r},
              "\n".join(["", f"cubeful rollout, {args.trials} trials ({cube}; side on roll, "
@@ -95,8 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "--cube, both sides use the cube as the engine does and the "
                                    "cube decision is rolled out: no double, double/take and "
                                    "double/pass, with standard errors (in money play points "
-                                   "per cube; at a match score match-winning chances, each "
-                                   "game played out at 0-ply on one thread).")
+                                   "per cube; at a match score match-winning chances, from "
+                                   "gnubg's match equity table at the score each game leaves).")
     p.add_argument("position_id", metavar="STATE",
                    help=STATE_HELP + "; the side on roll plays")
     p.add_argument("--dice", type=parse_dice, help="roll out the plays of this roll, e.g. 31")

@@ -36,7 +36,6 @@ from bgengine.core.movegen import legal_afterstates
 from bgengine.core.network import equity_of, flip_outputs
 from bgengine.matches.players import default_network_path, load_default_network, make_player
 from bgengine.position import Move
-from bgengine.decisions.match_rollouts import rollout_match_cube_decision
 from bgengine.decisions.ranking import RankedPlay, rank_plays
 from bgengine.decisions.rollouts import (RolloutResult, rollout_cube_decision, rollout_moves,
                                         rollout_position)
@@ -505,7 +504,7 @@ class Engine:
         the ``n`` plays, is then rolled out that many times (0-ply plays, ``seed``, on
         ``threads``, default all cores; :mod:`bgengine.decisions.rollouts`) and valued from the
         rollout's probabilities; the cube action by a cubeful rollout (both sides using the
-        cube; at a match score :mod:`bgengine.decisions.match_rollouts`), where the side can
+        cube, in money play or at the match score), where the side can
         double, else by the cube model over the rollout's probabilities.  ``n``: 1..10**6; ``rollout``: 0..10**7
         (:data:`bgengine.core.search.MAX_TRIALS`); integers, not bools or floats.
         ``ValueError`` for a game not in progress or a pending resignation.
@@ -527,9 +526,7 @@ class Engine:
             cube_rollout = None
             if rollout and (info.is_money or info.can_double()):  # both sides use the cube
                 cube_rollout = rollout_cube_decision(
-                    self.network, state.board, info, rollout, self.efficiency, **kw) \
-                    if info.is_money else rollout_match_cube_decision(self, state.board, m,
-                                                                      rollout, seed)
+                    self.network, state.board, info, rollout, self.efficiency, self.met, **kw)
                 r = cube_rollout.cubeless
                 ev = replace(self._evaluation(state, plies, _clean_probs(five_outputs(r.outputs)),
                                               r), cubeful=cube_rollout.no_double)

@@ -33,7 +33,8 @@ from typing import NamedTuple
 import numpy as np
 
 from bgengine.core.board import game_result
-from bgengine.core.cubesearch import cube_search, money_table
+from bgengine.core.cubesearch import cube_search
+from bgengine.core.cuberollout import money_table
 from bgengine.core.network import equity_of
 from bgengine.core.search import Searcher
 from bgengine.decisions.efficiency import CubeEfficiency

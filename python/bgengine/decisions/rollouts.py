@@ -18,7 +18,8 @@ from bgengine.core.network import OUTPUT_FLIP_ORDER, Network, equity_of, flip_ou
 from bgengine.position import Position
 from bgengine.core.cuberollout import rollout_cube
 from bgengine.core.search import MAX_TRIALS, Searcher, _target, rollout
-from bgengine.decisions.cube import CubeDecision, CubeEfficiency, CubeInfo, decision_of_values
+from bgengine.decisions.cube import (CubeDecision, CubeEfficiency, CubeInfo, MatchEquityTable,
+                                     decision_of_values, score_table)
 from bgengine.types import Progress
 
 __all__ = ["RolloutResult", "CubeRolloutResult", "rollout_position", "rollout_moves",
@@ -43,9 +44,10 @@ class RolloutResult:
 
 @dataclass(frozen=True)
 class CubeRolloutResult:
-    """A cubeful money rollout of the cube decision before the roll, from the side on roll:
-    the mean points per the current cube won with no double now and after a double and a
-    take (both sides then using the cube by the engine's model), double/pass (1), their
+    """A cubeful rollout of the cube decision before the roll, from the side on roll: the
+    mean points per the current cube won (at a match score, the match-winning chance) with
+    no double now and after a double and a take (both sides then using the cube by the
+    engine's model), double/pass (1 in money play), their
     standard errors (``difference_stderr``: of double/take minus no double, which share
     their dice), the ``decision`` they call for, and ``cubeless``, the cubeless rollout of
     the same games."""
@@ -68,20 +70,25 @@ class CubeRolloutResult:
 
 
 def rollout_cube_decision(network: Network, board, info: CubeInfo, trials: int = 1296,
-                          efficiency: CubeEfficiency | None = None, **kw) -> CubeRolloutResult:
-    """Roll out the cube decision of ``board`` (side on roll before it rolls) in money play
-    with the cube ``info`` (its owner and the Jacoby rule; values are per its cube), by
-    :func:`bgengine.core.cuberollout.rollout_cube` (``kw``: seed, truncate, plies,
-    n_threads); the trials' cube actions use ``efficiency`` (default: the network file's,
-    :meth:`CubeEfficiency.of_evaluator`).  A match score is refused (``ValueError``):
-    cubeful rollouts are money play only."""
-    if not info.is_money:
-        raise ValueError("cubeful rollouts are of money play only; at a match score roll out "
-                         "the cubeless probabilities instead")
+                          efficiency: CubeEfficiency | None = None,
+                          met: MatchEquityTable | None = None, **kw) -> CubeRolloutResult:
+    """Roll out the cube decision of ``board`` (side on roll before it rolls) with the cube
+    and score ``info`` by :func:`bgengine.core.cuberollout.rollout_cube` (``kw``: seed,
+    truncate, plies, n_threads): in money play (its owner and the Jacoby rule) values are
+    points per its cube; at a match score, match-winning chances from ``met`` (default the
+    shipped table) at the score each trial's game leaves, the Crawford rule followed.  The
+    trials' cube actions use ``efficiency`` (default: the network file's,
+    :meth:`CubeEfficiency.of_evaluator`).  At a match score where the side on roll cannot
+    double (the Crawford game, a dead cube, the opponent's cube) there is no decision to
+    roll out: ``ValueError``."""
+    if not info.is_money and not info.can_double():
+        raise ValueError("the side on roll cannot double here (the Crawford game, a dead cube "
+                         "or the opponent's cube): there is no cube decision to roll out")
     if efficiency is None:
         efficiency = CubeEfficiency.of_evaluator(network)
+    table = None if info.is_money else score_table(info, met)
     r = rollout_cube(network, validate_board(board), trials, owner=info.owner,
-                     jacoby=info.jacoby, efficiency=efficiency.values, **kw)
+                     jacoby=info.jacoby, efficiency=efficiency.values, table=table, **kw)
     cubeless = RolloutResult("position", r["equity"], r["stderr"], tuple(r["outputs"]),
                              tuple(r["outputs_stderr"]), r["trials"])
     return CubeRolloutResult(r["no_double"], r["double_take"], r["double_pass"],

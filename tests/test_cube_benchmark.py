@@ -122,7 +122,7 @@ def test_build_resumes_and_refuses_other_settings(tmp_path):
     again = build_cube_set(tmp_path / "again.npz", ev, keys, classes, chunk=2, trials=36)
     np.testing.assert_array_equal(done.values, again.values)      # resumed = made at once
     assert len(CubeDecisionSet.load(path)) == 3 and np.all(done.values[:, 2] == 1)
-    with pytest.raises(ValueError, match="other positions or settings"):
+    with pytest.raises(ValueError, match="other positions, scores or settings"):
         build_cube_set(path, ev, keys, classes, trials=72)
     with pytest.raises(ValueError, match="not a cube decision set"):
         (tmp_path / "bad.npz").write_bytes(b"nonsense")
@@ -174,3 +174,62 @@ def test_gnubg_cube_values():
     assert dp == 1.0 and 0.0 < nd < 0.2 and dt < nd          # no double at the start
     with pytest.raises(ValueError, match="owner"):
         gnubg_cube_values(boards, 0, owner="nobody")
+
+
+def test_match_score_sets(tmp_path, capsys):
+    """A set's positions rolled out again at match scores: values as gnubg's normalised
+    equity (double/pass +1), the model's at each position's score, errors in those units."""
+    from bgengine.decisions.cube import (CubeEfficiency, CubeInfo, cube_decision, gnubg_met,
+                                         score_table)
+    from bgengine.labelling.cubes import normalised, score_info
+
+    info = CubeInfo(away=4, opp_away=2)
+    table, _, _ = score_table(info, gnubg_met())
+    raw = np.array([[table[0, 0, 4], table[0, 0, 2], 0.5 * (table[0, 0, 4] + table[0, 0, 2])]])
+    assert normalised(raw, info) == pytest.approx(np.array([[1.0, -1.0, 0.0]]))
+    assert score_info((0, 0)).is_money and score_info((4, 2)) == info
+    few = tmp_path / "few.npz"
+    assert main(["data", "cube-decisions", str(few), "--pool", POOL, "--per-class", "1",
+                 "--trials", "36", "--threads", "2", "--quiet"]) == 0
+    at = tmp_path / "at.npz"
+    assert main(["data", "cube-decisions", str(at), "--positions-from", str(few), "--scores",
+                 "4-2", "7-7", "--trials", "36", "--quiet"]) == 0
+    capsys.readouterr()
+    made, money = CubeDecisionSet.load(at), CubeDecisionSet.load(few)
+    assert not made.is_money and money.is_money and made.metadata["scores"] == ["4-2", "7-7"]
+    assert made.scores.tolist() == [[4, 2], [7, 7], [4, 2], [7, 7], [4, 2]]
+    np.testing.assert_allclose(made.values[:, 2], 1.0, atol=1e-6)   # double/pass: +1 a cube
+    assert not np.allclose(made.values[:, :2], money.values[:, :2])
+    ev = load_default_network()
+    model = model_cube_values(ev, made.boards(), 0, scores=made.scores)
+    x = float(CubeEfficiency.of_evaluator(ev).of_boards(made.boards()[:1])[0])
+    d = cube_decision(ev.evaluate(made.boards()[0]), info, x, gnubg_met())
+    assert model[0] == pytest.approx(normalised([d.no_double, d.double_take, d.double_pass],
+                                                info), abs=1e-6)
+    searched = model_cube_values(ev, made.boards(), 1, scores=made.scores)
+    assert searched.shape == (5, 3) and not np.allclose(searched, model)
+    assert main(["data", "cube-benchmark", str(at), "--plies", "0", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["positions"] == 5 and set(result["errors"]) == {"net 0-ply", "net 1-ply"}
+    assert main(["data", "cube-decisions", str(at), "--pool", POOL, "--scores", "4-2",
+                 "--quiet"]) == 2
+    assert "--scores gives" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["data", "cube-decisions", str(at), "--positions-from", str(few), "--scores", "1-3"])
+    assert "no Crawford game" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("gnubg") is None and shutil.which("/usr/games/gnubg") is None,
+                    reason="gnubg is not installed")
+def test_gnubg_cube_values_at_match_scores():
+    """gnubg's normalised cubeful values at a score, the side on roll's first: trailing
+    4-away against 2-away it doubles a position it would not double for money."""
+    from bgengine.opponents.gnubg.evaluate import gnubg_cube_values
+
+    boards = np.stack([Position.from_id("jGfkASjg8wcBAA").board] * 2)
+    money = gnubg_cube_values(boards[:1], 0, jobs=1)[0]
+    at = gnubg_cube_values(boards, 0, jobs=1, scores=[[4, 2], [2, 4]])
+    assert at[0, 2] == at[1, 2] == 1.0
+    assert not np.allclose(at[0], at[1]) and not np.allclose(at[0], money)
+    with pytest.raises(ValueError, match="scores"):
+        gnubg_cube_values(boards, 0, scores=[[4, 0], [2, 4]])

@@ -20,6 +20,18 @@ def _window(text: str) -> float:
     return value
 
 
+def _score(text: str) -> tuple[int, int]:
+    """``A-B``: a match score, the side on roll A points away from winning, the other B."""
+    try:
+        away, opp = (int(v) for v in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a score is AWAY-AWAY, e.g. 5-3, got {text!r}") from None
+    if not (2 <= away <= 25 and 2 <= opp <= 25):
+        raise argparse.ArgumentTypeError(f"both sides 2 to 25 points away (no Crawford game), "
+                                         f"got {text!r}")
+    return away, opp
+
+
 def _cmd_cube_decisions(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -34,6 +46,9 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
     model = load_network_spec(args.player)
     if args.positions_from is not None:
         return _cube_decisions_again(args, model)
+    if args.scores:
+        raise ValueError("--scores gives --positions-from's positions match scores: add "
+                         "--positions-from")
     if args.pool is None:
         raise ValueError("give --pool (or --positions-from)")
     pool = load_pool(args.pool)
@@ -68,6 +83,8 @@ def _cmd_cube_decisions(args: argparse.Namespace) -> int:
 def _cube_decisions_again(args: argparse.Namespace, model) -> int:
     """``data cube-decisions --positions-from``: another set's positions, rolled out again
     (e.g. by a stronger player), no selection."""
+    import numpy as np
+
     from bgengine.cli.options import evaluator_file
     from bgengine.labelling.cubes import CubeDecisionSet, build_cube_set
     from bgengine.labelling.store import file_sha256
@@ -82,12 +99,18 @@ def _cube_decisions_again(args: argparse.Namespace, model) -> int:
     meta.update({"positions_from": str(args.positions_from),
                  "positions_from_sha256": file_sha256(args.positions_from),
                  "evaluator_sha256": file_sha256(evaluator_file(args.player))})
+    scores = source.scores
+    if args.scores:             # position i at the (i mod n)-th score
+        meta["scores"] = [f"{a}-{b}" for a, b in args.scores]
+        scores = np.array([args.scores[i % len(args.scores)] for i in range(len(source))],
+                          np.int16).reshape(-1, 2)
     with ProgressBar("cube decisions", "positions", total=len(source), quiet=args.quiet) as bar:
         cs = build_cube_set(args.out, model, source.keys, source.classes, progress=bar,
                             metadata=meta, trials=args.trials, seed=args.seed,
-                            n_threads=args.threads or default_threads())
+                            n_threads=args.threads or default_threads(), scores=scores)
     emit(args, {"cube_decisions": args.out, "count": len(cs)},
-         f"{args.out}: {len(cs)} cube decisions (the positions of {args.positions_from})")
+         f"{args.out}: {len(cs)} cube decisions (the positions of {args.positions_from}"
+         + (", at match scores)" if args.scores else ")"))
     return 0
 
 
@@ -121,16 +144,17 @@ def _cmd_cube_benchmark(args: argparse.Namespace) -> int:
     values = {}
     for spec in args.player or ["net"]:
         model = load_network_spec(spec)
-        shallow = model_cube_values(model, boards, 0)
+        shallow = model_cube_values(model, boards, 0, scores=cs.scores)
         for plies in args.plies:
             # deeper: as the engine decides, clear doubles at 0-ply (Engine.cube_decision)
             values[f"{spec} {plies}-ply"] = shallow if plies == 0 else screened_cube_values(
-                shallow, model_cube_values(model, boards, plies))
+                shallow, model_cube_values(model, boards, plies, scores=cs.scores))
     if args.gnubg or args.judge == "gnubg":
         from bgengine.opponents.gnubg.evaluate import gnubg_cube_values
 
         for plies in sorted(set(args.gnubg) | ({2} if args.judge == "gnubg" else set())):
-            values[f"gnubg {plies}-ply"] = gnubg_cube_values(boards, plies, jobs=args.jobs)
+            values[f"gnubg {plies}-ply"] = gnubg_cube_values(boards, plies, jobs=args.jobs,
+                                                             scores=cs.scores)
     judge_name = "cubeful rollouts" if args.judge == "rollout" else "gnubg 2-ply"
     judge = cs.values if args.judge == "rollout" else values["gnubg 2-ply"]
     results = {name: cube_errors(v, judge, cs.classes) for name, v in values.items()}
@@ -194,6 +218,10 @@ def register_cube_steps(dsub: argparse._SubParsersAction) -> None:
                    help="consider the first N positions of each class of the pool only")
     c.add_argument("--per-class", **whole_number(1), default=None, metavar="N",
                    help="the first N kept positions of each class only")
+    c.add_argument("--scores", nargs="+", type=_score, default=None, metavar="A-B",
+                   help="with --positions-from: roll the positions out at these match scores "
+                        "instead (A points away for the side on roll, B for the other; the "
+                        "positions take them in turn), values as gnubg's normalised equity")
     c.add_argument("--trials", **whole_number(1), default=2592,
                    help="games per position (default 2592)")
     c.add_argument("--seed", type=int, default=0, help="rollout seed (default 0)")

@@ -8,7 +8,9 @@ lose gammon, lose backgammon]}``: gnubg's cubeless P-ply probabilities for the s
 (gammons include backgammons), pruning on as in gnubg's own analysis.  With ``"cube":
 OWNER`` in the line (-1 centred, 0 the side on roll, 1 the other; money play, cube 1,
 Jacoby off) the answer is ``{"id": ..., "cube": [no double, double/take, double/pass]}``
-instead: gnubg's cubeful P-ply values for the side on roll (``gnubg.cfevaluate``).
+instead: gnubg's cubeful P-ply values for the side on roll (``gnubg.cfevaluate``); with
+``"match": [LENGTH, SCORE, OTHER]`` too (the side on roll's score first), at that match
+score, not the Crawford game (gnubg's normalised equities).
 """
 
 import json
@@ -37,7 +39,11 @@ def main():
                 if plies not in cubeful:
                     cubeful[plies] = {"cubeful": 1, "plies": plies, "deterministic": 1,
                                       "prune": 1, "noise": 0.0}
-                values = gnubg.cfevaluate(board, cubes[int(task["cube"])], cubeful[plies])
+                cube = cubes[int(task["cube"])]
+                if "match" in task:
+                    length, mine, theirs = (int(v) for v in task["match"])
+                    cube = gnubg.cubeinfo(1, int(task["cube"]), 0, length, (mine, theirs), 0, 0)
+                values = gnubg.cfevaluate(board, cube, cubeful[plies])
                 out.write(json.dumps({"id": task["id"], "cube": list(values[1:4])}) + "\n")
                 out.flush()
                 continue

@@ -18,8 +18,12 @@ or by another judge's (gnubg 2-ply's cube analysis, say):
 Every position counts one decision of each side.  The set is one ``.npz``: ``keys``
 (uint8, (D, 10)), ``classes`` (uint8, (D,)), ``values`` (float32, (D, 3): no double,
 double/take, double/pass, points per cube for the side on roll), ``stderr`` (float32, (D,
-3): no double's, double/take's and their difference's standard errors) and a JSON
-``metadata`` string (trials, seed, the window, the evaluator's SHA-256).
+3): no double's, double/take's and their difference's standard errors), optionally
+``scores`` (int16, (D, 2): how far the side on roll and the other side are from winning a
+match, 0 and 0 for money play) and a JSON ``metadata`` string (trials, seed, the window,
+the evaluator's SHA-256).  At a match score the values are match-winning chances
+normalised as gnubg normalises them (:func:`normalised`): +1 for winning the cube's
+points, -1 for losing them, so that errors are in the units of money play.
 """
 
 from __future__ import annotations
@@ -35,11 +39,13 @@ import numpy as np
 from bgengine.core.cuberollout import rollout_cube
 from bgengine.core.evaluator import Evaluator
 from bgengine.core.network import Network
-from bgengine.decisions.cube import CubeEfficiency, CubeInfo, cube_decision
+from bgengine.decisions.cube import (CubeEfficiency, CubeInfo, MatchEquityTable, cube_decision,
+                                     gnubg_met, score_table)
 from bgengine.labelling.classes import POSITION_CLASSES
 from bgengine.labelling.store import keys_to_boards, load_arrays, save_arrays
 
-__all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions",
+__all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions", "normalised",
+           "score_info",
            "build_cube_set", "model_cube_values", "screened_cube_values", "CubeErrors", "cube_errors",
            "action_agreement", "fit_cube_efficiency", "with_fitted_efficiency", "EFFICIENCY_GRID",
            "ERROR_KINDS"]
@@ -48,20 +54,57 @@ __all__ = ["CubeDecisionSet", "close_cube_decisions", "label_cube_decisions",
 ERROR_KINDS = ("missed double", "wrong double", "too good", "wrong take", "wrong pass")
 
 
+def score_info(score) -> CubeInfo:
+    """The cube (1, centred, Jacoby off) at ``score``, (away, opp_away) of the side on roll;
+    (0, 0): money play."""
+    away, opp = int(score[0]), int(score[1])
+    return CubeInfo() if away == 0 else CubeInfo(away=away, opp_away=opp)
+
+
+def normalised(values: np.ndarray, info: CubeInfo,
+               met: MatchEquityTable | None = None) -> np.ndarray:
+    """Cube values at a match score (match-winning chances, (..., 3)) as gnubg's normalised
+    equity: ``(2 v - (W + L)) / (W - L)``, W and L the chances after winning and losing the
+    cube's points; money values as they are."""
+    if info.is_money:
+        return np.asarray(values, np.float64)
+    table, _, _ = score_table(info, met or gnubg_met())
+    win, lose = table[0, 0, 4], table[0, 0, 2]
+    return (2.0 * np.asarray(values, np.float64) - (win + lose)) / (win - lose)
+
+
 def model_cube_values(model: Network | Evaluator, boards: np.ndarray, plies: int = 0,
                       efficiency: CubeEfficiency | None = None,
-                      probs: np.ndarray | None = None) -> np.ndarray:
+                      probs: np.ndarray | None = None,
+                      scores: np.ndarray | None = None) -> np.ndarray:
     """The engine's cube decisions: float64 (N, 3), no double, double/take, double/pass for
     the side on roll of each board, money play, cube 1 centred, Jacoby off; the cube model
     (Janowski, :mod:`bgengine.decisions.cube`) over ``model``'s 0-ply outputs (or
     ``probs``, (N, 5)), at ``plies`` > 0 its cubeful search
     (:func:`~bgengine.core.cubesearch.money_cube_search`); ``efficiency`` by class,
-    default the model file's (:meth:`CubeEfficiency.of_evaluator`)."""
-    from bgengine.core.cubesearch import money_cube_search
+    default the model file's (:meth:`CubeEfficiency.of_evaluator`).  ``scores`` (N, 2):
+    each position's match score (see the module docstring), its values :func:`normalised`
+    (gnubg's table, :func:`bgengine.decisions.cube.gnubg_met`)."""
+    from bgengine.core.cubesearch import cube_search, money_cube_search
     from bgengine.labelling.benchmark import predict_outputs
     from bgengine.matches.run import default_threads
 
     efficiency = efficiency or CubeEfficiency.of_evaluator(model)
+    if scores is not None and np.any(scores):
+        out = np.empty((len(boards), 3))
+        for score in np.unique(scores, axis=0):
+            rows = np.flatnonzero((scores == score).all(axis=1))
+            info = score_info(score)
+            if probs is None:
+                v = cube_search(model, boards[rows], plies, *score_table(info, gnubg_met()),
+                                efficiency=efficiency.values, n_threads=default_threads())
+            else:
+                xs = efficiency.of_boards(boards[rows])
+                v = np.array([_decision_values(cube_decision(probs[r], info, float(x),
+                                                             gnubg_met()))
+                              for r, x in zip(rows, xs)])
+            out[rows] = normalised(v, info)
+        return out
     if probs is None and plies:
         return money_cube_search(model, boards, plies, efficiency=efficiency.values,
                                  n_threads=default_threads())
@@ -71,9 +114,12 @@ def model_cube_values(model: Network | Evaluator, boards: np.ndarray, plies: int
     info = CubeInfo()
     out = np.empty((len(boards), 3))
     for i in range(len(boards)):
-        d = cube_decision(probs[i], info, float(xs[i]))
-        out[i] = d.no_double, d.double_take, d.double_pass
+        out[i] = _decision_values(cube_decision(probs[i], info, float(xs[i])))
     return out
+
+
+def _decision_values(d) -> tuple[float, float, float]:
+    return d.no_double, d.double_take, d.double_pass
 
 
 def screened_cube_values(shallow: np.ndarray, deep: np.ndarray,
@@ -121,19 +167,30 @@ class CubeDecisionSet:
     values: np.ndarray
     stderr: np.ndarray
     metadata: dict
+    scores: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.scores is None:
+            self.scores = np.zeros((len(self.keys), 2), np.int16)
 
     def __len__(self) -> int:
         return len(self.keys)
 
+    @property
+    def is_money(self) -> bool:
+        """Every decision is in money play."""
+        return not np.any(self.scores)
+
     def save(self, path: str | Path) -> None:
+        extra = {} if self.is_money else {"scores": np.asarray(self.scores, np.int16)}
         save_arrays(path, self.metadata, keys=self.keys, classes=self.classes,
-                    values=self.values, stderr=self.stderr)
+                    values=self.values, stderr=self.stderr, **extra)
 
     @classmethod
     def load(cls, path: str | Path) -> "CubeDecisionSet":
         arrays, meta = load_arrays(path, "cube decision set",
-                                   ("keys", "classes", "values", "stderr"))
-        return cls(*arrays, meta)
+                                   ("keys", "classes", "values", "stderr"), ("scores",))
+        return cls(*arrays[:4], meta, arrays[4])
 
     def boards(self) -> np.ndarray:
         return keys_to_boards(self.keys)
@@ -141,49 +198,67 @@ class CubeDecisionSet:
 
 def label_cube_decisions(model: Network | Evaluator, keys: np.ndarray, classes: np.ndarray, *,
                          trials: int = 1296, seed: int = 0, n_threads: int = 1,
-                         metadata: dict | None = None) -> CubeDecisionSet:
+                         metadata: dict | None = None,
+                         scores: np.ndarray | None = None) -> CubeDecisionSet:
     """Cubeful rollouts (``trials`` each, seeded from the position's key and ``seed``) of
-    the positions ``keys``: money play, cube centred, Jacoby off."""
+    the positions ``keys``: money play, cube centred, Jacoby off; or at each position's
+    match score ``scores`` (N, 2), :func:`normalised` (gnubg's table), the errors scaled
+    alike."""
     boards = keys_to_boards(keys)
+    scores = np.zeros((len(keys), 2), np.int16) if scores is None else np.asarray(scores,
+                                                                                    np.int16)
     values = np.zeros((len(keys), 3), np.float32)
     stderr = np.zeros((len(keys), 3), np.float32)
     for i, board in enumerate(boards):
-        r = rollout_cube(model, board, trials, seed=_seed(keys[i], seed), n_threads=n_threads)
-        values[i] = r["no_double"], r["double_take"], r["double_pass"]
-        stderr[i] = r["no_double_stderr"], r["double_take_stderr"], r["difference_stderr"]
+        info = score_info(scores[i])
+        table = None if info.is_money else score_table(info, gnubg_met())
+        r = rollout_cube(model, board, trials, seed=_seed(keys[i], seed), n_threads=n_threads,
+                         table=table)
+        raw = np.array([r["no_double"], r["double_take"], r["double_pass"]])
+        values[i] = normalised(raw, info)
+        scale = 1.0 if info.is_money else 2.0 / (table[0][0, 0, 4] - table[0][0, 0, 2])
+        stderr[i] = (scale * np.array([r["no_double_stderr"], r["double_take_stderr"],
+                                       r["difference_stderr"]]))
     meta = dict(metadata or {}, trials=trials, seed=seed)
     return CubeDecisionSet(np.asarray(keys, np.uint8), np.asarray(classes, np.uint8), values,
-                           stderr, meta)
+                           stderr, meta, scores)
 
 
 def build_cube_set(path: str | Path, model: Network | Evaluator, keys: np.ndarray,
                    classes: np.ndarray, *, chunk: int = 25,
                    progress: Callable[[int, int], None] | None = None,
-                   metadata: dict | None = None, **kw) -> CubeDecisionSet:
-    """:func:`label_cube_decisions` of ``keys`` written to ``path`` every ``chunk``
-    positions, resuming from what ``path`` holds when it was built from the same
-    positions and settings: a stopped build loses at most one chunk."""
+                   metadata: dict | None = None, scores: np.ndarray | None = None,
+                   **kw) -> CubeDecisionSet:
+    """:func:`label_cube_decisions` of ``keys`` (at ``scores``, default money play) written
+    to ``path`` every ``chunk`` positions, resuming from what ``path`` holds when it was
+    built from the same positions, scores and settings: a stopped build loses at most one
+    chunk."""
     path = Path(path)
     wanted = dict(metadata or {}, trials=kw.get("trials", 1296), seed=kw.get("seed", 0))
+    scores = np.zeros((len(keys), 2), np.int16) if scores is None else np.asarray(scores,
+                                                                                    np.int16)
     have = None
     if path.exists():
         have = CubeDecisionSet.load(path)
         settings = {k: have.metadata.get(k) for k in wanted}
-        if settings != wanted or not np.array_equal(have.keys, keys[:len(have)]):
-            raise ValueError(f"{path} was built from other positions or settings "
+        if settings != wanted or not np.array_equal(have.keys, keys[:len(have)]) \
+                or not np.array_equal(have.scores, scores[:len(have)]):
+            raise ValueError(f"{path} was built from other positions, scores or settings "
                              f"({settings}); use another file")
     start = 0 if have is None else len(have)
     for lo in range(start, len(keys), chunk):
         part = label_cube_decisions(model, keys[lo:lo + chunk], classes[lo:lo + chunk],
-                                    metadata=metadata, **kw)
+                                    metadata=metadata, scores=scores[lo:lo + chunk], **kw)
         have = part if have is None else CubeDecisionSet(
             *(np.concatenate([getattr(have, f), getattr(part, f)])
-              for f in ("keys", "classes", "values", "stderr")), part.metadata)
+              for f in ("keys", "classes", "values", "stderr")), part.metadata,
+            np.concatenate([have.scores, part.scores]))
         have.save(path)
         if progress is not None:
             progress(min(lo + chunk, len(keys)), len(keys))
     if have is None:
-        have = label_cube_decisions(model, keys[:0], classes[:0], metadata=metadata, **kw)
+        have = label_cube_decisions(model, keys[:0], classes[:0], metadata=metadata,
+                                    scores=scores[:0], **kw)
         have.save(path)
     return have
 
@@ -293,7 +368,7 @@ def fit_cube_efficiency(model: Network | Evaluator, cubes: CubeDecisionSet, plie
             continue
         def loss(x: float) -> float:
             v = model_cube_values(model, boards[m], efficiency=CubeEfficiency(x, x, x, x),
-                                  probs=probs[m])
+                                  probs=probs[m], scores=cubes.scores[m])
             return cube_errors(v, cubes.values[m], cubes.classes[m])[-1].per_decision
         losses = [loss(float(x)) for x in grid]
         best = int(np.argmin(losses))

@@ -58,12 +58,15 @@ def save_arrays(path: str | Path, metadata: dict, **arrays: np.ndarray) -> None:
     atomic_write(Path(path), lambda f: np.savez_compressed(f, metadata=np.array(text), **arrays))
 
 
-def load_arrays(path: str | Path, kind: str, names: tuple[str, ...]) -> tuple[list, dict]:
-    """The arrays ``names`` and the metadata of a file :func:`save_arrays` wrote;
-    ``ValueError`` naming the file and ``kind`` if it is not one."""
+def load_arrays(path: str | Path, kind: str, names: tuple[str, ...],
+                optional: tuple[str, ...] = ()) -> tuple[list, dict]:
+    """The arrays ``names``, then ``optional`` ones (None where the file has none), and the
+    metadata of a file :func:`save_arrays` wrote; ``ValueError`` naming the file and
+    ``kind`` if it is not one."""
     try:
         with open_regular(path, kind) as fh, np.load(fh, allow_pickle=False) as f:
-            return [f[n] for n in names], json.loads(str(f["metadata"]))
+            return ([f[n] for n in names] + [f[n] if n in f.files else None for n in optional],
+                    json.loads(str(f["metadata"])))
     except NotARegularFile:
         raise                   # its own message names the file
     except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:

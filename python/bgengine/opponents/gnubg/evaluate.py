@@ -33,9 +33,10 @@ def _check(plies, jobs) -> None:
 
 
 def _run(boards: np.ndarray, task: dict, answer: str, width: int, jobs: int,
-         binary: str | None) -> np.ndarray:
+         binary: str | None, per_board: list[dict] | None = None) -> np.ndarray:
     """The script's ``answer`` (``width`` numbers) for every board, each asked with the
-    fields of ``task``, on ``jobs`` gnubg processes."""
+    fields of ``task`` (and board ``i`` with those of ``per_board[i]``), on ``jobs`` gnubg
+    processes."""
     boards = validate_boards(boards)
     jobs = max(1, min(jobs, len(boards)))
     with tempfile.TemporaryDirectory(prefix="bgengine-gnubg-eval-") as tmp:
@@ -44,7 +45,9 @@ def _run(boards: np.ndarray, task: dict, answer: str, width: int, jobs: int,
         for j, path in enumerate(inputs):
             with open(path, "w") as f:
                 for i in range(j, len(boards), jobs):
-                    f.write(json.dumps({"id": i, "board": boards[i].tolist(), **task}) + "\n")
+                    extra = per_board[i] if per_board is not None else {}
+                    f.write(json.dumps({"id": i, "board": boards[i].tolist(), **task,
+                                        **extra}) + "\n")
         if len(boards):
             run_gnubg_scripts(script_path(), [{"OUTPUTS_IN": str(s), "OUTPUTS_OUT": str(o)}
                                               for s, o in zip(inputs, outputs)], binary=binary)
@@ -75,12 +78,25 @@ _OWNERS = {"centre": -1, "me": 0, "opponent": 1}
 
 
 def gnubg_cube_values(boards: np.ndarray, plies: int = 0, owner: str = "centre", jobs: int = 2,
-                      binary: str | None = None) -> np.ndarray:
+                      binary: str | None = None, scores: np.ndarray | None = None) -> np.ndarray:
     """gnubg's cubeful ``plies``-ply cube analysis of ``boards`` (side on roll in row 1,
     before it rolls) in money play, cube 1 held by ``owner`` ("centre", "me", "opponent"),
     Jacoby off: float64 (N, 3), no double, double/take and double/pass for the side on roll
-    in points per cube.  Errors as :func:`gnubg_outputs`."""
+    in points per cube.  ``scores`` (N, 2): each position's match score instead, how far the
+    side on roll and the other are from winning ((0, 0): money play), in a match as long as
+    the longer of the two, not the Crawford game; the values are then gnubg's normalised
+    equities (double/pass +1).  Errors as :func:`gnubg_outputs`."""
     _check(plies, jobs)
     if owner not in _OWNERS:
         raise ValueError(f"owner must be one of {', '.join(_OWNERS)}, got {owner!r}")
-    return _run(boards, {"plies": plies, "cube": _OWNERS[owner]}, "cube", 3, jobs, binary)
+    per_board = None
+    if scores is not None:
+        scores = np.asarray(scores, dtype=np.int64).reshape(-1, 2)
+        if len(scores) != len(boards) or (scores < 0).any() \
+                or ((scores == 0).any(axis=1) & (scores != 0).any(axis=1)).any():
+            raise ValueError("scores must be one (away, opp_away) pair a board, both 0 "
+                             "(money) or both positive")
+        per_board = [{"match": [int(max(a, b)), int(max(a, b) - a), int(max(a, b) - b)]}
+                     if a else {} for a, b in scores]
+    return _run(boards, {"plies": plies, "cube": _OWNERS[owner]}, "cube", 3, jobs, binary,
+                per_board)

@@ -120,6 +120,8 @@ def test_a_resumed_fit_values_only_the_positions_of_the_networks_left(labelled, 
     monkeypatch.setattr(fit_module, "fit_network", stopped_at_the_second)
     with pytest.raises(KeyboardInterrupt):
         fit_evaluator(start, labels, config, checkpoint=parts)
+    first = list(searched)              # each network's plays searched as it is fitted
     monkeypatch.setattr(fit_module, "fit_network", fit)
     fit_evaluator(start, labels, config, checkpoint=parts)
-    assert len(searched) == 2 and 0 < searched[1] < searched[0]
+    assert len(first) == 2 and all(first)
+    assert searched[2:] == first[1:]    # resumed: the second network's alone

@@ -676,8 +676,13 @@ def test_teach_searches_only_the_positions_of_the_networks_fitted(boards, tmp_pa
     _, (taught,) = fit_evaluator(shipped, labels, config, only={"race"}, teach_boards=contact,
                                  search_cache=tmp_path / "only")
     assert taught.trained == alone.trained and not (tmp_path / "only").exists()  # none searched
+    # the contact experts have no labels, so none is fitted and their positions not searched
     fit_evaluator(shipped, labels, config, teach_boards=contact, search_cache=tmp_path / "all")
-    assert list((tmp_path / "all").iterdir())          # every network fitted: all searched
+    assert not (tmp_path / "all").exists()
+    _, contact_labels = _labelled_by(shipped, contact)
+    fitted = fit_evaluator(shipped, contact_labels, config, teach_boards=races,
+                           search_cache=tmp_path / "races")[1]
+    assert "race" not in {r.name for r in fitted} and not (tmp_path / "races").exists()
 
 
 def test_select_keeps_the_classes_asked_in_order_each_once(tmp_path, capsys, boards):

@@ -446,7 +446,8 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
     :attr:`Evaluator.networks` names them), default all that have positions.
     ``n_threads``, ``search_cache`` and ``search_progress``: the threads, cache folder
     and progress of the kept plays' search when ``config.keep_plies`` > 0 (see
-    :func:`bgengine.labelling.teacher.search_outputs`); ``teach_boards`` (uint8, (M, 2, 25),
+    :func:`bgengine.labelling.teacher.search_outputs`), each network's kept plays and taught
+    positions searched as that network is fitted; ``teach_boards`` (uint8, (M, 2, 25),
     side on roll in row 1): unlabelled positions valued by the start's
     ``config.teach_plies`` search (the same cache) and fitted to those outputs at weight
     ``config.teach``; those the labels hold are left out.  ``checkpoint``: a folder that
@@ -467,22 +468,11 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
             if (only is None or name in only) and mask.sum() >= 10
             and (done is None or done.get(name) is None)}
 
-    def fitted_here(positions: np.ndarray) -> np.ndarray:
-        """Which of ``positions`` a network being fitted values (bool; the rest need no
-        search)."""
-        mask = np.ones(len(positions), bool)
-        if only is not None or done is not None:
-            _, g = _groups(evaluator, positions)
-            mask[:] = False
-            for name in todo & set(g):
-                mask |= g[name]
-        return mask
-
-    parts = []                      # (positions, the start's search outputs) to teach
+    # positions taught and plays kept, each searched by the start when its network is fitted
+    # (a stopped fit then keeps the networks fitted so far and their searches' cache)
+    parts = []
     if config.teach and config.teach_around:
-        around = play_positions_around(boards, config.teach_around, config.seed)[0]
-        around = np.ascontiguousarray(around[fitted_here(around)])
-        parts.append((around, searched(around, config.teach_plies)))
+        parts.append(play_positions_around(boards, config.teach_around, config.seed)[0])
     if teach_boards is not None and len(teach_boards) and config.teach:
         from bgengine.labelling.store import boards_to_keys
 
@@ -491,23 +481,17 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         fresh = np.array([bytes(k) not in labelled for k in tkeys], bool)
         _, first = np.unique(tkeys, axis=0, return_index=True)
         fresh &= np.isin(np.arange(len(tkeys)), first)
-        pool = teach_boards[fresh]
-        pool = np.ascontiguousarray(pool[fitted_here(pool)])
-        parts.append((pool, searched(pool, config.teach_plies)))
-    taught = taught_outputs = taught_groups = None
+        parts.append(teach_boards[fresh])
+    taught = taught_groups = None
     if parts:
-        taught = np.concatenate([p for p, _ in parts])
-        taught_outputs = np.concatenate([o for _, o in parts])
+        taught = np.ascontiguousarray(np.concatenate(parts))
         _, taught_groups = _groups(evaluator, taught)
     held = held_out_mask(labels.keys, config.held_out)
-    kept = kept_groups = kept_outputs = kept_origin = None
+    kept = kept_groups = kept_origin = None
     differences = config.keep_form == "differences"
-    if config.keep:
+    if config.keep and todo:
         kept, kept_origin = play_positions_around(boards, config.keep_plays, config.seed,
                                                   evaluator if differences else None)
-        here = fitted_here(kept)            # a network's kept plays serve its fit alone
-        kept, kept_origin = np.ascontiguousarray(kept[here]), kept_origin[here]
-        kept_outputs = searched(kept, config.keep_plies)
         _, kept_groups = _groups(evaluator, kept)
     nets = evaluator.networks
     fitted: dict[str, Network] = {}
@@ -532,19 +516,21 @@ def fit_evaluator(model: Network | Evaluator, labels: Labels, config: FitConfig,
         se, held_rows = labels.equity_stderr[rows].astype(np.float32), held[rows]
         pairs = None
         if kept is not None and differences:
-            k = np.flatnonzero(kept_groups[name])
+            k = np.flatnonzero(kept_groups[name])   # a network's kept plays serve its fit alone
             origin = kept_origin[k]
             sizes = np.bincount(origin, minlength=len(boards))
             k = k[sizes[origin] >= 2]               # rolls with two or more plays here
-            pairs = (encode(kept[k], net.encoder).astype(np.float32),
-                     equity_of(kept_outputs[k]).astype(np.float32), kept_origin[k])
+            plays = np.ascontiguousarray(kept[k])
+            pairs = (encode(plays, net.encoder).astype(np.float32),
+                     equity_of(searched(plays, config.keep_plies)).astype(np.float32),
+                     kept_origin[k])
         rows_in = [these, target, se, held_rows, row_weight]
         if kept is not None and not differences:
-            _append_taught(rows_in, kept[kept_groups[name]], kept_outputs[kept_groups[name]],
-                           config.keep)
+            plays = np.ascontiguousarray(kept[kept_groups[name]])
+            _append_taught(rows_in, plays, searched(plays, config.keep_plies), config.keep)
         if taught is not None:
-            _append_taught(rows_in, taught[taught_groups[name]],
-                           taught_outputs[taught_groups[name]], config.teach)
+            around = np.ascontiguousarray(taught[taught_groups[name]])
+            _append_taught(rows_in, around, searched(around, config.teach_plies), config.teach)
         these, target, se, held_rows, row_weight = rows_in
         x = encode(these, net.encoder).astype(np.float32)
         new, report = fit_network(net, x, target, se, held_rows, config, name, progress,

@@ -325,3 +325,37 @@ def test_cubeful_values_are_cubeful_value_of_each(info):
     assert got == [cubeful_value(p, info, x=float(x), met=met) for p, x in zip(ps, xs)]
     with pytest.raises(ValueError):
         cubeful_values(ps[:1], info, [1.5], met)
+
+
+def test_beavers_double_the_take_of_a_wrong_double():
+    """With beavers the taker beavers a double whose take is worth more than nothing to
+    it (double/take below 0 for the doubler), which then costs the doubler twice that."""
+    from bgengine.decisions.cube import decision_of_values
+
+    d = decision_of_values(0.1, -0.2, 1.0, True, beavers=True)
+    assert d.beaver and d.take and not d.double and d.action == "no double, beaver"
+    plain = decision_of_values(0.1, -0.2, 1.0, True)
+    assert not plain.beaver and plain.action == "no double, take"
+    assert not decision_of_values(0.3, 0.5, 1.0, True, beavers=True).beaver
+    # a double still right against a beaver: the doubler loses less than by playing on
+    d = decision_of_values(-0.6, -0.2, 1.0, True, beavers=True)
+    assert d.double and d.action == "double, beaver"
+    with pytest.raises(ValueError, match="money"):
+        CubeInfo(away=3, opp_away=3, beavers=True)
+
+
+def test_hints_beaver_where_the_state_allows_beavers():
+    """The side on roll trails a race by 25 pips: a double would be beavered (XGID rule
+    bit 2), and the hint says so."""
+    from game_positions import board_of
+    from bgengine.decisions.engine import Engine
+    from bgengine.state import GameState
+
+    board = board_of({5: 5, 4: 5, 3: 5}, {0: 5, 1: 5, 2: 5})
+    state = GameState(Position(board), MatchState(player_on_roll=1, turn=1), beavers=True)
+    hint = Engine().hint(state).cube
+    assert hint.decision.beaver and hint.proper_action == "no double, beaver"
+    assert hint.to_dict()["beaver"] is True
+    plain = Engine().hint(GameState(Position(board), MatchState(player_on_roll=1, turn=1))).cube
+    assert not plain.decision.beaver and plain.proper_action == "no double, take"
+    assert GameState.from_string(state.to_xgid()).beavers

@@ -210,7 +210,8 @@ class CubeInfo:
     ``"centre"``, ``"me"`` (the side on roll) or ``"opponent"``.
     ``crawford``: this game is the Crawford game (nobody may double);
     ``post_crawford``: the Crawford game has been played.  ``jacoby``: money
-    play with the Jacoby rule (gammons count only once the cube is turned).
+    play with the Jacoby rule (gammons count only once the cube is turned); ``beavers``:
+    money play where the taker may beaver (redouble at once, keeping the cube).
     """
 
     cube: int = 1
@@ -220,6 +221,7 @@ class CubeInfo:
     crawford: bool = False
     post_crawford: bool = False
     jacoby: bool = False
+    beavers: bool = False
 
     def __post_init__(self) -> None:
         c = self.cube
@@ -232,6 +234,8 @@ class CubeInfo:
                              f"got {self.away} and {self.opp_away}")
         if self.is_money and (self.crawford or self.post_crawford):
             raise ValueError("there is no Crawford game in money play")
+        if self.beavers and not self.is_money:
+            raise ValueError("beavers are a rule of money play, not of a match")
         if self.crawford and 1 not in (self.away, self.opp_away):
             raise ValueError("the Crawford game needs one side 1-away")
 
@@ -445,7 +449,9 @@ class CubeDecision:
     ``no_double``, ``double_take``, ``double_pass``: cubeful values for the
     doubler (money: per the current cube; match: match-winning chances).
     ``double``: the side on roll should double; ``take``: the opponent should
-    take a double.  ``action``: gnubg's wording.
+    take a double; ``beaver``: with beavers allowed, it should beaver (its take is
+    worth more than nothing to it: the doubler's value after a double is then twice
+    ``double_take``).  ``action``: gnubg's wording.
     """
 
     no_double: float
@@ -455,6 +461,7 @@ class CubeDecision:
     take: bool
     action: str
     can_double: bool
+    beaver: bool = False
 
 
 def cube_decision(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
@@ -475,28 +482,34 @@ def cube_decision(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,
         dt = sides.cubeful(2 * c, "opponent", x)     # money: already per the current cube
     else:
         dt = dp
-    return decision_of_values(nd, dt, dp, info.can_double())
+    return decision_of_values(nd, dt, dp, info.can_double(), info.beavers)
 
 
 def decision_of_values(no_double: float, double_take: float, double_pass: float,
-                       can_double: bool = True) -> CubeDecision:
+                       can_double: bool = True, beavers: bool = False) -> CubeDecision:
     """The cube decision the three cubeful values (the doubler's) call for, however they
-    were found (the model, a cubeful rollout): double when ``min(double_take,
-    double_pass) > no_double`` and the side has access; take when ``double_take <=
-    double_pass``."""
+    were found (the model, a cubeful rollout): double when ``min(double/take, double/pass)
+    > no double`` and the side has access; take when ``double/take <= double/pass``.  With
+    ``beavers`` (money play) the taker beavers where ``double/take < 0`` (the take is worth
+    more than nothing to it), so that a double is worth ``2 double/take`` to the doubler
+    (gnubg's rule)."""
     nd, dt, dp = float(no_double), float(double_take), float(double_pass)
-    take = dt <= dp
-    double = can_double and min(dt, dp) > nd
+    beaver = bool(beavers) and dt < 0.0
+    doubled = 2.0 * dt if beaver else dt       # the doubler's value of a double taken
+    take = doubled <= dp
+    double = can_double and min(doubled, dp) > nd
+    answer = "beaver" if beaver else ("take" if take else "pass")
     if double:
-        action = "double, take" if take else "double, pass"
+        action = f"double, {answer}"
     elif not can_double:
         action = "no access to the cube"
     elif not take and nd > dp:
         action = "too good to double, pass"
     else:
-        action = "no double, take" if take else "no double, pass"
+        action = f"no double, {answer}"
     return CubeDecision(no_double=nd, double_take=dt, double_pass=dp, double=bool(double),
-                        take=bool(take), action=action, can_double=bool(can_double))
+                        take=bool(take), action=action, can_double=bool(can_double),
+                        beaver=beaver)
 
 
 def take_point(probs, info: CubeInfo, x: float = CONTACT_EFFICIENCY,

@@ -364,22 +364,24 @@ class Engine:
         return self.cube_info(state, side).can_double()
 
     def cube_analysis(self, board, state: MatchState, jacoby: bool | None = None,
-                      plies: int = 0, probs: np.ndarray | None = None) -> CubeDecision:
+                      plies: int = 0, probs: np.ndarray | None = None,
+                      beavers: bool = False) -> CubeDecision:
         """No double / double-take / double-pass values and the decision for
         the side on roll (row 1 of ``board``), before it rolls, from its
         probabilities at ``plies`` (or ``probs``, e.g. a rollout's): Janowski
         cube-life model, Kazaross-XG2 match equity table (:mod:`bgengine.decisions.cube`).
         At ``plies`` > 0 it searches cubefully instead, the cube's later turns in the tree as
         gnubg's n-ply, in money play and at the match score
-        (:func:`~bgengine.core.cubesearch.cube_search`)."""
-        info = self.cube_info(state, jacoby=jacoby)
+        (:func:`~bgengine.core.cubesearch.cube_search`).  ``beavers``: money play where
+        the taker may beaver (:func:`~bgengine.decisions.cube.decision_of_values`)."""
+        info = replace(self.cube_info(state, jacoby=jacoby), beavers=bool(beavers))
         if (probs is None and plies and self.network is not None
                 and plies <= max(self.plies, self.cube_plies)):
             values, live, complement = score_table(info, self.met)
             return decision_of_values(*cube_search(
                 self.network, validate_board(board), plies, values, live, complement,
                 owner=info.owner, jacoby=info.jacoby, efficiency=self.efficiency.values),
-                info.can_double())
+                info.can_double(), info.beavers)
         probs = self.evaluate(board, plies) if probs is None else probs
         return cube_decision(probs, info, x=self.efficiency.of_board(board), met=self.met)
 
@@ -522,7 +524,7 @@ class Engine:
                           else (os.cpu_count() or 1))
         kw = {"seed": seed, "n_threads": threads}
         if m.dice == (0, 0):
-            info = self.cube_info(m, jacoby=m.jacoby)
+            info = replace(self.cube_info(m, jacoby=m.jacoby), beavers=state.beavers)
             cube_rollout = None
             if rollout and (info.is_money or info.can_double()):  # both sides use the cube
                 cube_rollout = rollout_cube_decision(
@@ -536,7 +538,8 @@ class Engine:
             else:
                 ev = self.evaluate_state(state, plies)
             decision = (cube_rollout.decision if cube_rollout is not None else
-                        self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs))
+                        self.cube_analysis(state.board, m, jacoby=m.jacoby, probs=ev.outputs,
+                                           beavers=state.beavers))
             taker = take_point(ev.outputs, info, self.efficiency.of_board(state.board), self.met) \
                 if info.cube < MAX_CUBE and not info.crawford else None
             return Hint(state=state, plies=plies, cube=CubeHint(ev, decision, taker, cube_rollout),

@@ -93,7 +93,7 @@ class CubeHint:
         return {"evaluation": self.evaluation.to_dict(), "no_double": d.no_double,
                 "double_take": d.double_take, "double_pass": d.double_pass,
                 "proper_action": d.action, "double": d.double, "take": d.take,
-                "can_double": d.can_double, "take_point": self.take_point,
+                "beaver": d.beaver, "can_double": d.can_double, "take_point": self.take_point,
                 "cube_rollout": _cube_rollout_dict(self.cube_rollout)}
 
 

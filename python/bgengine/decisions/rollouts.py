@@ -95,7 +95,8 @@ def rollout_cube_decision(network: Network, board, info: CubeInfo, trials: int =
                              r["no_double_stderr"], r["double_take_stderr"],
                              r["difference_stderr"], r["trials"],
                              decision_of_values(r["no_double"], r["double_take"],
-                                                r["double_pass"], info.can_double()),
+                                                r["double_pass"], info.can_double(),
+                                                info.beavers),
                              cubeless)
 
 

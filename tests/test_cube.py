@@ -342,6 +342,7 @@ def test_beavers_double_the_take_of_a_wrong_double():
     assert d.double and d.action == "double, beaver"
     with pytest.raises(ValueError, match="money"):
         CubeInfo(away=3, opp_away=3, beavers=True)
+    assert not decision_of_values(0.1, -0.2, 1.0, False, beavers=True).beaver   # no access
 
 
 def test_hints_beaver_where_the_state_allows_beavers():

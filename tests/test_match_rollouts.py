@@ -78,6 +78,11 @@ def test_bad_arguments(engine):
         _rollout(engine, board, _state(7, (6, 3), crawford=True), 8)
     with pytest.raises(ValueError, match="trials"):
         _rollout(engine, board, _state(7, (2, 3)), 0)
+    values, live, complement = score_table(CubeInfo.from_match_state(_state(7, (2, 3))))
+    with pytest.raises(ValueError, match="two cube levels"):
+        from bgengine.core.cuberollout import rollout_cube
+        rollout_cube(engine.network, board, 8, table=(values[:, :1], live[:, :1] & False,
+                                                      complement))
     with pytest.raises(ValueError, match="Jacoby"):
         from bgengine.core.cuberollout import rollout_cube
         rollout_cube(engine.network, board, 8, jacoby=True,

@@ -223,6 +223,9 @@ def rollout_cube(network, board, trials: int = 1296, *, owner: str = "centre",
         raise ValueError(f"jacoby must be a bool, got {jacoby!r}")
     cdef int own = (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)]
     vals, lv, comp = check_table(*(money_table() if table is None else table))
+    if vals.shape[1] < 2:
+        raise ValueError("a cubeful rollout's table needs two cube levels or more (the "
+                         "double/take variant is played at the second)")
     if jacoby and comp != 0.0:
         raise ValueError("the Jacoby rule is a rule of money play, not of a match score")
     cdef cube_table_t tab

@@ -494,7 +494,7 @@ def decision_of_values(no_double: float, double_take: float, double_pass: float,
     more than nothing to it), so that a double is worth ``2 double/take`` to the doubler
     (gnubg's rule)."""
     nd, dt, dp = float(no_double), float(double_take), float(double_pass)
-    beaver = bool(beavers) and dt < 0.0
+    beaver = bool(beavers) and bool(can_double) and dt < 0.0
     doubled = 2.0 * dt if beaver else dt       # the doubler's value of a double taken
     take = doubled <= dp
     double = can_double and min(doubled, dp) > nd

@@ -36,7 +36,8 @@ from bgengine.core.cubemodel cimport (cube_choice_t, cube_five, money_cube_effic
 from bgengine.core.board import validate_boards
 from bgengine.core.evaluator import as_evaluator
 from bgengine.core.movegen import check_threads
-from bgengine.core.cuberollout import OWNERS, _efficiency_table, check_table, money_table
+from bgengine.core.cuberollout import (OWNERS as _OWNERS, _efficiency_table, check_table,
+                                      money_table)
 
 __all__ = ["cube_search", "money_cube_search"]
 
@@ -204,8 +205,8 @@ def cube_search(network, boards, plies, values, live, complement, *, owner="cent
     if isinstance(plies, bool) or not isinstance(plies, (int, np.integer)) \
             or not 0 <= plies <= MAX_PLIES:
         raise ValueError(f"plies must be an integer 0..{MAX_PLIES}, got {plies!r}")
-    if owner not in OWNERS:
-        raise ValueError(f"owner must be one of {', '.join(OWNERS)}, got {owner!r}")
+    if owner not in _OWNERS:
+        raise ValueError(f"owner must be one of {', '.join(_OWNERS)}, got {owner!r}")
     if not isinstance(jacoby, (bool, np.bool_)):
         raise ValueError(f"jacoby must be a bool, got {jacoby!r}")
     vals, lv, comp = check_table(values, live, complement)
@@ -221,7 +222,7 @@ def cube_search(network, boards, plies, values, live, complement, *, owner="cent
     for i in range(n):
         if board_side_empty(&bp[i], 0) or board_side_empty(&bp[i], 1):
             raise ValueError(f"boards[{i}]: a finished game has no cube decision")
-    cdef int own = (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[OWNERS.index(owner)]
+    cdef int own = (OWNER_CENTRE, OWNER_ME, OWNER_OPPONENT)[_OWNERS.index(owner)]
     cdef int nt = check_threads(n_threads), depth = int(plies)
     cdef double[::1] xv = _efficiency_table(efficiency)
     cdef Evaluator ev = as_evaluator(network)
